@@ -1,0 +1,65 @@
+# damka: one entry point. `make` builds, `make test` runs the suite, `make test-sanitize` runs it
+# under AddressSanitizer and UndefinedBehaviorSanitizer, `make bench` measures speed.
+# Missing Debian packages are installed by scripts/install-deps.
+
+BUILD    ?= build
+CC       ?= gcc
+OPT      ?= -O3 -march=x86-64-v2
+CFLAGS   ?= $(OPT) -g
+CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP
+LDLIBS   += -lpthread
+SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+LAYERS   := rules index query gen
+LIB_SRC  := $(foreach d,$(LAYERS),$(wildcard $(d)/*.c))
+CLI_SRC  := $(wildcard cli/*.c)
+TEST_SRC := $(wildcard tests/test_*.c)
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+LIB      := $(BUILD)/libdamka_core.a
+DAMKA    := $(BUILD)/damka
+DEPS_OK  := $(BUILD)/.deps-ok
+
+.PHONY: all deps test test-sanitize bench run clean
+all: $(DAMKA)
+
+$(DEPS_OK): scripts/install-deps
+	@scripts/install-deps
+	@mkdir -p $(@D) && touch $@
+deps: $(DEPS_OK)
+
+$(BUILD)/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(DAMKA): $(CLI_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+
+test: $(TESTS) $(DAMKA)
+	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
+	@echo "== tests/cli.sh"; tests/cli.sh $(DAMKA)
+	@echo "all tests passed ($(BUILD))"
+
+test-sanitize:
+	$(MAKE) BUILD=build-san OPT= CFLAGS="$(SANFLAGS)" LDLIBS="-lpthread -fsanitize=address,undefined" test
+
+bench: $(DAMKA)
+	scripts/bench-perft $(DAMKA)
+
+run: $(DAMKA)
+	$(DAMKA) perft --variant international 7
+	$(DAMKA) perft --variant brazilian 9
+
+clean:
+	rm -rf build build-san
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/%.d)

@@ -1,0 +1,60 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rules/notation.h"
+
+int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("damka: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+bool cli_variant_option(int argc, char **argv, int *i, const dk_variant **v, int *status)
+{
+    const char *arg = argv[*i], *name;
+    if (strcmp(arg, "--variant") == 0) {
+        if (*i + 1 >= argc) {
+            *status = cli_error("--variant needs a value (brazilian, international, 26 or 20)");
+            return true;
+        }
+        name = argv[++*i];
+    } else if (strncmp(arg, "--variant=", 10) == 0) {
+        name = arg + 10;
+    } else {
+        return false;
+    }
+    *v = dk_variant_find(name);
+    if (!*v)
+        *status = cli_error("unknown variant '%s' (brazilian, international, 26 or 20)", name);
+    return true;
+}
+
+bool cli_parse_fen(const dk_variant *v, const char *fen, dk_pos *p)
+{
+    char err[DK_ERR_MAX];
+    if (dk_fen_parse(v, fen, p, err, sizeof err) == 0)
+        return true;
+    cli_error("bad FEN '%s' for %s: %s", fen, v->name, err);
+    return false;
+}
+
+bool cli_parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(s, &end, 10);
+    if (errno || end == s || *end || n < lo || n > hi || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+        return false;
+    *out = n;
+    return true;
+}

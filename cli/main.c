@@ -1,0 +1,36 @@
+/* damka: endgame tablebases for Brazilian and International draughts. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *usage;
+} commands[] = {
+    {"perft", cmd_perft, "perft [--variant V] [--divide] [FEN] DEPTH   count leaf positions"},
+    {"moves", cmd_moves, "moves [--variant V] [--json] FEN             list the legal moves"},
+};
+
+static void usage(FILE *f)
+{
+    fputs("usage: damka COMMAND [OPTIONS]\n"
+          "variants: brazilian (default, 8x8, GameType 26), international (10x10, GameType 20)\n"
+          "commands:\n",
+          f);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  damka %s\n", commands[i].usage);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage(stderr), 2;
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
+        return usage(stdout), 0;
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    return cli_error("unknown command '%s' (try 'damka --help')", argv[1]);
+}

@@ -1,0 +1,218 @@
+#include "movegen.h"
+
+/* State of one capture search: the board stays as it was (Turkish strike), the moving
+ * piece's square counts as empty, and only the longest sequences are kept. */
+typedef struct capture_search {
+    const dk_variant *v;
+    dk_bb enemy;  /* pieces that may be captured */
+    dk_bb empty;  /* squares a capturing piece may cross or land on */
+    int from;
+    int best;
+    dk_movelist *list;
+} capture_search;
+
+static void record(capture_search *cs, int to, dk_bb captured, int n, bool promotes)
+{
+    if (n < cs->best)
+        return;
+    dk_movelist *l = cs->list;
+    if (n > cs->best) {
+        cs->best = n;
+        l->n = 0;
+    }
+    for (int i = 0; i < l->n; i++)
+        if (l->m[i].to == to && l->m[i].captures == captured && l->m[i].from == cs->from)
+            return;
+    if (l->n < DK_MAX_MOVES)
+        l->m[l->n++] = (dk_move){captured, (uint8_t)cs->from, (uint8_t)to, (uint8_t)n, promotes};
+}
+
+static void man_captures(capture_search *cs, int s, dk_bb captured, int n, int colour)
+{
+    const dk_variant *v = cs->v;
+    bool more = false;
+    for (int d = 0; d < 4; d++) {
+        int m = v->nb[s][d];
+        if (m < 0 || !(cs->enemy & ~captured & dk_bit(m)))
+            continue;
+        int t = v->nb[m][d];
+        if (t < 0 || !(cs->empty & dk_bit(t)))
+            continue;
+        more = true;
+        man_captures(cs, t, captured | dk_bit(m), n + 1, colour);
+    }
+    if (!more && n > 0)
+        record(cs, s, captured, n, (v->promo[colour] & dk_bit(s)) != 0);
+}
+
+static void king_captures(capture_search *cs, int s, dk_bb captured, int n)
+{
+    const dk_variant *v = cs->v;
+    dk_bb occ = ~cs->empty;
+    bool more = false;
+    for (int d = 0; d < 4; d++) {
+        int b;
+        dk_slide(v, s, d, occ, &b);
+        if (b < 0 || !(cs->enemy & ~captured & dk_bit(b)))
+            continue;
+        int after;
+        dk_bb land = dk_slide(v, b, d, occ, &after);
+        while (land) {
+            int t = dk_lsb(land);
+            land &= land - 1;
+            more = true;
+            king_captures(cs, t, captured | dk_bit(b), n + 1);
+        }
+    }
+    if (!more && n > 0)
+        record(cs, s, captured, n, false);
+}
+
+/* Longest captures of colour c into list; returns their length (0: no capture). */
+static int gen_captures(const dk_variant *v, const dk_pos *p, int c, dk_movelist *list)
+{
+    capture_search cs = {v, p->pieces[c ^ 1], 0, 0, 1, list};
+    list->n = 0;
+    dk_bb own = p->pieces[c];
+    dk_bb occ = dk_occupied(p);
+    for (dk_bb b = own; b; b &= b - 1) {
+        int s = dk_lsb(b);
+        cs.from = s;
+        cs.empty = v->all & ~(occ & ~dk_bit(s));
+        if (p->kings & dk_bit(s))
+            king_captures(&cs, s, 0, 0);
+        else
+            man_captures(&cs, s, 0, 0, c);
+    }
+    return list->n ? cs.best : 0;
+}
+
+bool dk_can_capture(const dk_variant *v, const dk_pos *p, int c)
+{
+    dk_bb enemy = p->pieces[c ^ 1];
+    dk_bb occ = dk_occupied(p);
+    dk_bb empty = v->all & ~occ;
+    for (dk_bb b = dk_men(p, c); b; b &= b - 1) {
+        int s = dk_lsb(b);
+        for (int d = 0; d < 4; d++) {
+            int m = v->nb[s][d];
+            if (m >= 0 && (enemy & dk_bit(m)) && v->nb[m][d] >= 0 && (empty & dk_bit(v->nb[m][d])))
+                return true;
+        }
+    }
+    for (dk_bb b = dk_kings(p, c); b; b &= b - 1) {
+        int s = dk_lsb(b);
+        for (int d = 0; d < 4; d++) {
+            int blk;
+            dk_slide(v, s, d, occ, &blk);
+            if (blk >= 0 && (enemy & dk_bit(blk)) && v->nb[blk][d] >= 0 &&
+                (empty & dk_bit(v->nb[blk][d])))
+                return true;
+        }
+    }
+    return false;
+}
+
+static void add(dk_movelist *l, int from, int to, bool promotes)
+{
+    l->m[l->n++] = (dk_move){0, (uint8_t)from, (uint8_t)to, 0, promotes};
+}
+
+static void gen_quiet(const dk_variant *v, const dk_pos *p, dk_movelist *list)
+{
+    int c = p->side;
+    dk_bb occ = dk_occupied(p);
+    dk_bb empty = v->all & ~occ;
+    for (dk_bb b = dk_men(p, c); b; b &= b - 1) {
+        int s = dk_lsb(b);
+        for (int k = 0; k < 2; k++) {
+            int t = v->nb[s][dk_forward_dir(c, k)];
+            if (t >= 0 && (empty & dk_bit(t)))
+                add(list, s, t, (v->promo[c] & dk_bit(t)) != 0);
+        }
+    }
+    for (dk_bb b = dk_kings(p, c); b; b &= b - 1) {
+        int s = dk_lsb(b);
+        for (int d = 0; d < 4; d++) {
+            int blk;
+            for (dk_bb to = dk_slide(v, s, d, occ, &blk); to; to &= to - 1)
+                add(list, s, dk_lsb(to), false);
+        }
+    }
+}
+
+int dk_gen_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
+{
+    if (gen_captures(v, p, p->side, list))
+        return list->n;
+    list->n = 0;
+    gen_quiet(v, p, list);
+    return list->n;
+}
+
+int dk_count_moves(const dk_variant *v, const dk_pos *p)
+{
+    dk_movelist list;
+    if (dk_can_capture(v, p, p->side))
+        return gen_captures(v, p, p->side, &list) ? list.n : 0;
+    int c = p->side, n = 0;
+    dk_bb occ = dk_occupied(p);
+    dk_bb empty = v->all & ~occ;
+    for (dk_bb b = dk_men(p, c); b; b &= b - 1) {
+        int s = dk_lsb(b);
+        for (int k = 0; k < 2; k++) {
+            int t = v->nb[s][dk_forward_dir(c, k)];
+            n += t >= 0 && (empty & dk_bit(t));
+        }
+    }
+    for (dk_bb b = dk_kings(p, c); b; b &= b - 1) {
+        int s = dk_lsb(b);
+        for (int d = 0; d < 4; d++) {
+            int blk;
+            n += dk_popcount(dk_slide(v, s, d, occ, &blk));
+        }
+    }
+    return n;
+}
+
+/* Adds un-move from->to if the predecessor is a position where the mover had no capture. */
+static void add_unmove(const dk_variant *v, const dk_pos *p, dk_movelist *l, int from, int to,
+                       bool promotes)
+{
+    dk_move m = {0, (uint8_t)from, (uint8_t)to, 0, promotes};
+    dk_pos q = dk_unapply(p, &m);
+    if (!dk_can_capture(v, &q, q.side))
+        l->m[l->n++] = m;
+}
+
+int dk_gen_unmoves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
+{
+    int c = p->side ^ 1; /* the colour that has just moved */
+    dk_bb occ = dk_occupied(p);
+    dk_bb empty = v->all & ~occ;
+    list->n = 0;
+    for (dk_bb b = dk_men(p, c); b; b &= b - 1) {
+        int s = dk_lsb(b);
+        for (int k = 0; k < 2; k++) {
+            int f = v->nb[s][dk_backward_dir(c, k)];
+            if (f >= 0 && (empty & dk_bit(f)))
+                add_unmove(v, p, list, f, s, false);
+        }
+    }
+    for (dk_bb b = dk_kings(p, c); b; b &= b - 1) {
+        int s = dk_lsb(b);
+        for (int d = 0; d < 4; d++) {
+            int blk;
+            for (dk_bb from = dk_slide(v, s, d, occ, &blk); from; from &= from - 1)
+                add_unmove(v, p, list, dk_lsb(from), s, false);
+        }
+        if (v->promo[c] & dk_bit(s)) {
+            for (int k = 0; k < 2; k++) {
+                int f = v->nb[s][dk_backward_dir(c, k)];
+                if (f >= 0 && (empty & dk_bit(f)))
+                    add_unmove(v, p, list, f, s, true);
+            }
+        }
+    }
+    return list->n;
+}

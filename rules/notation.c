@@ -1,0 +1,202 @@
+#include "notation.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int dk_square_parse(const dk_variant *v, const char **text)
+{
+    const char *t = *text;
+    if (isdigit((unsigned char)*t)) {
+        long n = 0;
+        while (isdigit((unsigned char)*t) && n <= 1000)
+            n = n * 10 + (*t++ - '0');
+        if (n < 1 || n > v->nsq)
+            return -1;
+        *text = t;
+        return (int)n - 1;
+    }
+    if (v->size <= 8 && *t >= 'a' && *t < 'a' + v->size && isdigit((unsigned char)t[1]) &&
+        !isdigit((unsigned char)t[2])) {
+        int c = *t - 'a', r = v->size - (t[1] - '0');
+        if (r < 0 || r >= v->size || ((r + c) & 1) == 0)
+            return -1;
+        *text = t + 2;
+        return r * (v->size / 2) + c / 2;
+    }
+    return -1;
+}
+
+int dk_square_format(const dk_variant *v, int s, bool algebraic, char *buf, size_t len)
+{
+    if (algebraic)
+        return snprintf(buf, len, "%c%d", 'a' + v->col[s], v->size - v->row[s]);
+    return snprintf(buf, len, "%d", s + 1);
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Parses one colour's list: "K31,32-35,c3". Stops at ':' or the end. */
+static int parse_pieces(const dk_variant *v, const char **text, dk_pos *p, int colour, char *err,
+                        size_t errlen)
+{
+    const char *t = *text;
+    while (*t && *t != ':') {
+        bool king = false;
+        if (*t == 'K' || *t == 'k') {
+            king = true;
+            t++;
+        }
+        const char *at = t;
+        int a = dk_square_parse(v, &t), b = a;
+        if (a < 0)
+            return fail(err, errlen, "bad square '%.8s' (the %s board has squares 1-%d%s)", at,
+                        v->name, v->nsq, v->size <= 8 ? " or a1-h8" : "");
+        if (*t == '-') {
+            t++;
+            at = t;
+            b = dk_square_parse(v, &t);
+            if (b < 0 || b < a)
+                return fail(err, errlen, "bad range end '%.8s'", at);
+        }
+        for (int s = a; s <= b; s++) {
+            if (dk_occupied(p) & dk_bit(s))
+                return fail(err, errlen, "two pieces on square %d", s + 1);
+            p->pieces[colour] |= dk_bit(s);
+            if (king)
+                p->kings |= dk_bit(s);
+        }
+        if (*t == ',')
+            t++;
+        else if (*t && *t != ':')
+            return fail(err, errlen, "unexpected '%c' in piece list", *t);
+    }
+    *text = t;
+    return 0;
+}
+
+int dk_fen_parse(const dk_variant *v, const char *fen, dk_pos *out, char *err, size_t errlen)
+{
+    char buf[1024];
+    const char *t = fen;
+    while (isspace((unsigned char)*t) || *t == '"')
+        t++;
+    size_t n = strlen(t);
+    if (n >= sizeof buf)
+        return fail(err, errlen, "FEN too long");
+    memcpy(buf, t, n + 1);
+    while (n && (isspace((unsigned char)buf[n - 1]) || buf[n - 1] == '"' || buf[n - 1] == '.'))
+        buf[--n] = 0;
+    for (char *c = buf; *c; c++)
+        if (isspace((unsigned char)*c))
+            return fail(err, errlen, "FEN contains a space");
+    t = buf;
+    dk_pos p = {{0, 0}, 0, DK_WHITE};
+    if ((*t != 'W' && *t != 'B') || t[1] != ':')
+        return fail(err, errlen, "FEN must start with 'W:' or 'B:' (side to move)");
+    p.side = *t == 'W' ? DK_WHITE : DK_BLACK;
+    t += 2;
+    bool seen[2] = {false, false};
+    while (*t) {
+        int colour = *t == 'W' ? DK_WHITE : *t == 'B' ? DK_BLACK : -1;
+        if (colour < 0)
+            return fail(err, errlen, "expected 'W' or 'B' before a piece list, got '%c'", *t);
+        if (seen[colour])
+            return fail(err, errlen, "the %s pieces are listed twice", colour ? "black" : "white");
+        seen[colour] = true;
+        t++;
+        if (parse_pieces(v, &t, &p, colour, err, errlen))
+            return -1;
+        if (*t == ':')
+            t++;
+    }
+    if (!seen[0] || !seen[1])
+        return fail(err, errlen, "FEN needs a white (W) and a black (B) piece list");
+    dk_pos_error e = dk_pos_check(v, &p);
+    if (e)
+        return fail(err, errlen, "illegal position: %s", dk_pos_error_text(e));
+    *out = p;
+    return 0;
+}
+
+int dk_fen_format(const dk_variant *v, const dk_pos *p, bool algebraic, char *buf, size_t len)
+{
+    size_t k = (size_t)snprintf(buf, len, "%c", p->side == DK_WHITE ? 'W' : 'B');
+    for (int c = 0; c < 2; c++) {
+        k += (size_t)snprintf(buf + k, k < len ? len - k : 0, ":%c", c == DK_WHITE ? 'W' : 'B');
+        const char *sep = "";
+        for (dk_bb b = p->pieces[c]; b; b &= b - 1) {
+            int s = dk_lsb(b);
+            char sq[16];
+            dk_square_format(v, s, algebraic, sq, sizeof sq);
+            k += (size_t)snprintf(buf + k, k < len ? len - k : 0, "%s%s%s", sep,
+                                  (p->kings & dk_bit(s)) ? "K" : "", sq);
+            sep = ",";
+        }
+    }
+    return (int)k;
+}
+
+static bool ambiguous(const dk_movelist *list, int i)
+{
+    const dk_move *m = &list->m[i];
+    for (int j = 0; j < list->n; j++)
+        if (j != i && list->m[j].from == m->from && list->m[j].to == m->to)
+            return true;
+    return false;
+}
+
+static int format_move(const dk_variant *v, const dk_move *m, bool with_captures, bool algebraic,
+                       char *buf, size_t len)
+{
+    char a[16], b[16];
+    dk_square_format(v, m->from, algebraic, a, sizeof a);
+    dk_square_format(v, m->to, algebraic, b, sizeof b);
+    size_t k = (size_t)snprintf(buf, len, "%s%c%s", a, m->captures ? 'x' : '-', b);
+    if (with_captures) {
+        char sep = '(';
+        for (dk_bb c = m->captures; c; c &= c - 1) {
+            dk_square_format(v, dk_lsb(c), algebraic, a, sizeof a);
+            k += (size_t)snprintf(buf + k, k < len ? len - k : 0, "%c%s", sep, a);
+            sep = ',';
+        }
+        k += (size_t)snprintf(buf + k, k < len ? len - k : 0, ")");
+    }
+    return (int)k;
+}
+
+int dk_move_format(const dk_variant *v, const dk_movelist *list, int i, bool algebraic, char *buf,
+                   size_t len)
+{
+    const dk_move *m = &list->m[i];
+    return format_move(v, m, m->captures && ambiguous(list, i), algebraic, buf, len);
+}
+
+int dk_move_parse(const dk_variant *v, const dk_movelist *list, const char *text)
+{
+    int found = -1;
+    for (int i = 0; i < list->n; i++) {
+        for (int alg = 0; alg <= (v->size <= 8); alg++) {
+            char buf[DK_MOVE_TEXT_MAX];
+            if (list->m[i].captures) {
+                format_move(v, &list->m[i], true, alg, buf, sizeof buf);
+                if (strcmp(text, buf) == 0)
+                    return i;
+            }
+            format_move(v, &list->m[i], false, alg, buf, sizeof buf);
+            if (strcmp(text, buf) == 0)
+                found = found == -1 ? i : -2;
+        }
+    }
+    return found;
+}

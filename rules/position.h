@@ -1,0 +1,79 @@
+/* Positions as bitboards, and moves as the retrograde code uses them. */
+#ifndef DK_POSITION_H
+#define DK_POSITION_H
+
+#include <stdbool.h>
+#include "variant.h"
+
+typedef struct dk_pos {
+    dk_bb pieces[2]; /* by colour, men and kings */
+    dk_bb kings;     /* kings of either colour */
+    int side;        /* colour to move */
+} dk_pos;
+
+/* A move: the piece on `from` goes to `to` (equal for a king that captures round a
+ * cycle), the pieces on `captures` are removed, a man that ends on its promotion row
+ * becomes a king (`promotes`). The same struct describes an un-move: the move that led
+ * from a predecessor to the current position. */
+typedef struct dk_move {
+    dk_bb captures;
+    uint8_t from, to;
+    uint8_t ncaptures;
+    uint8_t promotes;
+} dk_move;
+
+/* Enough for any legal position: 20 pieces with at most 17 king moves each; captures are
+ * deduplicated by (from, to, captured set). */
+enum { DK_MAX_MOVES = 768 };
+
+typedef struct dk_movelist {
+    int n;
+    dk_move m[DK_MAX_MOVES];
+} dk_movelist;
+
+static inline dk_bb dk_occupied(const dk_pos *p) { return p->pieces[0] | p->pieces[1]; }
+static inline dk_bb dk_men(const dk_pos *p, int c) { return p->pieces[c] & ~p->kings; }
+static inline dk_bb dk_kings(const dk_pos *p, int c) { return p->pieces[c] & p->kings; }
+
+/* Why a position is not legal for its variant. */
+typedef enum {
+    DK_POS_OK = 0,
+    DK_POS_OVERLAP,       /* a square holds a white and a black piece */
+    DK_POS_OFF_BOARD,     /* a piece on a square the board does not have */
+    DK_POS_MAN_ON_PROMO,  /* a man on its own promotion row */
+    DK_POS_TOO_MANY,      /* more pieces on a side than a side starts with */
+    DK_POS_BAD_SIDE,      /* side to move is neither colour */
+} dk_pos_error;
+
+/* Checks the position against the variant's rules. Pure; thread-safe. */
+dk_pos_error dk_pos_check(const dk_variant *v, const dk_pos *p);
+
+/* One line describing the error (static string). */
+const char *dk_pos_error_text(dk_pos_error e);
+
+/* The start position, White to move. */
+dk_pos dk_pos_start(const dk_variant *v);
+
+/* The position after move m (a move of p->side). Pure. */
+dk_pos dk_apply(const dk_pos *p, const dk_move *m);
+
+/* The predecessor of p through un-move m (a move of the side not to move in p). Pure. */
+dk_pos dk_unapply(const dk_pos *p, const dk_move *m);
+
+/* The same position turned 180 degrees with colours swapped: White to move becomes Black
+ * to move of the mirrored material, and the game value is unchanged. Pure. */
+dk_pos dk_pos_flip(const dk_variant *v, const dk_pos *p);
+
+static inline bool dk_pos_equal(const dk_pos *a, const dk_pos *b)
+{
+    return a->pieces[0] == b->pieces[0] && a->pieces[1] == b->pieces[1] && a->kings == b->kings &&
+           a->side == b->side;
+}
+
+static inline bool dk_move_equal(const dk_move *a, const dk_move *b)
+{
+    return a->from == b->from && a->to == b->to && a->captures == b->captures &&
+           a->promotes == b->promotes;
+}
+
+#endif
