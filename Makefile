@@ -14,6 +14,8 @@ LAYERS   := rules index query gen
 LIB_SRC  := $(foreach d,$(LAYERS),$(wildcard $(d)/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
+TSUP_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
+TSUP_OBJ := $(TSUP_SRC:%.c=$(BUILD)/%.o)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -23,6 +25,7 @@ DAMKA    := $(BUILD)/damka
 DEPS_OK  := $(BUILD)/.deps-ok
 
 .PHONY: all deps test test-sanitize bench run clean
+.SECONDARY:
 all: $(DAMKA)
 
 $(DEPS_OK): scripts/install-deps
@@ -41,7 +44,7 @@ $(LIB): $(LIB_OBJ)
 $(DAMKA): $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
 
 test: $(TESTS) $(DAMKA)
@@ -62,4 +65,4 @@ run: $(DAMKA)
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/%.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(TSUP_OBJ:.o=.d)

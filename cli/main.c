@@ -26,7 +26,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return usage(stderr), 2;
+        return cli_error("missing command (try 'damka --help')");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
         return usage(stdout), 0;
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

@@ -1,0 +1,96 @@
+#!/bin/sh
+# Command-line behaviour of damka: outputs users and scripts rely on, and bad input giving one
+# clear line on stderr with a non-zero exit (never a crash). Usage: tests/cli.sh path/to/damka
+set -u
+DAMKA=${1:?usage: tests/cli.sh path/to/damka}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# expect_out "expected last stdout line" args...
+expect_last() {
+    want=$1; shift
+    got=$("$DAMKA" "$@" 2>"$TMP/err" | tail -n 1)
+    [ "$got" = "$want" ] || fail "damka $*: last line '$got', expected '$want'"
+}
+
+# expect_bad args...: exit status 1..127, exactly one line on stderr starting with "damka: ".
+expect_bad() {
+    "$DAMKA" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    lines=$(wc -l <"$TMP/err")
+    if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
+        fail "damka $*: exit status $rc"
+    elif [ "$lines" -ne 1 ] || ! grep -q '^damka: ' "$TMP/err"; then
+        fail "damka $*: stderr is not one 'damka: ...' line: $(cat "$TMP/err")"
+    fi
+}
+
+expect_last 907830 perft 8
+expect_last 907830 perft --variant brazilian 8
+expect_last 167140 perft --variant international 6
+expect_last 167140 perft --variant 20 W:W31-50:B1-20 6
+expect_last 4431766 perft --variant=26 W:W21-32:B1-12 9
+expect_last 1 perft W:W21-32:B1-12 0
+grep -q 'leaves/s' "$TMP/err" || fail "perft prints no speed on stderr"
+
+# --divide: one line per move, then the total alone.
+"$DAMKA" perft --divide 3 >"$TMP/out" 2>/dev/null
+[ "$(wc -l <"$TMP/out")" -eq 8 ] || fail "perft --divide 3: expected 7 moves and a total"
+[ "$(tail -n 1 "$TMP/out")" = 302 ] || fail "perft --divide 3: total"
+sum=$(head -n 7 "$TMP/out" | awk '{s += $2} END {print s}')
+[ "$sum" = 302 ] || fail "perft --divide 3: the moves add up to $sum"
+grep -q '^c3-d4 ' "$TMP/out" || fail "perft --divide: Brazilian moves are algebraic"
+
+# moves
+[ "$("$DAMKA" moves W:Wb6:Bc7,e7)" = "b6xf6" ] || fail "moves: Brazilian rule position"
+[ "$("$DAMKA" moves --variant international W:W15:B9,10)" = "15x13" ] || fail "moves: 15x13"
+[ "$("$DAMKA" moves --variant international W:W31-50:B1-20 | wc -l)" -eq 9 ] || fail "moves: start"
+"$DAMKA" moves --json --variant international W:WK47:B9,12,33 >"$TMP/out"
+grep -q '"from": 47, "to": 26, "captures": \[9, 12, 33\]' "$TMP/out" || fail "moves --json: 47x26"
+[ "$(grep -c notation "$TMP/out")" -eq 3 ] || fail "moves --json: three moves"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert len(a)==3' "$TMP/out" ||
+        fail "moves --json is not valid JSON"
+fi
+[ "$("$DAMKA" moves --json W:Wa1:Bb2,c3)" = "[]" ] || fail "moves --json: no move is []"
+
+# bad input
+expect_bad
+expect_bad frobnicate
+expect_bad perft
+expect_bad perft x
+expect_bad perft -1
+expect_bad perft 3 4 5
+expect_bad perft --depth 3
+expect_bad perft --variant
+expect_bad perft --variant russian 3
+expect_bad perft W:W33:B1 3
+expect_bad perft --variant international W:Wa1:B1 2
+expect_bad perft 99999999999999999999
+expect_bad moves
+expect_bad moves W:W30:B30
+expect_bad moves W:W1:B30
+expect_bad moves W:W13-32:B1
+expect_bad moves "W:W30:B1 2"
+expect_bad moves W:W30:B1 W:W30:B2
+expect_bad moves --jsn W:W30:B1
+expect_bad moves ""
+expect_bad moves :::::
+"$DAMKA" --help >/dev/null || fail "--help exits non-zero"
+
+# garbage never crashes
+for arg in "W:" "B:W" "W:W1-" "W:WK" "W:W-" "W:W,,,:B" "W:W1-99:B" "B:B:W" "W:W00:B1" \
+    "W:W31-50:B1-20:W1" "$(printf 'W:W%0300d:B1' 1)"; do
+    "$DAMKA" moves --variant international "$arg" >/dev/null 2>&1
+    rc=$?
+    [ "$rc" -lt 128 ] || fail "moves '$arg' crashed ($rc)"
+done
+
+if [ "$fails" -ne 0 ]; then
+    echo "cli.sh: $fails failure(s)"
+    exit 1
+fi
+echo "cli.sh: all passed"

@@ -1,0 +1,38 @@
+#include "support.h"
+
+#include <stdlib.h>
+
+uint64_t test_rand(test_rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+uint64_t test_rand_below(test_rng *r, uint64_t n) { return test_rand(r) % n; }
+
+dk_pos test_random_pos(const dk_variant *v, test_rng *r, int pieces, int king_pct)
+{
+    dk_pos p = {{0, 0}, 0, (int)(test_rand(r) & 1)};
+    for (int placed = 0; placed < pieces;) {
+        int c = (int)(test_rand(r) & 1);
+        if (dk_popcount(p.pieces[c]) >= v->men_per_side)
+            c ^= 1;
+        bool king = (int)test_rand_below(r, 100) < king_pct;
+        int s = (int)test_rand_below(r, (uint64_t)v->nsq);
+        if ((dk_occupied(&p) & dk_bit(s)) || (!king && !(v->man_ok[c] & dk_bit(s))))
+            continue;
+        p.pieces[c] |= dk_bit(s);
+        if (king)
+            p.kings |= dk_bit(s);
+        placed++;
+    }
+    return p;
+}
+
+long test_env_count(const char *name, long dflt)
+{
+    const char *s = getenv(name);
+    return s && *s ? atol(s) : dflt;
+}

@@ -1,0 +1,23 @@
+/* Helpers shared by the test suites: a seeded random generator and random legal positions. */
+#ifndef DK_TEST_SUPPORT_H
+#define DK_TEST_SUPPORT_H
+
+#include <stdint.h>
+#include "../rules/position.h"
+
+typedef struct { uint64_t s; } test_rng;
+
+/* splitmix64: small, fast, reproducible across machines. */
+uint64_t test_rand(test_rng *r);
+
+/* A uniform number in [0, n). */
+uint64_t test_rand_below(test_rng *r, uint64_t n);
+
+/* A random legal position with `pieces` pieces (each side at most men_per_side), kings with
+ * probability king_pct percent, random side to move. */
+dk_pos test_random_pos(const dk_variant *v, test_rng *r, int pieces, int king_pct);
+
+/* A count from the environment variable `name` if set, else `dflt`. */
+long test_env_count(const char *name, long dflt);
+
+#endif

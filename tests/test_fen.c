@@ -1,0 +1,132 @@
+/* FEN and notation: accepted forms, round trips, and every kind of bad input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../rules/notation.h"
+#include "support.h"
+
+static const dk_variant *intl(void) { return dk_variant_find("international"); }
+static const dk_variant *braz(void) { return dk_variant_find("brazilian"); }
+
+static dk_pos parse_ok(const dk_variant *v, const char *fen)
+{
+    dk_pos p;
+    char err[DK_ERR_MAX] = "";
+    if (dk_fen_parse(v, fen, &p, err, sizeof err) != 0)
+        fail_msg("'%s' rejected: %s", fen, err);
+    return p;
+}
+
+static void test_start_positions(void **state)
+{
+    (void)state;
+    for (int id = 0; id < DK_NVARIANTS; id++) {
+        const dk_variant *v = dk_variant_get((dk_variant_id)id);
+        dk_pos start = dk_pos_start(v);
+        const char *fen = id == DK_BRAZILIAN ? "W:W21-32:B1-12" : "W:W31-50:B1-20";
+        dk_pos p = parse_ok(v, fen);
+        assert_true(dk_pos_equal(&p, &start));
+        const char *swapped = id == DK_BRAZILIAN ? "W:B1-12:W21-32" : "W:B1-20:W31-50";
+        p = parse_ok(v, swapped);
+        assert_true(dk_pos_equal(&p, &start));
+    }
+}
+
+static void test_forms(void **state)
+{
+    (void)state;
+    dk_pos a = parse_ok(braz(), "W:Wa1,c3:Bh8");
+    dk_pos b = parse_ok(braz(), "W:W29,22:B4");
+    assert_true(dk_pos_equal(&a, &b));
+    a = parse_ok(braz(), "B:WKa1,6-7:BKh8,b8");
+    b = parse_ok(braz(), "B:BK4,1:W6,7,K29");
+    assert_true(dk_pos_equal(&a, &b));
+    assert_int_equal(a.side, DK_BLACK);
+    assert_true(a.kings == (dk_bit(28) | dk_bit(3)));
+    a = parse_ok(intl(), "W:WK46-48,33:B5");
+    assert_int_equal(dk_popcount(a.kings), 3);
+    /* PDN decorations: quotes, a final period, surrounding blanks. */
+    a = parse_ok(intl(), "  \"W:W33:B2.\"\n");
+    b = parse_ok(intl(), "W:W33:B2");
+    assert_true(dk_pos_equal(&a, &b));
+    char buf[DK_FEN_MAX];
+    dk_fen_format(braz(), &a, true, buf, sizeof buf); /* any position prints */
+    dk_fen_format(braz(), &(dk_pos){{dk_bit(28), dk_bit(3)}, dk_bit(3), DK_BLACK}, true, buf,
+                  sizeof buf);
+    assert_string_equal(buf, "B:Wa1:BKh8");
+    dk_fen_format(braz(), &(dk_pos){{dk_bit(28), dk_bit(3)}, dk_bit(3), DK_BLACK}, false, buf,
+                  sizeof buf);
+    assert_string_equal(buf, "B:W29:BK4");
+}
+
+static void test_round_trips(void **state)
+{
+    (void)state;
+    test_rng r = {42};
+    for (int id = 0; id < DK_NVARIANTS; id++) {
+        const dk_variant *v = dk_variant_get((dk_variant_id)id);
+        for (int i = 0; i < 20000; i++) {
+            int n = 1 + (int)test_rand_below(&r, (uint64_t)2 * v->men_per_side);
+            dk_pos p = test_random_pos(v, &r, n, 30);
+            for (int alg = 0; alg <= (v->size <= 8); alg++) {
+                char buf[DK_FEN_MAX];
+                assert_true(dk_fen_format(v, &p, alg, buf, sizeof buf) < DK_FEN_MAX);
+                dk_pos q = parse_ok(v, buf);
+                assert_true(dk_pos_equal(&p, &q));
+            }
+        }
+    }
+}
+
+static void bad(const dk_variant *v, const char *fen)
+{
+    dk_pos p;
+    char err[DK_ERR_MAX] = "";
+    if (dk_fen_parse(v, fen, &p, err, sizeof err) == 0)
+        fail_msg("'%s' accepted for %s", fen, v->name);
+    assert_true(err[0] != 0);
+    assert_null(strchr(err, '\n'));
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    const char *both[] = {
+        "", "W", "W:", "X:W1:B2", "w:W30:B1", "W:W30", "W:W30:B1:W31", "W:W30:B30",
+        "W:W0:B1", "W:W30:B1x", "W:W30,,31:B1", "W:WK:B1", "W:W30-28:B1", "W:W30-:B1",
+        "W:W1:B30", "W:W30:B1 2", "W:W1-3:B30", "W:W-3:B30", "W:W3O:B1", "W:W99999999999999:B1",
+    };
+    for (size_t i = 0; i < sizeof both / sizeof *both; i++) {
+        bad(braz(), both[i]);
+        bad(intl(), both[i]);
+    }
+    bad(braz(), "W:W33:B1");          /* no square 33 on 8x8 */
+    bad(intl(), "W:W51:B1");          /* no square 51 on 10x10 */
+    bad(braz(), "W:Wa2:B1");          /* a light square */
+    bad(braz(), "W:Wi1:B1");          /* no file i */
+    bad(braz(), "W:Wa9:B1");          /* no rank 9 */
+    bad(intl(), "W:Wa1:B1");          /* algebraic is for 8x8 only */
+    bad(braz(), "W:W13-32:B1");       /* 20 white pieces */
+    bad(intl(), "W:W21-41:B1");       /* 21 white pieces */
+    bad(braz(), "W:W30:B29");         /* black man on its promotion row */
+    bad(intl(), "W:W30:B46");
+    bad(braz(), "W:W30:B1,K1");       /* the same square twice */
+    bad(braz(), "W:W30:B1-3,2");
+    dk_pos p = parse_ok(braz(), "W:W30:B"); /* a side may have no piece left: it has lost */
+    assert_int_equal(p.pieces[DK_BLACK], 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_start_positions),
+        cmocka_unit_test(test_forms),
+        cmocka_unit_test(test_round_trips),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,182 @@
+/* Move generation against RULES.md: published perft numbers and the rule positions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../rules/movegen.h"
+#include "../rules/notation.h"
+#include "../rules/perft.h"
+
+static const dk_variant *intl(void) { return dk_variant_find("international"); }
+static const dk_variant *braz(void) { return dk_variant_find("brazilian"); }
+
+static void test_variant_names(void **state)
+{
+    (void)state;
+    assert_ptr_equal(dk_variant_find("20"), intl());
+    assert_ptr_equal(dk_variant_find("26"), braz());
+    assert_ptr_equal(dk_variant_find("International"), intl());
+    assert_null(dk_variant_find("russian"));
+    assert_null(dk_variant_find(""));
+    assert_int_equal(braz()->nsq, 32);
+    assert_int_equal(intl()->nsq, 50);
+    assert_int_equal(braz()->men_per_side, 12);
+    assert_int_equal(intl()->men_per_side, 20);
+}
+
+static void check_perft(const dk_variant *v, const uint64_t *expect, int depth)
+{
+    dk_pos p = dk_pos_start(v);
+    for (int d = 1; d <= depth; d++)
+        assert_int_equal(dk_perft(v, &p, d), expect[d - 1]);
+}
+
+static void test_perft_international(void **state)
+{
+    (void)state;
+    static const uint64_t n[] = {9, 81, 658, 4265, 27117, 167140};
+    check_perft(intl(), n, 6);
+}
+
+static void test_perft_brazilian(void **state)
+{
+    (void)state;
+    static const uint64_t n[] = {7, 49, 302, 1469, 7473, 37628, 187302, 907830};
+    check_perft(braz(), n, 8);
+}
+
+/* The legal moves of fen, in notation, sorted and joined by spaces, must equal `expect`. */
+static void check_moves(const dk_variant *v, const char *fen, const char *expect)
+{
+    dk_pos p;
+    char err[DK_ERR_MAX];
+    assert_int_equal(dk_fen_parse(v, fen, &p, err, sizeof err), 0);
+    dk_movelist list;
+    dk_gen_moves(v, &p, &list);
+    char text[DK_MAX_MOVES][DK_MOVE_TEXT_MAX];
+    for (int i = 0; i < list.n; i++)
+        dk_move_format(v, &list, i, v->algebraic, text[i], sizeof text[i]);
+    qsort(text, (size_t)list.n, sizeof text[0], (int (*)(const void *, const void *))strcmp);
+    char got[4096] = "";
+    for (int i = 0; i < list.n; i++) {
+        if (i)
+            strcat(got, " ");
+        strcat(got, text[i]);
+    }
+    if (strcmp(got, expect) != 0)
+        fail_msg("%s: got '%s', expected '%s'", fen, got, expect);
+}
+
+static void test_rule_positions_international(void **state)
+{
+    (void)state;
+    check_moves(intl(), "W:W48:B24,K31,34,K42,43", "48x19");
+    check_moves(intl(), "W:WK48:B7,8,31,34,K42,44", "48x50");
+    check_moves(intl(), "W:W26:B12,K21,31,32", "26x28 26x8");
+    check_moves(intl(), "W:W15:B9,10", "15x13");
+    check_moves(intl(), "W:WK41,49:B9,10,12,19,38", "41x43");
+    check_moves(intl(), "B:W27,28,38,39,42:BK25", "25x33");
+    check_moves(intl(), "W:WK1:B7,9,17,19,20,30,31,33,43,44", "1x15");
+    check_moves(intl(), "W:WK47:B9,12,33", "47x17 47x21 47x26");
+}
+
+static void test_rule_position_brazilian(void **state)
+{
+    (void)state;
+    check_moves(braz(), "W:Wb6:Bc7,e7", "b6xf6");
+    dk_pos p;
+    assert_int_equal(dk_fen_parse(braz(), "W:Wb6:Bc7,e7", &p, NULL, 0), 0);
+    dk_movelist list;
+    dk_gen_moves(braz(), &p, &list);
+    assert_false(list.m[0].promotes); /* passed d8 but ends on f6 */
+    /* 15x13 in International stays a man too */
+    assert_int_equal(dk_fen_parse(intl(), "W:W15:B9,10", &p, NULL, 0), 0);
+    dk_gen_moves(intl(), &p, &list);
+    assert_int_equal(list.n, 1);
+    assert_false(list.m[0].promotes);
+    dk_pos q = dk_apply(&p, &list.m[0]);
+    assert_false(q.kings);
+}
+
+static void test_majority_rule_counts_kings_and_men_alike(void **state)
+{
+    (void)state;
+    /* The king on 50 can take one piece (44), the man on 33 two (28, 17): only the man's. */
+    check_moves(intl(), "W:W33,K50:B17,28,44", "33x11");
+    /* A man taking two beats a king taking one on 8x8 too. */
+    check_moves(braz(), "W:WKb2,h2:Ba5,e5,g3", "h2xd6");
+}
+
+static void test_promotion_and_quiet_moves(void **state)
+{
+    (void)state;
+    check_moves(braz(), "W:Wb6:Bh8", "b6-a7 b6-c7");
+    check_moves(braz(), "W:Wa7:Bh8", "a7-b8");
+    dk_pos p;
+    assert_int_equal(dk_fen_parse(braz(), "W:Wa7:Bh8", &p, NULL, 0), 0);
+    dk_movelist list;
+    dk_gen_moves(braz(), &p, &list);
+    assert_true(list.m[0].promotes);
+    dk_pos q = dk_apply(&p, &list.m[0]);
+    assert_true(q.kings & dk_bit(0));
+    /* A lone king in the corner of 8x8 reaches the whole long diagonal. */
+    check_moves(braz(), "W:WKa1:Bb8", "a1-b2 a1-c3 a1-d4 a1-e5 a1-f6 a1-g7 a1-h8");
+    /* No move at all: blocked men. */
+    check_moves(braz(), "W:Wa1:Bb2,c3", "");
+}
+
+static void check_unique_notation(const dk_variant *v, const char *fen, const char *expect)
+{
+    check_moves(v, fen, expect);
+    dk_pos p;
+    assert_int_equal(dk_fen_parse(v, fen, &p, NULL, 0), 0);
+    dk_movelist list;
+    dk_gen_moves(v, &p, &list);
+    for (int i = 0; i < list.n; i++) {
+        char text[DK_MOVE_TEXT_MAX];
+        dk_move_format(v, &list, i, v->algebraic, text, sizeof text);
+        assert_int_equal(dk_move_parse(v, &list, text), i);
+    }
+}
+
+static void test_same_from_to_different_captures(void **state)
+{
+    (void)state;
+    check_unique_notation(intl(), "W:WK15:B9,K33,37,41", "15x4(9,33,37) 15x4(9,33,41)");
+    check_unique_notation(braz(), "W:WKa1:BKd8,c7,Kb6,Ke3,g3,b2,d2",
+                          "a1xh4(e3,g3,b2) a1xh4(g3,b2,d2)");
+    /* A king may come back to its own square: Turkish strike allows crossing it again. */
+    check_unique_notation(braz(), "W:WKd6:BKc5,e5,Kc3,Ke3,f2,Kh2",
+                          "d6xb8(c5,e5,c3,e3) d6xb8(c5,e5,c3,f2) d6xc7(c5,e5,c3,e3) "
+                          "d6xc7(c5,e5,c3,f2) d6xd6(c5,e5,c3,e3) d6xd6(c5,e5,c3,f2) "
+                          "d6xe7(c5,e5,c3,e3) d6xe7(c5,e5,c3,f2) d6xf8(c5,e5,c3,e3) "
+                          "d6xf8(c5,e5,c3,f2)");
+    /* Short forms: unique "from x to" names its move, an ambiguous one is refused. */
+    dk_pos p;
+    assert_int_equal(dk_fen_parse(intl(), "W:WK24:B9,11,K12,K19,K32", &p, NULL, 0), 0);
+    dk_movelist list;
+    dk_gen_moves(intl(), &p, &list);
+    assert_int_equal(list.n, 7);
+    assert_true(dk_move_parse(intl(), &list, "24x6") >= 0);
+    assert_int_equal(dk_move_parse(intl(), &list, "24x38"), -2);
+    assert_int_equal(dk_move_parse(intl(), &list, "24x39"), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_variant_names),
+        cmocka_unit_test(test_perft_international),
+        cmocka_unit_test(test_perft_brazilian),
+        cmocka_unit_test(test_rule_positions_international),
+        cmocka_unit_test(test_rule_position_brazilian),
+        cmocka_unit_test(test_majority_rule_counts_kings_and_men_alike),
+        cmocka_unit_test(test_promotion_and_quiet_moves),
+        cmocka_unit_test(test_same_from_to_different_captures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
