@@ -1,0 +1,62 @@
+/* Materials: how many men and kings each side has.
+ *
+ * Tables are stored for White to move only: a Black-to-move position is turned by dk_pos_flip
+ * into a White-to-move position of the colour-swapped material (its twin), which has the
+ * same value. Materials are ordered so that everything a material's moves can reach comes
+ * first: fewer pieces first (captures), then fewer men (promotions). */
+#ifndef DK_MATERIAL_H
+#define DK_MATERIAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../rules/position.h"
+
+typedef struct dk_material {
+    uint8_t wm, wk, bm, bk; /* white men, white kings, black men, black kings */
+} dk_material;
+
+/* "2m1k-0m1k" is at most 4 two-digit counts and 5 separators. */
+enum { DK_MATERIAL_NAME_MAX = 16 };
+
+static inline int dk_material_pieces(dk_material m) { return m.wm + m.wk + m.bm + m.bk; }
+static inline int dk_material_men(dk_material m) { return m.wm + m.bm; }
+static inline bool dk_material_equal(dk_material a, dk_material b)
+{
+    return a.wm == b.wm && a.wk == b.wk && a.bm == b.bm && a.bk == b.bk;
+}
+
+/* The colour-swapped material: where the Black-to-move positions of m are stored. Pure. */
+static inline dk_material dk_material_twin(dk_material m)
+{
+    dk_material t = {m.bm, m.bk, m.wm, m.wk};
+    return t;
+}
+
+/* A number that sorts materials in the generation order: pieces, then men, then white
+ * pieces, then white men (these four determine the material). Pure. */
+uint32_t dk_material_key(dk_material m);
+
+/* <0, 0, >0 as a comes before, equals or follows b in the generation order. Pure. */
+int dk_material_cmp(dk_material a, dk_material b);
+
+/* Whether m is a material of variant v that has tables: each side has at least one piece and
+ * at most v->men_per_side pieces. Pure. */
+bool dk_material_valid(const dk_variant *v, dk_material m);
+
+/* Every valid material of v with 2..max_pieces pieces and at most max_per_side pieces a side
+ * (0: no limit besides v->men_per_side), in generation order. Writes up to cap of them to out
+ * (out may be NULL when cap is 0) and returns how many there are. Pure; thread-safe. */
+size_t dk_material_list(const dk_variant *v, int max_pieces, int max_per_side, dk_material *out,
+                        size_t cap);
+
+/* Writes "%dm%dk-%dm%dk" (white men, white kings, black men, black kings); returns its length. */
+int dk_material_name(dk_material m, char *buf, size_t len);
+
+/* Parses a name written by dk_material_name. Returns 0, or -1 if text is not one. Pure. */
+int dk_material_parse(const char *text, dk_material *out);
+
+/* The material of position p (whichever side is to move). Pure. */
+dk_material dk_material_of(const dk_pos *p);
+
+#endif

@@ -1,0 +1,243 @@
+#include "perfect.h"
+
+/* Rank of the set `b` among sets of its size: sum of C(c_i, i) over its elements c_1 < c_2 < ...,
+ * each element's number counted after removing the squares of `skip` below it. */
+static inline uint64_t comb_rank(dk_bb b, dk_bb skip)
+{
+    uint64_t r = 0;
+    for (int i = 1; b; b &= b - 1, i++) {
+        int s = dk_lsb(b);
+        int c = s - dk_popcount(skip & (dk_bit(s) - 1));
+        r += dk_binom_table[c][i];
+    }
+    return r;
+}
+
+/* The square numbered c once the squares of `skip` are left out (skip scanned upwards). */
+static inline int expand(int c, dk_bb skip)
+{
+    for (; skip; skip &= skip - 1) {
+        if (dk_lsb(skip) > c)
+            break;
+        c++;
+    }
+    return c;
+}
+
+/* The k-element set with rank x over n numbers, as squares (skipping `skip`) shifted by base. */
+static inline dk_bb comb_unrank(uint64_t x, int k, int n, dk_bb skip, int base)
+{
+    dk_bb out = 0;
+    int c = n - 1;
+    for (int i = k; i >= 1; i--, c--) {
+        if (i == 1) {
+            c = (int)x;
+        } else {
+            while (dk_binom_table[c][i] > x)
+                c--;
+            x -= dk_binom_table[c][i];
+        }
+        out |= dk_bit(expand(c, skip) + base);
+    }
+    return out;
+}
+
+static bool mul_ok(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out) && *out < ((uint64_t)1 << 62);
+}
+
+int dk_index_init(dk_index *ix, const dk_variant *v, dk_material m)
+{
+    dk_binom_init();
+    if (!dk_material_valid(v, m))
+        return -1;
+    *ix = (dk_index){0};
+    ix->v = v;
+    ix->m = m;
+    int h = v->size / 2, nsq = v->nsq;
+    ix->row_squares = h;
+    ix->last_shift = nsq - h;
+    ix->last_row = v->promo[DK_BLACK];
+    ix->middle = v->man_ok[DK_WHITE] & v->man_ok[DK_BLACK];
+    int nmid = nsq - 2 * h;
+    ix->nclass = (m.wm < h ? m.wm : h) + 1;
+    uint64_t off = 0;
+    for (int a = 0; a < ix->nclass; a++) {
+        uint64_t cw = dk_binom(nmid, m.wm - a), cb = dk_binom(nsq - h - (m.wm - a), m.bm), n;
+        ix->class_off[a] = off;
+        ix->c_wmid[a] = cw;
+        ix->c_black[a] = cb;
+        ix->div_wmid[a] = dk_divider_make(cw ? cw : 1);
+        ix->div_black[a] = dk_divider_make(cb ? cb : 1);
+        if (!mul_ok(dk_binom(h, a), cw, &n) || !mul_ok(n, cb, &n) || __builtin_add_overflow(off, n, &off))
+            return -1;
+    }
+    ix->class_off[ix->nclass] = off;
+    ix->men_count = off;
+    int free = nsq - m.wm - m.bm;
+    ix->c_bk = dk_binom(free - m.wk, m.bk);
+    if (!mul_ok(dk_binom(free, m.wk), ix->c_bk, &ix->kings_count) ||
+        !mul_ok(ix->men_count, ix->kings_count, &ix->size) || ix->size == 0)
+        return -1;
+    ix->div_kings = dk_divider_make(ix->kings_count);
+    ix->div_bk = dk_divider_make(ix->c_bk);
+    return 0;
+}
+
+uint64_t dk_index_men_rank(const dk_index *ix, dk_bb wmen, dk_bb bmen)
+{
+    dk_bb last = wmen & ix->last_row, mid = wmen & ~ix->last_row;
+    int a = dk_popcount(last);
+    uint64_t w = comb_rank(last >> ix->last_shift, 0) * ix->c_wmid[a] + comb_rank(mid >> ix->row_squares, 0);
+    return ix->class_off[a] + w * ix->c_black[a] + comb_rank(bmen, mid);
+}
+
+void dk_index_men_unrank(const dk_index *ix, uint64_t men_index, dk_bb *wmen, dk_bb *bmen)
+{
+    int a = 0;
+    while (men_index >= ix->class_off[a + 1])
+        a++;
+    const dk_material m = ix->m;
+    int h = ix->row_squares, nsq = ix->v->nsq;
+    uint64_t ib, iwm;
+    uint64_t w = dk_divmod(&ix->div_black[a], men_index - ix->class_off[a], &ib);
+    uint64_t iwl = dk_divmod(&ix->div_wmid[a], w, &iwm);
+    dk_bb mid = comb_unrank(iwm, m.wm - a, nsq - 2 * h, 0, h);
+    *wmen = comb_unrank(iwl, a, h, 0, ix->last_shift) | mid;
+    *bmen = comb_unrank(ib, m.bm, nsq - h - (m.wm - a), mid, 0);
+}
+
+uint64_t dk_index_kings_rank(const dk_index *ix, dk_bb men, dk_bb wk, dk_bb bk)
+{
+    return comb_rank(wk, men) * ix->c_bk + comb_rank(bk, men | wk);
+}
+
+void dk_index_kings_unrank(const dk_index *ix, uint64_t kings_index, dk_bb men, dk_bb *wk, dk_bb *bk)
+{
+    uint64_t ibk, iwk = dk_divmod(&ix->div_bk, kings_index, &ibk);
+    int free = ix->v->nsq - ix->m.wm - ix->m.bm;
+    *wk = comb_unrank(iwk, ix->m.wk, free, men, 0);
+    *bk = comb_unrank(ibk, ix->m.bk, free - ix->m.wk, men | *wk, 0);
+}
+
+void dk_index_rank_split(const dk_index *ix, const dk_pos *p, uint64_t *men_index, uint64_t *kings_index)
+{
+    dk_bb wmen = dk_men(p, DK_WHITE), bmen = dk_men(p, DK_BLACK);
+    *men_index = dk_index_men_rank(ix, wmen, bmen);
+    *kings_index = dk_index_kings_rank(ix, wmen | bmen, dk_kings(p, DK_WHITE), dk_kings(p, DK_BLACK));
+}
+
+dk_pos dk_index_unrank_split(const dk_index *ix, uint64_t men_index, uint64_t kings_index)
+{
+    dk_bb wmen, bmen, wk, bk;
+    dk_index_men_unrank(ix, men_index, &wmen, &bmen);
+    dk_index_kings_unrank(ix, kings_index, wmen | bmen, &wk, &bk);
+    dk_pos p = {{wmen | wk, bmen | bk}, wk | bk, DK_WHITE};
+    return p;
+}
+
+uint64_t dk_index_rank(const dk_index *ix, const dk_pos *p)
+{
+    uint64_t men_index, kings_index;
+    dk_index_rank_split(ix, p, &men_index, &kings_index);
+    return men_index * ix->kings_count + kings_index;
+}
+
+dk_pos dk_index_unrank(const dk_index *ix, uint64_t index)
+{
+    uint64_t kings_index, men_index = dk_divmod(&ix->div_kings, index, &kings_index);
+    return dk_index_unrank_split(ix, men_index, kings_index);
+}
+
+dk_pos dk_normal_form(const dk_variant *v, const dk_pos *p)
+{
+    return p->side == DK_WHITE ? *p : dk_pos_flip(v, p);
+}
+
+int dk_normal_index(const dk_variant *v, const dk_pos *p, dk_material *m, uint64_t *index)
+{
+    dk_pos q = dk_normal_form(v, p);
+    dk_index ix;
+    *m = dk_material_of(&q);
+    if (dk_index_init(&ix, v, *m) != 0)
+        return -1;
+    *index = dk_index_rank(&ix, &q);
+    return 0;
+}
+
+/* Free squares of the board (ascending) once `taken` is removed. */
+static int free_squares(const dk_variant *v, dk_bb taken, int8_t *out)
+{
+    int n = 0;
+    for (dk_bb b = v->all & ~taken; b; b &= b - 1)
+        out[n++] = (int8_t)dk_lsb(b);
+    return n;
+}
+
+static dk_bb first_combination(int8_t *c, int k, const int8_t *squares)
+{
+    dk_bb b = 0;
+    for (int i = 0; i < k; i++) {
+        c[i] = (int8_t)i;
+        b |= dk_bit(squares[i]);
+    }
+    return b;
+}
+
+/* Colex successor: the combination whose rank is one more. Returns false after the last. */
+static bool next_combination(int8_t *c, int k, int n)
+{
+    for (int i = 0; i < k; i++) {
+        int limit = i + 1 < k ? c[i + 1] : n;
+        if (c[i] + 1 < limit) {
+            c[i]++;
+            for (int j = 0; j < i; j++)
+                c[j] = (int8_t)j;
+            return true;
+        }
+    }
+    return false;
+}
+
+static dk_bb combination_bits(const int8_t *c, int k, const int8_t *squares)
+{
+    dk_bb b = 0;
+    for (int i = 0; i < k; i++)
+        b |= dk_bit(squares[c[i]]);
+    return b;
+}
+
+void dk_subslice_begin(dk_subslice_iter *it, const dk_index *ix, uint64_t men_index)
+{
+    const dk_variant *v = ix->v;
+    dk_bb wmen, bmen;
+    dk_index_men_unrank(ix, men_index, &wmen, &bmen);
+    it->ix = ix;
+    it->men = wmen | bmen;
+    it->kings_index = 0;
+    it->nfree_w = free_squares(v, it->men, it->free_w);
+    dk_bb wk = first_combination(it->cw, ix->m.wk, it->free_w);
+    it->nfree_b = free_squares(v, it->men | wk, it->free_b);
+    dk_bb bk = first_combination(it->cb, ix->m.bk, it->free_b);
+    it->pos = (dk_pos){{wmen | wk, bmen | bk}, wk | bk, DK_WHITE};
+}
+
+bool dk_subslice_next(dk_subslice_iter *it)
+{
+    const dk_index *ix = it->ix;
+    dk_bb wk = it->pos.kings & it->pos.pieces[DK_WHITE], bk;
+    if (next_combination(it->cb, ix->m.bk, it->nfree_b)) {
+        bk = combination_bits(it->cb, ix->m.bk, it->free_b);
+    } else {
+        if (!next_combination(it->cw, ix->m.wk, it->nfree_w))
+            return false;
+        wk = combination_bits(it->cw, ix->m.wk, it->free_w);
+        it->nfree_b = free_squares(ix->v, it->men | wk, it->free_b);
+        bk = first_combination(it->cb, ix->m.bk, it->free_b);
+    }
+    dk_bb wmen = it->pos.pieces[DK_WHITE] & ~it->pos.kings, bmen = it->pos.pieces[DK_BLACK] & ~it->pos.kings;
+    it->pos = (dk_pos){{wmen | wk, bmen | bk}, wk | bk, DK_WHITE};
+    it->kings_index++;
+    return true;
+}

@@ -1,0 +1,106 @@
+/* The perfect index of a material (White to move): a bijection between its positions and
+ * 0..size-1 with no holes.
+ *
+ * index = men_index * kings_count + kings_index, so the positions sharing one placement of men
+ * (a subslice) are one contiguous range and kings vary inside it.
+ *
+ * Men: a white man may stand on White's back row (the last row) where no black man can, and a
+ * black man on row 0 where no white man can, so the men are split into classes by a, the
+ * number of white men on the last row. Inside class a: the white men on the last row, the
+ * white men on the middle rows and the black men on rows 0..size-2 not holding a white man,
+ * each group by the combinatorial number system, as mixed-radix digits (last-row white most
+ * significant). Black men are not split by row: their squares are one contiguous run of
+ * square numbers, which only the white men of the middle rows interrupt.
+ * Kings: white kings on the squares not holding a man, then black kings on those left, each
+ * by the combinatorial number system over the free squares compressed to 0..free-1.
+ *
+ * A dk_index is built once per material (dk_index_init) and is read-only afterwards, so any
+ * number of threads may rank and unrank with one. Ranking and unranking use table look-ups,
+ * multiplications and popcounts: no allocation and no hardware division. */
+#ifndef DK_PERFECT_H
+#define DK_PERFECT_H
+
+#include <stdint.h>
+#include "binomial.h"
+#include "material.h"
+
+/* Classes are a = 0..min(wm, squares per row), at most 6 on a 10x10 board. */
+enum { DK_INDEX_MAX_CLASSES = 6 };
+
+typedef struct dk_index {
+    const dk_variant *v;
+    dk_material m;
+    int row_squares;                 /* squares per row: 4 or 5 */
+    int last_shift;                  /* first square of the last row */
+    dk_bb last_row, middle;          /* white-men-only row; rows both colours' men may use */
+    int nclass;
+    uint64_t class_off[DK_INDEX_MAX_CLASSES + 1]; /* first men_index of class a; [nclass]: men_count */
+    uint64_t c_wmid[DK_INDEX_MAX_CLASSES];        /* C(middle squares, wm - a) */
+    uint64_t c_black[DK_INDEX_MAX_CLASSES];       /* C(black-man squares left, bm) */
+    dk_divider div_wmid[DK_INDEX_MAX_CLASSES], div_black[DK_INDEX_MAX_CLASSES];
+    uint64_t men_count;    /* subslices */
+    uint64_t kings_count;  /* positions per subslice */
+    uint64_t c_bk;         /* black kings digit radix: C(free - wk, bk) */
+    dk_divider div_kings, div_bk;
+    uint64_t size;         /* men_count * kings_count */
+} dk_index;
+
+/* Builds the index of material m for variant v (White to move). Returns 0, or -1 if m is not a
+ * valid material of v (dk_material_valid) or its size does not fit below 2^62. Thread-safe. */
+int dk_index_init(dk_index *ix, const dk_variant *v, dk_material m);
+
+/* The men_index (0..men_count-1) of the placement of white men wmen and black men bmen, which
+ * must match the material and stand on squares men may use. Pure; thread-safe. */
+uint64_t dk_index_men_rank(const dk_index *ix, dk_bb wmen, dk_bb bmen);
+
+/* The placement of men with men_index (< men_count) into *wmen, *bmen. Pure; thread-safe. */
+void dk_index_men_unrank(const dk_index *ix, uint64_t men_index, dk_bb *wmen, dk_bb *bmen);
+
+/* The kings_index (0..kings_count-1) of white kings wk and black kings bk with the men on the
+ * squares `men`. Pure; thread-safe. */
+uint64_t dk_index_kings_rank(const dk_index *ix, dk_bb men, dk_bb wk, dk_bb bk);
+
+/* The kings with kings_index (< kings_count) given the men on `men`. Pure; thread-safe. */
+void dk_index_kings_unrank(const dk_index *ix, uint64_t kings_index, dk_bb men, dk_bb *wk, dk_bb *bk);
+
+/* (men_index, kings_index) of p, a White-to-move position of the material. Pure; thread-safe. */
+void dk_index_rank_split(const dk_index *ix, const dk_pos *p, uint64_t *men_index, uint64_t *kings_index);
+
+/* The White-to-move position with men_index and kings_index. Pure; thread-safe. */
+dk_pos dk_index_unrank_split(const dk_index *ix, uint64_t men_index, uint64_t kings_index);
+
+/* The index (0..size-1) of p, a White-to-move position of the material. Pure; thread-safe. */
+uint64_t dk_index_rank(const dk_index *ix, const dk_pos *p);
+
+/* The White-to-move position with index (< size). Pure; thread-safe. */
+dk_pos dk_index_unrank(const dk_index *ix, uint64_t index);
+
+/* The White-to-move normal form of a legal position: p itself if White is to move, else
+ * dk_pos_flip(p), a position of the twin material with the same value. Pure; thread-safe. */
+dk_pos dk_normal_form(const dk_variant *v, const dk_pos *p);
+
+/* The material and index of p's normal form. Builds the material's dk_index on the stack
+ * (a few hundred nanoseconds): for the inner loop, keep dk_index structs and use
+ * dk_normal_form with dk_index_rank. Returns 0, or -1 if the material has no table
+ * (a side without pieces). Pure; thread-safe. */
+int dk_normal_index(const dk_variant *v, const dk_pos *p, dk_material *m, uint64_t *index);
+
+/* Walks the positions of one subslice in index order, kings_index 0..kings_count-1, each step
+ * a few operations (the next combination in colex order is the next rank). */
+typedef struct dk_subslice_iter {
+    const dk_index *ix;
+    dk_pos pos;              /* the current position, White to move */
+    uint64_t kings_index;    /* its kings_index */
+    dk_bb men;
+    int nfree_w, nfree_b;
+    int8_t free_w[DK_MAX_SQ], free_b[DK_MAX_SQ]; /* free squares for each colour's kings */
+    int8_t cw[DK_MAX_SQ], cb[DK_MAX_SQ];         /* current combinations, ascending */
+} dk_subslice_iter;
+
+/* Starts at kings_index 0 of subslice men_index (< men_count). Not thread-safe on one iterator. */
+void dk_subslice_begin(dk_subslice_iter *it, const dk_index *ix, uint64_t men_index);
+
+/* Moves to the next kings_index; returns false (and leaves pos alone) after the last one. */
+bool dk_subslice_next(dk_subslice_iter *it);
+
+#endif
