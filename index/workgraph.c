@@ -1,0 +1,504 @@
+#include "workgraph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "subslice.h"
+
+/* A growable array of fixed-size elements. */
+typedef struct vec {
+    void *data;
+    size_t n, cap, size;
+} vec;
+
+static void *vec_push(vec *a)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 16;
+        void *d = realloc(a->data, cap * a->size);
+        if (!d)
+            return NULL;
+        a->data = d;
+        a->cap = cap;
+    }
+    void *slot = (char *)a->data + a->n++ * a->size;
+    memset(slot, 0, a->size);
+    return slot;
+}
+
+static bool has_material(const vec *a, dk_material m)
+{
+    const dk_material *ms = a->data;
+    for (size_t i = 0; i < a->n; i++)
+        if (dk_material_equal(ms[i], m))
+            return true;
+    return false;
+}
+
+static bool add_material(vec *a, dk_material m)
+{
+    if (has_material(a, m))
+        return true;
+    dk_material *slot = vec_push(a);
+    if (!slot)
+        return false;
+    *slot = m;
+    return true;
+}
+
+enum { MAX_EXITS = 2 * 21 * 21 };
+
+/* Every material the targets need: twins and the closure of capture and promotion exits. */
+static bool closure(const dk_variant *v, const dk_material *targets, size_t n, vec *mats)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!dk_material_valid(v, targets[i]) || !add_material(mats, targets[i]))
+            return false;
+    for (size_t i = 0; i < mats->n; i++) {
+        dk_material m = ((dk_material *)mats->data)[i], exits[MAX_EXITS];
+        if (!add_material(mats, dk_material_twin(m)))
+            return false;
+        size_t ne = dk_material_exits(v, m, exits, MAX_EXITS);
+        for (size_t e = 0; e < ne; e++)
+            if (!add_material(mats, exits[e]))
+                return false;
+    }
+    return true;
+}
+
+static dk_material canonical(dk_material m)
+{
+    dk_material t = dk_material_twin(m);
+    return dk_material_cmp(m, t) <= 0 ? m : t;
+}
+
+static int cmp_material(const void *a, const void *b)
+{
+    return dk_material_cmp(*(const dk_material *)a, *(const dk_material *)b);
+}
+
+int dk_workgraph_pair_of(const dk_workgraph *g, dk_material m)
+{
+    dk_material c = canonical(m);
+    uint32_t lo = 0, hi = g->npairs;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int r = dk_material_cmp(g->pairs[mid].m, c);
+        if (r == 0)
+            return (int)mid;
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* The canonical men_index standing for subslice men_index of material m of pair p, and its
+ * placement's level. */
+static uint64_t canonical_men(const dk_workgraph *g, const dk_wpair *p, dk_material m, uint64_t men_index,
+                              int *level)
+{
+    dk_bb w, b, fw, fb;
+    bool twin_side = !p->self_twin && dk_material_equal(m, p->twin);
+    dk_index_men_unrank(twin_side ? &p->ix_twin : &p->ix, men_index, &w, &b);
+    *level = dk_men_level(g->v, w, b);
+    if (!twin_side && !p->self_twin)
+        return men_index;
+    dk_men_flip(g->v, w, b, &fw, &fb);
+    uint64_t f = dk_index_men_rank(&p->ix, fw, fb);
+    return twin_side || f < men_index ? f : men_index;
+}
+
+bool dk_workgraph_canonical(const dk_workgraph *g, uint32_t pair, uint64_t men_index)
+{
+    const dk_wpair *p = &g->pairs[pair];
+    int level;
+    return canonical_men(g, p, p->m, men_index, &level) == men_index;
+}
+
+int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_index)
+{
+    int pi = dk_workgraph_pair_of(g, m);
+    if (pi < 0)
+        return -1;
+    const dk_wpair *p = &g->pairs[pi];
+    int level;
+    uint64_t c = canonical_men(g, p, m, men_index, &level);
+    if (level < p->min_level || level > p->max_level || p->layer_of_level[level - p->min_level] < 0)
+        return -1;
+    const dk_layer *l = &g->layers[p->layer_of_level[level - p->min_level]];
+    uint32_t lo = l->first_unit, hi = l->first_unit + l->nunits;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->units[mid].men_lo <= c)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Positions (table entries) a canonical subslice produces: both sides to move, which is one
+ * subslice of each material, or the subslice alone when it is its own flip. */
+static uint64_t subslice_weight(const dk_workgraph *g, const dk_wpair *p, uint64_t men_index, bool *canon,
+                                int *level)
+{
+    uint64_t c = canonical_men(g, p, p->m, men_index, level);
+    *canon = c == men_index;
+    if (!p->self_twin)
+        return 2 * p->ix.kings_count;
+    dk_bb w, b, fw, fb;
+    dk_index_men_unrank(&p->ix, men_index, &w, &b);
+    dk_men_flip(g->v, w, b, &fw, &fb);
+    return (fw == w && fb == b ? 1 : 2) * p->ix.kings_count;
+}
+
+typedef enum { CUT_NONE, CUT_LIST, CUT_RANGE } cut_mode;
+
+typedef struct chunk {
+    uint64_t lo, positions;
+    bool oversize;
+} chunk;
+
+static bool push_unit(dk_workgraph *g, vec *units, uint32_t layer, uint64_t lo, uint64_t hi, uint64_t positions,
+                      bool exact, bool oversize)
+{
+    dk_layer *l = &g->layers[layer];
+    dk_unit *u = vec_push(units);
+    if (!u)
+        return false;
+    *u = (dk_unit){l->pair, layer, l->nunits++, l->level, lo, hi, positions, exact, oversize};
+    return true;
+}
+
+/* Lists the canonical subslices of pair p once, cutting every CUT_LIST layer into runs within
+ * the bound; chunks[k] collects the runs of the pair's k-th layer. */
+static bool list_chunks(const dk_workgraph *g, const dk_wpair *p, const cut_mode *mode, vec *chunks)
+{
+    for (uint64_t i = 0; i < p->ix.men_count; i++) {
+        bool canon;
+        int level;
+        uint64_t w = subslice_weight(g, p, i, &canon, &level);
+        uint32_t k = (uint32_t)p->layer_of_level[level - p->min_level] - p->first_layer;
+        if (!canon || mode[k] != CUT_LIST)
+            continue;
+        chunk *c = chunks[k].n ? (chunk *)chunks[k].data + chunks[k].n - 1 : NULL;
+        if (c && c->positions > 0 && c->positions + w > g->max_positions)
+            c = NULL;
+        if (!c) {
+            if (!(c = vec_push(&chunks[k])))
+                return false;
+            c->lo = chunks[k].n == 1 ? 0 : i;
+        }
+        c->positions += w;
+        c->oversize = c->positions > g->max_positions;
+    }
+    return true;
+}
+
+static bool build_units(dk_workgraph *g, uint32_t pi, vec *units)
+{
+    dk_wpair *p = &g->pairs[pi];
+    uint64_t kc = p->ix.kings_count, men = p->ix.men_count;
+    cut_mode mode[DK_MAX_SQ * 16];
+    vec chunks[DK_MAX_SQ * 16];
+    bool listing = false, ok = true;
+    for (uint32_t k = 0; k < p->nlayers; k++) {
+        const dk_layer *l = &g->layers[p->first_layer + k];
+        mode[k] = l->positions <= g->max_positions || men == 1 ? CUT_NONE : men <= DK_WG_LIST_LIMIT ? CUT_LIST : CUT_RANGE;
+        listing |= mode[k] == CUT_LIST;
+        chunks[k] = (vec){NULL, 0, 0, sizeof(chunk)};
+    }
+    if (listing)
+        ok = list_chunks(g, p, mode, chunks);
+    for (uint32_t k = 0; ok && k < p->nlayers; k++) {
+        uint32_t li = p->first_layer + k;
+        const dk_layer *l = &g->layers[li];
+        g->layers[li].first_unit = (uint32_t)units->n;
+        if (mode[k] == CUT_NONE) {
+            ok = push_unit(g, units, li, 0, men, l->positions, true, l->positions > g->max_positions);
+        } else if (mode[k] == CUT_LIST) {
+            const chunk *c = chunks[k].data;
+            for (size_t j = 0; ok && j < chunks[k].n; j++)
+                ok = push_unit(g, units, li, c[j].lo, j + 1 < chunks[k].n ? c[j + 1].lo : men, c[j].positions,
+                               true, c[j].oversize);
+        } else {
+            uint64_t width = g->max_positions / (2 * kc);
+            if (width == 0)
+                width = 1;
+            for (uint64_t lo = 0; ok && lo < men; lo += width) {
+                uint64_t hi = men - lo > width ? lo + width : men, bound = (hi - lo) * 2 * kc;
+                ok = push_unit(g, units, li, lo, hi, bound < l->positions ? bound : l->positions, false,
+                               width == 1 && 2 * kc > g->max_positions);
+            }
+        }
+    }
+    for (uint32_t k = 0; k < p->nlayers; k++)
+        free(chunks[k].data);
+    return ok;
+}
+
+static bool build_layers(dk_workgraph *g, uint32_t pi, vec *layers)
+{
+    dk_wpair *p = &g->pairs[pi];
+    int maxl = dk_max_level(g->v, p->m);
+    uint64_t *counts = malloc(((size_t)maxl + 1) * sizeof *counts);
+    if (!counts || dk_level_counts(g->v, p->m, counts) != 0) {
+        free(counts);
+        return false;
+    }
+    p->min_level = maxl;
+    p->max_level = 0;
+    for (int l = 0; l <= maxl; l++)
+        if (counts[l]) {
+            p->min_level = l < p->min_level ? l : p->min_level;
+            p->max_level = l;
+        }
+    p->layer_of_level = malloc(((size_t)(p->max_level - p->min_level) + 1) * sizeof *p->layer_of_level);
+    if (!p->layer_of_level) {
+        free(counts);
+        return false;
+    }
+    p->first_layer = (uint32_t)layers->n;
+    for (int l = p->max_level; l >= p->min_level; l--) {
+        p->layer_of_level[l - p->min_level] = -1;
+        if (!counts[l])
+            continue;
+        dk_layer *layer = vec_push(layers);
+        if (!layer) {
+            free(counts);
+            return false;
+        }
+        p->layer_of_level[l - p->min_level] = (int32_t)(layers->n - 1);
+        uint64_t positions = counts[l] * p->ix.kings_count * (p->self_twin ? 1 : 2);
+        *layer = (dk_layer){pi, l, 0, 0, counts[l], positions};
+        p->positions += positions;
+        p->nlayers++;
+    }
+    free(counts);
+    return true;
+}
+
+static bool build_deps(dk_workgraph *g, vec *deps)
+{
+    for (uint32_t pi = 0; pi < g->npairs; pi++) {
+        dk_wpair *p = &g->pairs[pi];
+        p->first_dep = (uint32_t)deps->n;
+        dk_material exits[2 * MAX_EXITS];
+        size_t ne = dk_material_exits(g->v, p->m, exits, MAX_EXITS);
+        ne += dk_material_exits(g->v, p->twin, exits + ne, MAX_EXITS);
+        for (size_t e = 0; e < ne; e++) {
+            uint32_t d = (uint32_t)dk_workgraph_pair_of(g, exits[e]);
+            bool seen = false;
+            for (uint32_t j = p->first_dep; j < deps->n; j++)
+                seen |= ((uint32_t *)deps->data)[j] == d;
+            uint32_t *slot;
+            if (seen)
+                continue;
+            if (!(slot = vec_push(deps)))
+                return false;
+            *slot = d;
+            p->ndeps++;
+        }
+    }
+    g->deps = deps->data;
+    /* The reverse edges, grouped by the pair depended on. */
+    size_t nd = deps->n;
+    g->rdeps = malloc((nd ? nd : 1) * sizeof *g->rdeps);
+    if (!g->rdeps)
+        return false;
+    for (uint32_t pi = 0; pi < g->npairs; pi++)
+        for (uint32_t j = 0; j < g->pairs[pi].ndeps; j++)
+            g->pairs[g->deps[g->pairs[pi].first_dep + j]].nrdeps++;
+    uint32_t at = 0;
+    for (uint32_t pi = 0; pi < g->npairs; pi++) {
+        g->pairs[pi].first_rdep = at;
+        at += g->pairs[pi].nrdeps;
+        g->pairs[pi].nrdeps = 0;
+    }
+    for (uint32_t pi = 0; pi < g->npairs; pi++)
+        for (uint32_t j = 0; j < g->pairs[pi].ndeps; j++) {
+            dk_wpair *d = &g->pairs[g->deps[g->pairs[pi].first_dep + j]];
+            g->rdeps[d->first_rdep + d->nrdeps++] = pi;
+        }
+    return true;
+}
+
+dk_workgraph *dk_workgraph_build(const dk_variant *v, const dk_material *targets, size_t ntargets,
+                                 uint64_t max_positions)
+{
+    vec mats = {NULL, 0, 0, sizeof(dk_material)}, layers = {NULL, 0, 0, sizeof(dk_layer)};
+    vec units = {NULL, 0, 0, sizeof(dk_unit)}, deps = {NULL, 0, 0, sizeof(uint32_t)};
+    dk_workgraph *g = calloc(1, sizeof *g);
+    bool ok = g && max_positions >= 1 && closure(v, targets, ntargets, &mats);
+    if (ok) {
+        g->v = v;
+        g->max_positions = max_positions;
+        /* Canonical members, in generation order, one per pair. */
+        dk_material *ms = mats.data;
+        size_t np = 0;
+        for (size_t i = 0; i < mats.n; i++)
+            if (dk_material_equal(ms[i], canonical(ms[i])))
+                ms[np++] = ms[i];
+        qsort(ms, np, sizeof *ms, cmp_material);
+        g->npairs = (uint32_t)np;
+        ok = (g->pairs = calloc(np ? np : 1, sizeof *g->pairs)) != NULL;
+        for (uint32_t pi = 0; ok && pi < np; pi++) {
+            dk_wpair *p = &g->pairs[pi];
+            p->m = ms[pi];
+            p->twin = dk_material_twin(ms[pi]);
+            p->self_twin = dk_material_equal(p->m, p->twin);
+            ok = dk_index_init(&p->ix, v, p->m) == 0 && dk_index_init(&p->ix_twin, v, p->twin) == 0 &&
+                 build_layers(g, pi, &layers);
+        }
+    }
+    ok = ok && build_deps(g, &deps);
+    if (ok) {
+        g->layers = layers.data;
+        g->nlayers = (uint32_t)layers.n;
+        layers.data = NULL;
+        for (uint32_t pi = 0; ok && pi < g->npairs; pi++)
+            ok = build_units(g, pi, &units);
+        g->units = units.data;
+        g->nunits = (uint32_t)units.n;
+        units.data = NULL;
+    } else if (g) {
+        g->deps = g->deps ? g->deps : deps.data;
+    }
+    size_t nu = g ? g->nunits : 0, nl = g ? g->nlayers : 0, npr = g ? g->npairs : 0;
+    ok = ok && (g->unit_done = malloc(nu ? nu : 1)) && (g->layer_waiting = malloc((nl ? nl : 1) * sizeof(uint32_t))) &&
+         (g->layer_left = malloc((nl ? nl : 1) * sizeof(uint32_t))) &&
+         (g->pair_left = malloc((npr ? npr : 1) * sizeof(uint32_t)));
+    free(mats.data);
+    free(layers.data);
+    free(units.data);
+    if (!ok) {
+        if (g && !g->deps)
+            free(deps.data);
+        dk_workgraph_free(g);
+        return NULL;
+    }
+    dk_workgraph_reset(g, NULL);
+    return g;
+}
+
+void dk_workgraph_free(dk_workgraph *g)
+{
+    if (!g)
+        return;
+    for (uint32_t i = 0; g->pairs && i < g->npairs; i++)
+        free(g->pairs[i].layer_of_level);
+    free(g->pairs);
+    free(g->layers);
+    free(g->units);
+    free(g->deps);
+    free(g->rdeps);
+    free(g->unit_done);
+    free(g->layer_waiting);
+    free(g->layer_left);
+    free(g->pair_left);
+    free(g);
+}
+
+/* The layer one level up in the same pair, whose man moves lead into this one, or -1. */
+static int64_t layer_above(const dk_workgraph *g, uint32_t li)
+{
+    const dk_layer *l = &g->layers[li];
+    if (li == g->pairs[l->pair].first_layer || g->layers[li - 1].level != l->level + 1)
+        return -1;
+    return (int64_t)li - 1;
+}
+
+static bool is_set(const uint64_t *bits, uint32_t i) { return bits && (bits[i / 64] >> (i % 64) & 1); }
+
+uint32_t dk_workgraph_ready(const dk_workgraph *g, const uint64_t *finished, uint32_t *out)
+{
+    uint32_t n = 0;
+    /* A layer is done when all its units are, a pair when all its layers are. */
+    uint8_t *layer_done = malloc(g->nlayers ? g->nlayers : 1), *pair_done = malloc(g->npairs ? g->npairs : 1);
+    if (!layer_done || !pair_done) {
+        free(layer_done);
+        free(pair_done);
+        return 0;
+    }
+    memset(pair_done, 1, g->npairs);
+    for (uint32_t li = 0; li < g->nlayers; li++) {
+        const dk_layer *l = &g->layers[li];
+        layer_done[li] = 1;
+        for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++)
+            layer_done[li] &= is_set(finished, u);
+        pair_done[l->pair] &= layer_done[li];
+    }
+    for (uint32_t li = 0; li < g->nlayers; li++) {
+        const dk_layer *l = &g->layers[li];
+        const dk_wpair *p = &g->pairs[l->pair];
+        int64_t above = layer_above(g, li);
+        bool ready = above < 0 || layer_done[above];
+        for (uint32_t j = 0; ready && j < p->ndeps; j++)
+            ready = pair_done[g->deps[p->first_dep + j]];
+        for (uint32_t u = l->first_unit; ready && u < l->first_unit + l->nunits; u++)
+            if (!is_set(finished, u))
+                out[n++] = u;
+    }
+    free(layer_done);
+    free(pair_done);
+    return n;
+}
+
+void dk_workgraph_reset(dk_workgraph *g, const uint64_t *finished)
+{
+    memset(g->pair_left, 0, g->npairs * sizeof *g->pair_left);
+    for (uint32_t li = 0; li < g->nlayers; li++) {
+        const dk_layer *l = &g->layers[li];
+        g->layer_left[li] = 0;
+        for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++) {
+            g->unit_done[u] = is_set(finished, u);
+            g->layer_left[li] += !g->unit_done[u];
+        }
+        g->pair_left[l->pair] += g->layer_left[li] > 0;
+    }
+    for (uint32_t li = 0; li < g->nlayers; li++) {
+        const dk_wpair *p = &g->pairs[g->layers[li].pair];
+        int64_t above = layer_above(g, li);
+        g->layer_waiting[li] = above >= 0 && g->layer_left[above] > 0;
+        for (uint32_t j = 0; j < p->ndeps; j++)
+            g->layer_waiting[li] += g->pair_left[g->deps[p->first_dep + j]] > 0;
+    }
+}
+
+/* One dependency of layer li finished; if it was the last, its unfinished units become ready. */
+static uint32_t release(dk_workgraph *g, uint32_t li, uint32_t *out)
+{
+    uint32_t n = 0;
+    if (--g->layer_waiting[li] > 0)
+        return 0;
+    const dk_layer *l = &g->layers[li];
+    for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++)
+        if (!g->unit_done[u])
+            out[n++] = u;
+    return n;
+}
+
+uint32_t dk_workgraph_mark_done(dk_workgraph *g, uint32_t unit, uint32_t *out)
+{
+    if (unit >= g->nunits || g->unit_done[unit])
+        return 0;
+    g->unit_done[unit] = 1;
+    uint32_t li = g->units[unit].layer, n = 0;
+    if (--g->layer_left[li] > 0)
+        return 0;
+    const dk_layer *l = &g->layers[li];
+    uint32_t below = li + 1;
+    if (below < g->nlayers && layer_above(g, below) == (int64_t)li)
+        n += release(g, below, out + n);
+    if (--g->pair_left[l->pair] > 0)
+        return n;
+    const dk_wpair *p = &g->pairs[l->pair];
+    for (uint32_t j = 0; j < p->nrdeps; j++) {
+        const dk_wpair *d = &g->pairs[g->rdeps[p->first_rdep + j]];
+        for (uint32_t k = 0; k < d->nlayers; k++)
+            n += release(g, d->first_layer + k, out + n);
+    }
+    return n;
+}

@@ -1,0 +1,449 @@
+/* The index layer: materials, the perfect index, subslices and the work graph. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../index/material.h"
+#include "../index/perfect.h"
+#include "../index/subslice.h"
+#include "../index/workgraph.h"
+#include "../rules/movegen.h"
+
+static const dk_variant *br(void) { return dk_variant_get(DK_BRAZILIAN); }
+static const dk_variant *intl(void) { return dk_variant_get(DK_INTERNATIONAL); }
+
+/* Random counts scale with DK_TEST_SCALE (default 1). */
+static double scale(void)
+{
+    const char *s = getenv("DK_TEST_SCALE");
+    double f = s ? atof(s) : 1.0;
+    return f > 0 ? f : 1.0;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static size_t materials(const dk_variant *v, int pieces, dk_material **out)
+{
+    size_t n = dk_material_list(v, pieces, 0, NULL, 0);
+    *out = malloc(n * sizeof **out);
+    assert_non_null(*out);
+    assert_int_equal(dk_material_list(v, pieces, 0, *out, n), n);
+    return n;
+}
+
+static void test_material_list_and_names(void **state)
+{
+    (void)state;
+    static const size_t per_pieces[] = {0, 0, 4, 12, 25, 44, 70, 104, 147};
+    dk_material *ms;
+    size_t n = materials(br(), 8, &ms), at = 0;
+    for (int p = 2; p <= 8; p++) {
+        size_t k = 0;
+        while (at + k < n && dk_material_pieces(ms[at + k]) == p)
+            k++;
+        assert_int_equal(k, per_pieces[p]);
+        at += k;
+    }
+    assert_int_equal(at, n);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            assert_true(dk_material_cmp(ms[i - 1], ms[i]) < 0);
+        char name[DK_MATERIAL_NAME_MAX];
+        dk_material back;
+        dk_material_name(ms[i], name, sizeof name);
+        assert_int_equal(dk_material_parse(name, &back), 0);
+        assert_true(dk_material_equal(back, ms[i]));
+    }
+    dk_material m;
+    assert_int_equal(dk_material_parse("2m1k-0m1k", &m), 0);
+    assert_true(m.wm == 2 && m.wk == 1 && m.bm == 0 && m.bk == 1);
+    assert_int_equal(dk_material_parse("2m1k-0m1", &m), -1);
+    assert_int_equal(dk_material_parse("2m1k0m1k", &m), -1);
+    assert_int_equal(dk_material_parse("-2m1k-0m1k", &m), -1);
+    assert_int_equal(dk_material_parse("2m1k-0m1kx", &m), -1);
+    assert_int_equal(dk_material_parse(" 2m1k-0m1k", &m), -1);
+    /* Per-side limit. */
+    size_t limited = dk_material_list(br(), 4, 2, NULL, 0);
+    assert_int_equal(limited, 4 + 12 + 9);
+    free(ms);
+}
+
+static void check_size_table(const dk_variant *v, const uint64_t *expect)
+{
+    dk_material *ms;
+    size_t n = materials(v, 8, &ms);
+    uint64_t total[9] = {0};
+    for (size_t i = 0; i < n; i++) {
+        dk_index ix;
+        assert_int_equal(dk_index_init(&ix, v, ms[i]), 0);
+        assert_int_equal(ix.size, ix.men_count * ix.kings_count);
+        total[dk_material_pieces(ms[i])] += 2 * ix.size;
+    }
+    for (int p = 2; p <= 8; p++)
+        assert_int_equal(total[p], expect[p]);
+    free(ms);
+}
+
+static void test_size_table(void **state)
+{
+    (void)state;
+    static const uint64_t b8[] = {0, 0, 6976, 392064, 12418632, 278901616, 4852171352ull, 68486227248ull,
+                                  806380501122ull};
+    static const uint64_t i10[] = {0, 0, 17690, 1612600, 83942400, 3141201500ull, 92397517500ull,
+                                   2239383595440ull, 46026377000730ull};
+    check_size_table(br(), b8);
+    check_size_table(intl(), i10);
+    dk_index ix;
+    assert_int_equal(dk_index_init(&ix, br(), (dk_material){1, 2, 1, 2}), 0);
+    assert_int_equal(ix.size, 124966800);
+    assert_int_equal(dk_index_init(&ix, br(), (dk_material){2, 2, 2, 2}), 0);
+    assert_int_equal(ix.size, 15437822400ull);
+    assert_int_equal(dk_index_init(&ix, br(), (dk_material){0, 0, 1, 1}), -1);
+}
+
+static void check_index(const dk_index *ix, uint64_t i)
+{
+    dk_pos p = dk_index_unrank(ix, i);
+    assert_int_equal(dk_pos_check(ix->v, &p), DK_POS_OK);
+    dk_material m = dk_material_of(&p);
+    assert_true(dk_material_equal(m, ix->m));
+    assert_int_equal(p.side, DK_WHITE);
+    assert_int_equal(dk_index_rank(ix, &p), i);
+    uint64_t mi, ki;
+    dk_index_rank_split(ix, &p, &mi, &ki);
+    assert_int_equal(mi * ix->kings_count + ki, i);
+    dk_pos q = dk_index_unrank_split(ix, mi, ki);
+    assert_true(dk_pos_equal(&p, &q));
+}
+
+static void exhaustive(const dk_variant *v, int pieces)
+{
+    dk_material *ms;
+    size_t n = materials(v, pieces, &ms);
+    for (size_t i = 0; i < n; i++) {
+        dk_index ix;
+        assert_int_equal(dk_index_init(&ix, v, ms[i]), 0);
+        for (uint64_t k = 0; k < ix.size; k++)
+            check_index(&ix, k);
+    }
+    free(ms);
+}
+
+static void test_exhaustive_small(void **state)
+{
+    (void)state;
+    exhaustive(br(), 4);
+    exhaustive(intl(), 3);
+}
+
+static void test_random_large(void **state)
+{
+    (void)state;
+    const dk_variant *vs[2] = {br(), intl()};
+    long count = (long)(1000000 * scale());
+    for (int vi = 0; vi < 2; vi++) {
+        dk_material *ms;
+        size_t n = materials(vs[vi], 7, &ms), first = dk_material_list(vs[vi], 4, 0, NULL, 0);
+        dk_index *ix = malloc((n - first) * sizeof *ix);
+        for (size_t i = first; i < n; i++)
+            assert_int_equal(dk_index_init(&ix[i - first], vs[vi], ms[i]), 0);
+        for (long k = 0; k < count / 2; k++) {
+            const dk_index *x = &ix[rnd() % (n - first)];
+            check_index(x, rnd() % x->size);
+        }
+        free(ix);
+        free(ms);
+    }
+}
+
+/* A random legal position of material m with side to move `side`. */
+static dk_pos random_pos(const dk_variant *v, dk_material m, int side)
+{
+    dk_pos p = {{0, 0}, 0, side};
+    const int counts[4] = {m.wm, m.wk, m.bm, m.bk};
+    for (int g = 0; g < 4; g++) {
+        int colour = g / 2;
+        bool king = g % 2;
+        for (int k = 0; k < counts[g];) {
+            int s = (int)(rnd() % (uint64_t)v->nsq);
+            dk_bb b = dk_bit(s);
+            if ((dk_occupied(&p) & b) || (!king && !(v->man_ok[colour] & b)))
+                continue;
+            p.pieces[colour] |= b;
+            if (king)
+                p.kings |= b;
+            k++;
+        }
+    }
+    return p;
+}
+
+static void test_random_positions(void **state)
+{
+    (void)state;
+    const dk_variant *vs[2] = {br(), intl()};
+    for (int vi = 0; vi < 2; vi++) {
+        const dk_variant *v = vs[vi];
+        dk_material *ms;
+        size_t n = materials(v, 8, &ms);
+        for (long k = 0; k < (long)(100000 * scale()); k++) {
+            dk_material m = ms[rnd() % n];
+            dk_index ix;
+            assert_int_equal(dk_index_init(&ix, v, m), 0);
+            dk_pos p = random_pos(v, m, DK_WHITE);
+            uint64_t i = dk_index_rank(&ix, &p);
+            assert_true(i < ix.size);
+            dk_pos q = dk_index_unrank(&ix, i);
+            assert_true(dk_pos_equal(&p, &q));
+            /* Black to move lands in the twin, the same index as its flip. */
+            dk_pos b = random_pos(v, m, DK_BLACK);
+            dk_material nm;
+            uint64_t ni;
+            assert_int_equal(dk_normal_index(v, &b, &nm, &ni), 0);
+            assert_true(dk_material_equal(nm, dk_material_twin(m)));
+            dk_pos f = dk_pos_flip(v, &b);
+            dk_index tx;
+            assert_int_equal(dk_index_init(&tx, v, nm), 0);
+            assert_int_equal(dk_index_rank(&tx, &f), ni);
+            /* Levels agree under the flip. */
+            dk_bb fw, fb;
+            dk_men_flip(v, dk_men(&p, DK_WHITE), dk_men(&p, DK_BLACK), &fw, &fb);
+            assert_int_equal(dk_men_level(v, fw, fb), dk_men_level(v, dk_men(&p, DK_WHITE), dk_men(&p, DK_BLACK)));
+        }
+        free(ms);
+    }
+}
+
+static void test_subslice_iter(void **state)
+{
+    (void)state;
+    const dk_variant *vs[2] = {br(), intl()};
+    static const dk_material mats[] = {{1, 2, 1, 1}, {2, 1, 0, 2}, {0, 2, 0, 2}, {2, 0, 1, 0}, {1, 0, 0, 3}};
+    for (int vi = 0; vi < 2; vi++)
+        for (size_t mi = 0; mi < sizeof mats / sizeof *mats; mi++) {
+            dk_index ix;
+            assert_int_equal(dk_index_init(&ix, vs[vi], mats[mi]), 0);
+            for (int t = 0; t < 3; t++) {
+                uint64_t men = rnd() % ix.men_count, seen = 0;
+                dk_subslice_iter it;
+                dk_subslice_begin(&it, &ix, men);
+                do {
+                    assert_int_equal(it.kings_index, seen);
+                    dk_pos q = dk_index_unrank_split(&ix, men, seen);
+                    assert_true(dk_pos_equal(&it.pos, &q));
+                    seen++;
+                } while (dk_subslice_next(&it));
+                assert_int_equal(seen, ix.kings_count);
+            }
+        }
+}
+
+static void test_level_counts(void **state)
+{
+    (void)state;
+    const dk_variant *vs[2] = {br(), intl()};
+    static const dk_material mats[] = {{2, 0, 1, 0}, {1, 1, 2, 0}, {0, 2, 0, 1}, {3, 0, 1, 0}};
+    for (int vi = 0; vi < 2; vi++)
+        for (size_t mi = 0; mi < sizeof mats / sizeof *mats; mi++) {
+            const dk_variant *v = vs[vi];
+            dk_index ix;
+            assert_int_equal(dk_index_init(&ix, v, mats[mi]), 0);
+            int maxl = dk_max_level(v, mats[mi]);
+            uint64_t *counts = calloc((size_t)maxl + 1, sizeof *counts), *seen = calloc((size_t)maxl + 1, sizeof *seen);
+            assert_int_equal(dk_level_counts(v, mats[mi], counts), 0);
+            for (uint64_t i = 0; i < ix.men_count; i++) {
+                dk_bb w, b;
+                dk_index_men_unrank(&ix, i, &w, &b);
+                seen[dk_men_level(v, w, b)]++;
+            }
+            for (int l = 0; l <= maxl; l++)
+                assert_int_equal(counts[l], seen[l]);
+            free(counts);
+            free(seen);
+        }
+}
+
+/* Every legal move from random positions leads to a unit earlier in the order, or (a king move)
+ * to the same unit. */
+static void check_moves(const dk_workgraph *g, const dk_variant *v, long count)
+{
+    dk_movelist *list = malloc(sizeof *list);
+    long kings = 0, captures = 0, others = 0;
+    for (long k = 0; k < count; k++) {
+        const dk_wpair *p = &g->pairs[rnd() % g->npairs];
+        dk_material m = rnd() & 1 ? p->m : p->twin;
+        dk_pos pos = random_pos(v, m, rnd() & 1 ? DK_WHITE : DK_BLACK);
+        dk_material nm;
+        uint64_t ni;
+        assert_int_equal(dk_normal_index(v, &pos, &nm, &ni), 0);
+        dk_index ix;
+        assert_int_equal(dk_index_init(&ix, v, nm), 0);
+        int64_t from = dk_workgraph_unit_of(g, nm, ni / ix.kings_count);
+        assert_true(from >= 0);
+        dk_gen_moves(v, &pos, list);
+        for (int i = 0; i < list->n; i++) {
+            dk_pos q = dk_apply(&pos, &list->m[i]);
+            dk_material tm;
+            uint64_t ti;
+            if (dk_normal_index(v, &q, &tm, &ti) != 0)
+                continue; /* the last piece was captured: the game is over */
+            dk_index tx;
+            assert_int_equal(dk_index_init(&tx, v, tm), 0);
+            int64_t to = dk_workgraph_unit_of(g, tm, ti / tx.kings_count);
+            assert_true(to >= 0);
+            bool king_move = (pos.kings & dk_bit(list->m[i].from)) && !list->m[i].captures;
+            if (king_move)
+                assert_int_equal(to, from);
+            else
+                assert_true(to < from);
+            kings += king_move;
+            captures += list->m[i].captures != 0;
+            others += !king_move && !list->m[i].captures;
+        }
+    }
+    assert_true(kings > 0 && captures > 0 && others > 0);
+    free(list);
+}
+
+/* Scheduling by dk_workgraph_mark_done finishes every unit, each after all its dependencies,
+ * and agrees with dk_workgraph_ready. */
+static void check_schedule(dk_workgraph *g)
+{
+    uint32_t *ready = malloc(g->nunits * sizeof *ready), *fresh = malloc(g->nunits * sizeof *fresh);
+    uint64_t *done = calloc(g->nunits / 64 + 1, sizeof *done);
+    uint32_t *queue = malloc(g->nunits * sizeof *queue), head = 0, tail = 0, finished = 0;
+    dk_workgraph_reset(g, NULL);
+    tail = dk_workgraph_ready(g, NULL, queue);
+    assert_true(tail > 0);
+    while (head < tail) {
+        /* Take units in a scrambled order to exercise out-of-order completion. */
+        uint32_t pick = head + (uint32_t)(rnd() % (tail - head)), u = queue[pick];
+        queue[pick] = queue[head];
+        queue[head++] = u;
+        /* Every dependency is finished. */
+        const dk_unit *un = &g->units[u];
+        const dk_wpair *p = &g->pairs[un->pair];
+        for (uint32_t j = 0; j < p->ndeps; j++) {
+            const dk_wpair *d = &g->pairs[g->deps[p->first_dep + j]];
+            assert_true(g->layers[d->first_layer].first_unit < u);
+            for (uint32_t k = 0; k < d->nlayers; k++) {
+                const dk_layer *l = &g->layers[d->first_layer + k];
+                for (uint32_t x = l->first_unit; x < l->first_unit + l->nunits; x++)
+                    assert_true(done[x / 64] >> (x % 64) & 1);
+            }
+        }
+        uint32_t n = dk_workgraph_mark_done(g, u, fresh);
+        done[u / 64] |= (uint64_t)1 << (u % 64);
+        finished++;
+        for (uint32_t i = 0; i < n; i++)
+            queue[tail++] = fresh[i];
+        if (finished % 97 == 0) {
+            /* The stateless view agrees with the incremental one. */
+            uint32_t r = dk_workgraph_ready(g, done, ready);
+            assert_int_equal(r, tail - head);
+        }
+    }
+    assert_int_equal(finished, g->nunits);
+    assert_int_equal(dk_workgraph_ready(g, done, ready), 0);
+    free(ready);
+    free(fresh);
+    free(done);
+    free(queue);
+}
+
+static void check_graph(const dk_variant *v, int pieces, uint64_t max_positions, long moves)
+{
+    dk_material *ms;
+    size_t n = materials(v, pieces, &ms);
+    dk_workgraph *g = dk_workgraph_build(v, ms, n, max_positions);
+    assert_non_null(g);
+    uint64_t total = 0, index_total = 0, oversize = 0;
+    for (uint32_t u = 0; u < g->nunits; u++) {
+        const dk_unit *un = &g->units[u];
+        oversize += un->oversize;
+        if (un->exact && !un->oversize)
+            assert_true(un->positions <= max_positions);
+        if (u)
+            assert_true(un->pair > g->units[u - 1].pair ||
+                        (un->pair == g->units[u - 1].pair && un->level <= g->units[u - 1].level));
+    }
+    for (uint32_t li = 0; li < g->nlayers; li++) {
+        uint64_t sum = 0;
+        bool exact = true;
+        for (uint32_t u = g->layers[li].first_unit; u < g->layers[li].first_unit + g->layers[li].nunits; u++) {
+            sum += g->units[u].positions;
+            exact &= g->units[u].exact;
+        }
+        if (exact)
+            assert_int_equal(sum, g->layers[li].positions);
+        total += g->layers[li].positions;
+    }
+    for (size_t i = 0; i < n; i++) {
+        dk_index ix;
+        dk_index_init(&ix, v, ms[i]);
+        index_total += ix.size;
+    }
+    assert_int_equal(total, index_total);
+    /* Kings-only materials above the bound stay one unit. */
+    if (max_positions < 1000000)
+        assert_true(oversize > 0);
+    check_moves(g, v, moves);
+    check_schedule(g);
+    dk_workgraph_free(g);
+    free(ms);
+}
+
+static void test_workgraph(void **state)
+{
+    (void)state;
+    long moves = (long)(20000 * scale());
+    check_graph(br(), 5, 100000, moves);
+    check_graph(br(), 4, 1 << 20, moves);
+    check_graph(intl(), 4, 200000, moves);
+    check_graph(intl(), 5, (uint64_t)1 << 26, moves / 4);
+}
+
+static void test_workgraph_closure(void **state)
+{
+    (void)state;
+    dk_material t = {2, 0, 1, 1};
+    dk_workgraph *g = dk_workgraph_build(br(), &t, 1, 1 << 20);
+    assert_non_null(g);
+    assert_true(dk_workgraph_pair_of(g, t) >= 0);
+    assert_true(dk_workgraph_pair_of(g, dk_material_twin(t)) >= 0);
+    assert_true(dk_workgraph_pair_of(g, (dk_material){0, 1, 0, 1}) >= 0);
+    assert_true(dk_workgraph_pair_of(g, (dk_material){2, 0, 2, 0}) < 0);
+    assert_true(g->pairs[g->npairs - 1].m.wm + g->pairs[g->npairs - 1].m.bm > 0);
+    check_schedule(g);
+    dk_workgraph_free(g);
+    dk_material bad = {0, 0, 0, 1};
+    assert_null(dk_workgraph_build(br(), &bad, 1, 1000));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_material_list_and_names),
+        cmocka_unit_test(test_size_table),
+        cmocka_unit_test(test_exhaustive_small),
+        cmocka_unit_test(test_random_large),
+        cmocka_unit_test(test_random_positions),
+        cmocka_unit_test(test_subslice_iter),
+        cmocka_unit_test(test_level_counts),
+        cmocka_unit_test(test_workgraph),
+        cmocka_unit_test(test_workgraph_closure),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
