@@ -23,5 +23,6 @@ static inline bool cli_is_option(const char *s) { return s[0] == '-' && s[1] != 
 
 int cmd_perft(int argc, char **argv);
 int cmd_moves(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 #endif

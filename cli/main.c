@@ -10,6 +10,7 @@ static const struct {
     const char *usage;
 } commands[] = {
     {"perft", cmd_perft, "perft [--variant V] [--divide] [FEN] DEPTH   count leaf positions"},
+    {"info", cmd_info, "info [--variant V] --pieces N [--json]        materials, sizes, work units"},
     {"moves", cmd_moves, "moves [--variant V] [--json] FEN             list the legal moves"},
 };
 

@@ -1,0 +1,202 @@
+/* damka info: the materials, sizes and work units of a set of tables, without building them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../index/subslice.h"
+#include "../index/workgraph.h"
+#include "cli.h"
+
+#define INFO_USAGE "usage: info [--variant V] --pieces N [--per-side K] [--unit-positions P] [--json]"
+
+/* Beyond 8 pieces the work graph alone takes minutes and the tables are out of reach. */
+enum { INFO_MAX_PIECES = 8 };
+
+typedef struct material_row {
+    dk_material m;
+    uint64_t positions, subslices;
+    int levels;
+} material_row;
+
+static int count_levels(const dk_variant *v, dk_material m)
+{
+    int maxl = dk_max_level(v, m), n = 0;
+    uint64_t *counts = malloc(((size_t)maxl + 1) * sizeof *counts);
+    if (!counts || dk_level_counts(v, m, counts) != 0) {
+        free(counts);
+        return -1;
+    }
+    for (int l = 0; l <= maxl; l++)
+        n += counts[l] != 0;
+    free(counts);
+    return n;
+}
+
+typedef struct unit_summary {
+    uint32_t largest;
+    uint32_t oversize, bounded; /* units above the bound; units counted as an upper bound */
+} unit_summary;
+
+static unit_summary summarise(const dk_workgraph *g)
+{
+    unit_summary s = {0, 0, 0};
+    for (uint32_t u = 0; u < g->nunits; u++) {
+        if (g->units[u].positions > g->units[s.largest].positions)
+            s.largest = u;
+        s.oversize += g->units[u].oversize;
+        s.bounded += !g->units[u].exact;
+    }
+    return s;
+}
+
+static void print_text(const dk_variant *v, int pieces, int per_side, const material_row *rows, size_t n,
+                       const dk_workgraph *g)
+{
+    char name[DK_MATERIAL_NAME_MAX];
+    printf("%s: materials of 2 to %d pieces", v->name, pieces);
+    if (per_side)
+        printf(", at most %d a side", per_side);
+    printf(" (tables hold White to move)\n%-12s %20s %14s %7s\n", "material", "positions", "subslices", "levels");
+    for (size_t i = 0; i < n; i++) {
+        dk_material_name(rows[i].m, name, sizeof name);
+        printf("%-12s %20llu %14llu %7d\n", name, (unsigned long long)rows[i].positions,
+               (unsigned long long)rows[i].subslices, rows[i].levels);
+    }
+    printf("\n%-7s %10s %28s\n", "pieces", "materials", "positions (both sides to move)");
+    uint64_t total = 0;
+    for (int p = 2; p <= pieces; p++) {
+        uint64_t sum = 0, count = 0;
+        for (size_t i = 0; i < n; i++)
+            if (dk_material_pieces(rows[i].m) == p) {
+                sum += 2 * rows[i].positions;
+                count++;
+            }
+        total += sum;
+        printf("%-7d %10llu %28llu\n", p, (unsigned long long)count, (unsigned long long)sum);
+    }
+    printf("%-7s %10zu %28llu\n\n", "total", n, (unsigned long long)total);
+    unit_summary s = summarise(g);
+    const dk_unit *big = &g->units[s.largest];
+    dk_material_name(g->pairs[big->pair].m, name, sizeof name);
+    printf("work units: %u (%u material pairs, %u levels), at most %llu positions a unit\n", g->nunits,
+           g->npairs, g->nlayers, (unsigned long long)g->max_positions);
+    printf("largest unit: %llu positions (%s and its twin, level %d)\n", (unsigned long long)big->positions,
+           name, big->level);
+    printf("units above the bound (one subslice, e.g. kings only): %u; units sized by an upper bound: %u\n",
+           s.oversize, s.bounded);
+    printf("memory a unit needs: %llu bytes at 1 byte a position (the largest unit), plus its inputs\n",
+           (unsigned long long)big->positions);
+}
+
+static void print_json(const dk_variant *v, int pieces, int per_side, const material_row *rows, size_t n,
+                       const dk_workgraph *g)
+{
+    char name[DK_MATERIAL_NAME_MAX];
+    printf("{\"variant\": \"%s\", \"pieces\": %d, \"per_side\": %d,\n \"materials\": [", v->name, pieces, per_side);
+    for (size_t i = 0; i < n; i++) {
+        dk_material_name(rows[i].m, name, sizeof name);
+        printf("%s\n  {\"name\": \"%s\", \"pieces\": %d, \"positions\": %llu, \"subslices\": %llu, \"levels\": %d}",
+               i ? "," : "", name, dk_material_pieces(rows[i].m), (unsigned long long)rows[i].positions,
+               (unsigned long long)rows[i].subslices, rows[i].levels);
+    }
+    printf("],\n \"totals\": [");
+    for (int p = 2; p <= pieces; p++) {
+        uint64_t sum = 0, count = 0;
+        for (size_t i = 0; i < n; i++)
+            if (dk_material_pieces(rows[i].m) == p) {
+                sum += 2 * rows[i].positions;
+                count++;
+            }
+        printf("%s\n  {\"pieces\": %d, \"materials\": %llu, \"positions\": %llu}", p > 2 ? "," : "", p,
+               (unsigned long long)count, (unsigned long long)sum);
+    }
+    unit_summary s = summarise(g);
+    const dk_unit *big = &g->units[s.largest];
+    dk_material_name(g->pairs[big->pair].m, name, sizeof name);
+    printf("],\n \"units\": {\"count\": %u, \"pairs\": %u, \"layers\": %u, \"max_positions\": %llu, "
+           "\"largest\": %llu, \"largest_material\": \"%s\", \"largest_level\": %d, \"oversize\": %u, "
+           "\"upper_bound\": %u, \"memory_bytes\": %llu}}\n",
+           g->nunits, g->npairs, g->nlayers, (unsigned long long)g->max_positions,
+           (unsigned long long)big->positions, name, big->level, s.oversize, s.bounded,
+           (unsigned long long)big->positions);
+}
+
+/* The value of option argv[*i] ("--name V" or "--name=V"), or NULL if argv[*i] is not it. */
+static const char *option_value(int argc, char **argv, int *i, const char *opt, bool *missing)
+{
+    size_t len = strlen(opt);
+    if (strncmp(argv[*i], opt, len) != 0)
+        return NULL;
+    if (argv[*i][len] == '=')
+        return argv[*i] + len + 1;
+    if (argv[*i][len] != 0)
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return opt;
+    }
+    return argv[++*i];
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
+    bool json = false;
+    long pieces = 0, per_side = 0, unit = 1L << 28;
+    int status = 0;
+    for (int i = 1; i < argc; i++) {
+        bool missing = false;
+        const char *val;
+        if (cli_variant_option(argc, argv, &i, &v, &status)) {
+            if (status)
+                return status;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if ((val = option_value(argc, argv, &i, "--pieces", &missing))) {
+            if (missing || !cli_parse_int(val, 2, INFO_MAX_PIECES, &pieces))
+                return cli_error("info: --pieces needs a whole number from 2 to %d, got '%s'", INFO_MAX_PIECES,
+                                 missing ? "nothing" : val);
+        } else if ((val = option_value(argc, argv, &i, "--per-side", &missing))) {
+            if (missing || !cli_parse_int(val, 1, 20, &per_side))
+                return cli_error("info: --per-side needs a whole number from 1 to 20, got '%s'",
+                                 missing ? "nothing" : val);
+        } else if ((val = option_value(argc, argv, &i, "--unit-positions", &missing))) {
+            if (missing || !cli_parse_int(val, 1, 1L << 40, &unit))
+                return cli_error("info: --unit-positions needs a whole number from 1 to 2^40, got '%s'",
+                                 missing ? "nothing" : val);
+        } else if (cli_is_option(argv[i])) {
+            return cli_error("info: unknown option '%s' (" INFO_USAGE ")", argv[i]);
+        } else {
+            return cli_error("info: unexpected argument '%s' (" INFO_USAGE ")", argv[i]);
+        }
+    }
+    if (!pieces)
+        return cli_error("info: missing --pieces (" INFO_USAGE ")");
+
+    size_t n = dk_material_list(v, (int)pieces, (int)per_side, NULL, 0);
+    material_row *rows = calloc(n ? n : 1, sizeof *rows);
+    dk_material *ms = calloc(n ? n : 1, sizeof *ms);
+    if (!rows || !ms) {
+        free(rows);
+        free(ms);
+        fputs("damka: info: out of memory\n", stderr);
+        return 1;
+    }
+    dk_material_list(v, (int)pieces, (int)per_side, ms, n);
+    for (size_t i = 0; i < n; i++) {
+        dk_index ix;
+        dk_index_init(&ix, v, ms[i]);
+        rows[i] = (material_row){ms[i], ix.size, ix.men_count, count_levels(v, ms[i])};
+    }
+    dk_workgraph *g = n ? dk_workgraph_build(v, ms, n, (uint64_t)unit) : NULL;
+    if (!g) {
+        free(rows);
+        free(ms);
+        return cli_error("info: no materials with these limits (or out of memory)");
+    }
+    (json ? print_json : print_text)(v, (int)pieces, (int)per_side, rows, n, g);
+    dk_workgraph_free(g);
+    free(rows);
+    free(ms);
+    return 0;
+}
