@@ -24,7 +24,7 @@ LIB      := $(BUILD)/libdamka_core.a
 DAMKA    := $(BUILD)/damka
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all deps test test-sanitize bench run clean
+.PHONY: all deps test test-sanitize bench bench-index run clean
 .SECONDARY:
 all: $(DAMKA)
 
@@ -57,6 +57,13 @@ test-sanitize:
 
 bench: $(DAMKA)
 	scripts/bench-perft $(DAMKA)
+
+# Rank/unrank throughput of the perfect index.
+bench-index: $(BUILD)/bench-index
+	$(BUILD)/bench-index
+
+$(BUILD)/bench-index: $(BUILD)/scripts/bench-index.o $(LIB)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 run: $(DAMKA)
 	$(DAMKA) perft --variant international 7

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 uint64_t dk_binom_table[DK_MAX_SQ + 1][DK_MAX_SQ + 1];
+uint64_t dk_binom_by_k[DK_MAX_SQ + 1][DK_MAX_SQ + 1];
 static pthread_once_t binom_once = PTHREAD_ONCE_INIT;
 
 static void build_binom(void)
@@ -12,6 +13,9 @@ static void build_binom(void)
         for (int k = 1; k <= n; k++)
             dk_binom_table[n][k] = dk_binom_table[n - 1][k - 1] + (k < n ? dk_binom_table[n - 1][k] : 0);
     }
+    for (int n = 0; n <= DK_MAX_SQ; n++)
+        for (int k = 0; k <= DK_MAX_SQ; k++)
+            dk_binom_by_k[k][n] = dk_binom_table[n][k];
 }
 
 void dk_binom_init(void)

@@ -14,6 +14,10 @@
  * so every entry fits. Read it only after dk_binom_init() has returned. */
 extern uint64_t dk_binom_table[DK_MAX_SQ + 1][DK_MAX_SQ + 1];
 
+/* The same numbers by k first: dk_binom_by_k[k][n] = C(n, k), so that a search over n for a fixed
+ * k reads one contiguous row. */
+extern uint64_t dk_binom_by_k[DK_MAX_SQ + 1][DK_MAX_SQ + 1];
+
 /* Builds dk_binom_table once. Thread-safe (pthread_once); cheap to call again. */
 void dk_binom_init(void);
 

@@ -33,9 +33,17 @@ static inline dk_bb comb_unrank(uint64_t x, int k, int n, dk_bb skip, int base)
         if (i == 1) {
             c = (int)x;
         } else {
-            while (dk_binom_table[c][i] > x)
-                c--;
-            x -= dk_binom_table[c][i];
+            /* The largest c' <= c with C(c', i) <= x, by a binary search that compiles to
+             * conditional moves (C(i - 1, i) = 0 bounds it below). */
+            const uint64_t *row = dk_binom_by_k[i];
+            int lo = i - 1, len = c - lo;
+            while (len > 0) {
+                int half = (len + 1) / 2;
+                lo = row[lo + half] <= x ? lo + half : lo;
+                len -= half;
+            }
+            c = lo;
+            x -= row[c];
         }
         out |= dk_bit(expand(c, skip) + base);
     }
