@@ -10,8 +10,14 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP
 LDLIBS   += -lpthread
 SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-LAYERS   := rules index query gen
+# MPI is for gen/ and the executable only: the probe layers never see it.
+MPI_CFLAGS = $(shell pkg-config --cflags ompi-c)
+MPI_LIBS   = $(shell pkg-config --libs ompi-c)
+
+LAYERS   := rules index query
 LIB_SRC  := $(foreach d,$(LAYERS),$(wildcard $(d)/*.c))
+GEN_SRC  := $(wildcard gen/*.c)
+GEN_OBJ  := $(GEN_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 TSUP_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
@@ -37,12 +43,14 @@ $(BUILD)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+$(BUILD)/gen/%.o $(BUILD)/cli/%.o: CFLAGS += $(MPI_CFLAGS)
+
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(DAMKA): $(CLI_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+$(DAMKA): $(CLI_OBJ) $(GEN_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $(MPI_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
@@ -72,4 +80,4 @@ run: $(DAMKA)
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(TSUP_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(TSUP_OBJ:.o=.d)

@@ -19,20 +19,31 @@ int cli_error(const char *fmt, ...)
     return 2;
 }
 
+bool cli_option_value(int argc, char **argv, int *i, const char *name, const char **value,
+                      int *status)
+{
+    size_t n = strlen(name);
+    const char *arg = argv[*i];
+    if (strncmp(arg, name, n) != 0 || (arg[n] != 0 && arg[n] != '='))
+        return false;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+    } else if (*i + 1 < argc) {
+        *value = argv[++*i];
+    } else {
+        *status = cli_error("%s needs a value", name);
+        *value = NULL;
+    }
+    return true;
+}
+
 bool cli_variant_option(int argc, char **argv, int *i, const dk_variant **v, int *status)
 {
-    const char *arg = argv[*i], *name;
-    if (strcmp(arg, "--variant") == 0) {
-        if (*i + 1 >= argc) {
-            *status = cli_error("--variant needs a value (brazilian, international, 26 or 20)");
-            return true;
-        }
-        name = argv[++*i];
-    } else if (strncmp(arg, "--variant=", 10) == 0) {
-        name = arg + 10;
-    } else {
+    const char *name;
+    if (!cli_option_value(argc, argv, i, "--variant", &name, status))
         return false;
-    }
+    if (!name)
+        return true;
     *v = dk_variant_find(name);
     if (!*v)
         *status = cli_error("unknown variant '%s' (brazilian, international, 26 or 20)", name);

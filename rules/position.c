@@ -67,15 +67,14 @@ dk_pos dk_unapply(const dk_pos *p, const dk_move *m)
     return q;
 }
 
+/* Turning the board by 180 degrees maps square s to nsq-1-s: a bit reversal. */
 static dk_bb rotate_bb(const dk_variant *v, dk_bb b)
 {
-    dk_bb r = 0;
-    while (b) {
-        int s = dk_lsb(b);
-        b &= b - 1;
-        r |= dk_bit(dk_rotate_sq(v, s));
-    }
-    return r;
+    b = __builtin_bswap64(b);
+    b = ((b >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((b & 0x0F0F0F0F0F0F0F0Full) << 4);
+    b = ((b >> 2) & 0x3333333333333333ull) | ((b & 0x3333333333333333ull) << 2);
+    b = ((b >> 1) & 0x5555555555555555ull) | ((b & 0x5555555555555555ull) << 1);
+    return b >> (64 - v->nsq);
 }
 
 dk_pos dk_pos_flip(const dk_variant *v, const dk_pos *p)

@@ -1,0 +1,196 @@
+/* damka query: a position's value and DTW, and every legal move's, best first. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../query/rank.h"
+#include "../rules/notation.h"
+#include "cli.h"
+
+static const char USAGE[] =
+    "usage: query [--variant V] [--tables DIR] [--json] (FEN | --batch [FILE])";
+
+static const char *result_name(dk_value v)
+{
+    return dk_value_is_draw(v) ? "draw" : dk_value_is_win(v) ? "win" : "loss";
+}
+
+static const char *status_text(dk_tb_status st)
+{
+    switch (st) {
+    case DK_TB_OK: return "ok";
+    case DK_TB_MISSING: return "not in the tables";
+    case DK_TB_DAMAGED: return "damaged table";
+    case DK_TB_BAD_POSITION: return "not a position the tables hold";
+    }
+    return "unknown error";
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_value(FILE *f, dk_value v)
+{
+    fprintf(f, "\"result\": \"%s\", \"dtw\": ", result_name(v));
+    if (dk_value_is_draw(v))
+        fputs("null", f);
+    else
+        fprintf(f, "%u", dk_value_dtw(v));
+}
+
+static void text_value(FILE *f, dk_value v)
+{
+    if (dk_value_is_draw(v))
+        fputs("draw", f);
+    else
+        fprintf(f, "%s %u", result_name(v), dk_value_dtw(v));
+}
+
+/* Answers one FEN on stdout; returns 0, or 1 after reporting an error (on stderr, or as a JSON
+ * error object in batch mode). */
+static int answer(dk_tablebase *tb, const dk_variant *v, const char *fen, bool json, bool batch,
+                  const char *dir)
+{
+    dk_pos p;
+    char err[DK_ERR_MAX + 512];
+    dk_movelist list;
+    dk_value values[DK_MAX_MOVES], value = DK_DRAW;
+    dk_tb_status st = DK_TB_OK;
+    if (dk_fen_parse(v, fen, &p, err, DK_ERR_MAX) != 0) {
+        char msg[DK_ERR_MAX + 64];
+        snprintf(msg, sizeof msg, "bad FEN for %s: %s", v->name, err);
+        snprintf(err, sizeof err, "%s", msg);
+    } else {
+        st = dk_tb_probe(tb, &p, &value);
+        if (st == DK_TB_OK)
+            st = dk_tb_rank_moves(tb, &p, &list, values);
+        if (st != DK_TB_OK)
+            snprintf(err, sizeof err, "%s (%s)", status_text(st),
+                     st == DK_TB_BAD_POSITION ? "each side needs a piece and at most 8 in all"
+                     : dk_tb_last_error(tb)[0] ? dk_tb_last_error(tb) : dir);
+        else
+            err[0] = 0;
+    }
+    if (err[0]) {
+        if (batch && json) {
+            fputs("{\"fen\": ", stdout);
+            json_string(stdout, fen);
+            fputs(", \"error\": ", stdout);
+            json_string(stdout, err);
+            fputs("}\n", stdout);
+        } else if (batch) {
+            printf("%s\terror\t%s\n", fen, err);
+        } else {
+            cli_error("query: %s", err);
+        }
+        return 1;
+    }
+    char canon[DK_FEN_MAX];
+    dk_fen_format(v, &p, false, canon, sizeof canon);
+    if (json) {
+        fputs("{\"fen\": ", stdout);
+        json_string(stdout, canon);
+        fputs(", ", stdout);
+        json_value(stdout, value);
+        fputs(", \"moves\": [", stdout);
+        for (int i = 0; i < list.n; i++) {
+            char text[DK_MOVE_TEXT_MAX];
+            dk_move_format(v, &list, i, v->algebraic, text, sizeof text);
+            printf("%s{\"notation\": \"%s\", \"from\": %d, \"to\": %d, \"captures\": [", i ? ", " : "",
+                   text, list.m[i].from + 1, list.m[i].to + 1);
+            const char *sep = "";
+            for (dk_bb c = list.m[i].captures; c; c &= c - 1, sep = ", ")
+                printf("%s%d", sep, dk_lsb(c) + 1);
+            fputs("], ", stdout);
+            json_value(stdout, values[i]);
+            fputs("}", stdout);
+        }
+        fputs("]}\n", stdout);
+    } else if (batch) {
+        printf("%s\t", canon);
+        text_value(stdout, value);
+        fputc('\n', stdout);
+    } else {
+        printf("%s  ", canon);
+        text_value(stdout, value);
+        printf(" (%s to move)\n", p.side == DK_WHITE ? "White" : "Black");
+        for (int i = 0; i < list.n; i++) {
+            char text[DK_MOVE_TEXT_MAX];
+            dk_move_format(v, &list, i, v->algebraic, text, sizeof text);
+            printf("  %-16s ", text);
+            text_value(stdout, values[i]);
+            fputc('\n', stdout);
+        }
+    }
+    return 0;
+}
+
+static int run_batch(dk_tablebase *tb, const dk_variant *v, FILE *in, bool json, const char *dir)
+{
+    char line[4096];
+    int failures = 0;
+    while (fgets(line, sizeof line, in)) {
+        size_t n = strlen(line);
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
+            line[--n] = 0;
+        char *s = line;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s || *s == '#')
+            continue;
+        failures += answer(tb, v, s, json, true, dir);
+        fflush(stdout);
+    }
+    return failures ? 1 : 0;
+}
+
+int cmd_query(int argc, char **argv)
+{
+    const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
+    const char *dir = getenv("DAMKA_TABLES"), *arg = NULL;
+    bool json = false, batch = false;
+    int status = 0;
+    if (!dir || !*dir)
+        dir = "tables";
+    for (int i = 1; i < argc; i++) {
+        if (cli_variant_option(argc, argv, &i, &v, &status) ||
+            cli_option_value(argc, argv, &i, "--tables", &dir, &status)) {
+            if (status)
+                return status;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (strcmp(argv[i], "--batch") == 0) {
+            batch = true;
+        } else if (cli_is_option(argv[i]) && strcmp(argv[i], "-") != 0) {
+            return cli_error("query: unknown option '%s' (%s)", argv[i], USAGE);
+        } else if (!arg) {
+            arg = argv[i];
+        } else {
+            return cli_error("query: too many arguments (%s)", USAGE);
+        }
+    }
+    if (!batch && !arg)
+        return cli_error("query: missing FEN (%s)", USAGE);
+    FILE *in = stdin;
+    if (batch && arg && strcmp(arg, "-") != 0 && !(in = fopen(arg, "r")))
+        return cli_error("query: cannot read %s", arg);
+    dk_tablebase *tb = dk_tb_open(dir, v, false);
+    if (!tb)
+        return cli_error("query: out of memory");
+    int rc = batch ? run_batch(tb, v, in, json, dir) : answer(tb, v, arg, json, false, dir);
+    if (in != stdin)
+        fclose(in);
+    dk_tb_close(tb);
+    return rc;
+}

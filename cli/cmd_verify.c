@@ -1,0 +1,52 @@
+/* damka verify: check every table of a directory, byte by byte and value by value. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../gen/verify_dir.h"
+#include "cli.h"
+
+int cmd_verify(int argc, char **argv)
+{
+    const dk_variant *v = NULL;
+    const char *dir = NULL, *threads = NULL;
+    bool quiet = false;
+    int status = 0;
+    for (int i = 1; i < argc; i++) {
+        if (cli_variant_option(argc, argv, &i, &v, &status) ||
+            cli_option_value(argc, argv, &i, "--threads", &threads, &status)) {
+            if (status)
+                return status;
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            quiet = true;
+        } else if (cli_is_option(argv[i]) || dir) {
+            return cli_error("verify: unexpected '%s' (usage: verify [--variant V] [--threads T] [--quiet] DIR)", argv[i]);
+        } else {
+            dir = argv[i];
+        }
+    }
+    if (!dir)
+        return cli_error("verify: missing DIR (usage: verify [--variant V] [--threads T] [--quiet] DIR)");
+    long nthreads = sysconf(_SC_NPROCESSORS_ONLN);
+    if (threads && !cli_parse_int(threads, 1, 64, &nthreads))
+        return cli_error("verify: --threads must be a whole number from 1 to 64");
+    if (access(dir, R_OK) != 0)
+        return cli_error("verify: cannot read directory %s", dir);
+    int tables = 0, failed = 0;
+    for (int id = 0; id < DK_NVARIANTS; id++) {
+        const dk_variant *var = dk_variant_get((dk_variant_id)id);
+        if (v && v != var)
+            continue;
+        dk_verify_summary sum;
+        dk_verify_dir(dir, var, (int)nthreads, quiet ? NULL : stdout, &sum);
+        tables += sum.tables;
+        failed += sum.failed;
+    }
+    if (!tables) {
+        fprintf(stderr, "damka: verify: no tables in %s\n", dir);
+        return 1;
+    }
+    if (!quiet)
+        printf("%d tables, %d failed\n", tables, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,29 @@
+/* `damka gen`: every material up to N pieces, spread over MPI ranks. Rank 0 schedules the work
+ * graph and computes too; every rank reads its inputs from the finished files of the output
+ * directory and writes its results there atomically, so a run killed at any moment restarts
+ * where it stopped and the files are the same whatever the number of ranks. */
+#ifndef DK_GENERATE_H
+#define DK_GENERATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../index/material.h"
+
+typedef struct dk_gen_options {
+    const dk_variant *v;
+    int pieces;               /* every material up to this many pieces ... */
+    int per_side;             /* ... with at most this many a side (0: no limit) */
+    const dk_material *only;  /* or just these and what they depend on (NULL: all) */
+    size_t nonly;
+    const char *dir;
+    uint64_t unit_positions;  /* the bound on positions per work unit */
+    bool quiet, keep_work;
+} dk_gen_options;
+
+/* Runs the generation on this rank (MPI initialised by the caller, MPI_THREAD_FUNNELED or
+ * more). Returns the exit status: 0 when every table is finished and verified, 1 on a failure
+ * (reported on stderr by rank 0 as one line). Every rank must call it with the same options. */
+int dk_generate(const dk_gen_options *o);
+
+#endif

@@ -1,0 +1,125 @@
+#include "manifest.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../query/tablebase.h"
+#include "stats.h"
+#include "tasks.h"
+
+/* Every material of v with a statistics file in dir, in generation order, loaded into *out. */
+static size_t load_all(const char *dir, const dk_variant *v, dk_stats **out)
+{
+    size_t n = dk_material_list(v, DK_TB_MAX_PIECES, 0, NULL, 0), found = 0;
+    dk_material *mats = malloc(n * sizeof *mats);
+    dk_stats *st = malloc(n * sizeof *st);
+    if (!mats || !st) {
+        free(mats);
+        free(st);
+        *out = NULL;
+        return 0;
+    }
+    dk_material_list(v, DK_TB_MAX_PIECES, 0, mats, n);
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        dk_stats_path(dir, v, mats[i], path, sizeof path);
+        if (access(path, F_OK) == 0 && dk_stats_load(&st[found], path) == 0)
+            found++;
+    }
+    free(mats);
+    *out = st;
+    return found;
+}
+
+static void free_all(dk_stats *st, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        dk_stats_free(&st[i]);
+    free(st);
+}
+
+static void print_json(const char *dir, const dk_variant *v, const dk_stats *st, size_t n, FILE *f)
+{
+    (void)dir;
+    uint64_t pos = 0, w = 0, l = 0, d = 0, bytes = 0;
+    fprintf(f, "{\"variant\": \"%s\", \"format\": \"damka-values-1\", \"metric\": \"dtw\", \"tables\": [\n",
+            v->name);
+    for (size_t i = 0; i < n; i++) {
+        char file[512], name[DK_MATERIAL_NAME_MAX];
+        dk_material_name(st[i].m, name, sizeof name);
+        snprintf(file, sizeof file, "%s-%s.dtw", v->name, name);
+        fputs("  ", f);
+        dk_stats_json(&st[i], file, f);
+        fputs(i + 1 < n ? ",\n" : "\n", f);
+        pos += st[i].positions;
+        w += st[i].wins;
+        l += st[i].losses;
+        d += st[i].draws;
+        bytes += st[i].file_size;
+    }
+    fprintf(f, "], \"totals\": {\"tables\": %zu, \"positions\": %" PRIu64 ", \"wins\": %" PRIu64
+               ", \"losses\": %" PRIu64 ", \"draws\": %" PRIu64 ", \"bytes\": %" PRIu64 "}}\n",
+            n, pos, w, l, d, bytes);
+}
+
+int dk_manifest_write(const char *dir, const dk_workgraph *g, char *err, size_t errlen)
+{
+    dk_stats *st;
+    size_t n = load_all(dir, g->v, &st);
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        free_all(st, n);
+        snprintf(err, errlen, "cannot write %s", path);
+        return -1;
+    }
+    print_json(dir, g->v, st, n, f);
+    free_all(st, n);
+    int rc = fflush(f) == 0 && fsync(fileno(f)) == 0 ? 0 : -1;
+    if (fclose(f) != 0 || rc != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        snprintf(err, errlen, "cannot write %s", path);
+        return -1;
+    }
+    return 0;
+}
+
+static void print_text(const dk_variant *v, const dk_stats *st, size_t n, FILE *f)
+{
+    fprintf(f, "%-14s %-13s %14s %6s %6s %6s %8s  %s\n", "variant", "material", "positions", "win%",
+            "loss%", "draw%", "longest", "longest win (White to move)");
+    for (size_t i = 0; i < n; i++) {
+        char name[DK_MATERIAL_NAME_MAX];
+        dk_material_name(st[i].m, name, sizeof name);
+        double t = st[i].positions ? (double)st[i].positions : 1.0;
+        fprintf(f, "%-14s %-13s %14" PRIu64 " %6.2f %6.2f %6.2f %8u  %s\n", v->name, name,
+                st[i].positions, 100.0 * st[i].wins / t, 100.0 * st[i].losses / t,
+                100.0 * st[i].draws / t, st[i].longest_win,
+                st[i].longest_win ? st[i].longest_fen : "-");
+    }
+}
+
+int dk_manifest_print(const char *dir, const dk_variant *v, bool json, FILE *f)
+{
+    int total = 0;
+    for (int id = 0; id < DK_NVARIANTS; id++) {
+        const dk_variant *var = dk_variant_get((dk_variant_id)id);
+        if (v && v != var)
+            continue;
+        dk_stats *st;
+        size_t n = load_all(dir, var, &st);
+        if (n) {
+            if (json)
+                print_json(dir, var, st, n, f);
+            else
+                print_text(var, st, n, f);
+        }
+        free_all(st, n);
+        total += (int)n;
+    }
+    return total;
+}

@@ -1,0 +1,47 @@
+/* The layout of one work unit: which subslices it solves and where their values go.
+ *
+ * A unit holds the canonical subslices X of one level of a pair with men_index in its range
+ * (index/workgraph.h). Each X forms a group with its flip X' in the twin material (the
+ * Black-to-move side of X): king moves connect the two and nothing else. A unit's values are
+ * the groups in ascending X, each group the K values of X then the K values of X' (K =
+ * positions per subslice), or X alone when X is its own flip. */
+#ifndef DK_PLAN_H
+#define DK_PLAN_H
+
+#include "../index/workgraph.h"
+
+typedef struct dk_group {
+    uint64_t men[2];   /* men_index of X in the canonical material, of X' in the twin */
+    uint64_t offset;   /* first value of the group in the unit */
+    bool self_flip;    /* X' is X: one subslice */
+} dk_group;
+
+typedef struct dk_plan {
+    const dk_workgraph *g;
+    uint32_t unit;
+    const dk_wpair *pair;
+    int level;
+    uint64_t K;        /* positions per subslice */
+    size_t ngroups;
+    dk_group *groups;
+    uint64_t npositions;
+} dk_plan;
+
+/* Lists unit u's groups. Returns 0, or -1 if out of memory. Thread-safe. */
+int dk_plan_build(dk_plan *plan, const dk_workgraph *g, uint32_t u);
+
+void dk_plan_free(dk_plan *plan);
+
+/* Where subslice men_index of material m (a member of the plan's pair, at the plan's level)
+ * is: returns the group and sets *side (0: X, 1: X'), or -1 if the unit does not hold it. */
+int64_t dk_plan_find(const dk_plan *plan, dk_material m, uint64_t men_index, int *side);
+
+/* The men_index of the flip of subslice men_index of material `from` in the other material of
+ * the pair, whose index is `to`. Pure. */
+uint64_t dk_plan_flip_men(const dk_variant *v, const dk_index *from, const dk_index *to,
+                          uint64_t men_index);
+
+/* The file that holds a finished unit: "<dir>/work/<variant>-<material>.L<level>.<lo>-<hi>". */
+int dk_plan_path(const dk_plan *plan, const char *dir, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,28 @@
+/* Progress of a generation on stderr: a live line on a terminal, a plain line every few
+ * seconds otherwise. */
+#ifndef DK_PROGRESS_H
+#define DK_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct dk_progress {
+    bool quiet, tty;
+    double start, last;
+    uint64_t total_positions, done_positions, start_positions;
+    uint32_t total_materials, done_materials;
+} dk_progress;
+
+/* Seconds on a monotonic clock. */
+double dk_now(void);
+
+void dk_progress_start(dk_progress *pr, bool quiet, uint64_t total_positions,
+                       uint32_t total_materials);
+
+/* Prints the state if it is time to (force: now). */
+void dk_progress_update(dk_progress *pr, bool force);
+
+/* Ends the live line. */
+void dk_progress_end(dk_progress *pr);
+
+#endif

@@ -1,0 +1,351 @@
+#include "solve.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rules/movegen.h"
+
+/* The units one level above the unit being solved, opened on demand: man moves land there. */
+typedef struct above_unit {
+    uint32_t unit;
+    dk_plan plan;
+    dk_table *file;
+} above_unit;
+
+typedef struct bucket {
+    uint32_t *a;
+    size_t n, cap;
+} bucket;
+
+enum { DONE = 1, DRAW_EXIT = 2 };
+
+struct dk_solver {
+    const dk_workgraph *g;
+    const dk_variant *v;
+    dk_tablebase *tb;
+    dk_material pair_m; /* canonical material of the unit being solved */
+    char *dir;
+    above_unit *above;
+    size_t nabove, capabove;
+    /* per-group scratch, grown to the largest group */
+    size_t cap;
+    dk_value *val, *worst;
+    uint8_t *cnt, *flag;
+    bucket *buckets;
+    size_t nbuckets;
+};
+
+dk_solver *dk_solver_new(const dk_workgraph *g, dk_tablebase *tb, const char *dir)
+{
+    dk_solver *s = calloc(1, sizeof *s);
+    if (!s || !(s->dir = strdup(dir))) {
+        free(s);
+        return NULL;
+    }
+    s->g = g;
+    s->v = g->v;
+    s->tb = tb;
+    return s;
+}
+
+static void drop_above(dk_solver *s)
+{
+    for (size_t i = 0; i < s->nabove; i++) {
+        dk_plan_free(&s->above[i].plan);
+        dk_table_close(s->above[i].file);
+    }
+    s->nabove = 0;
+}
+
+void dk_solver_free(dk_solver *s)
+{
+    if (!s)
+        return;
+    drop_above(s);
+    free(s->above);
+    for (size_t i = 0; i < s->nbuckets; i++)
+        free(s->buckets[i].a);
+    free(s->buckets);
+    free(s->val);
+    free(s->worst);
+    free(s->cnt);
+    free(s->flag);
+    free(s->dir);
+    free(s);
+}
+
+static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < s->nabove; i++)
+        if (s->above[i].unit == u)
+            return &s->above[i];
+    if (s->nabove == s->capabove) {
+        size_t cap = s->capabove ? 2 * s->capabove : 8;
+        above_unit *a = realloc(s->above, cap * sizeof *a);
+        if (!a)
+            return snprintf(err, errlen, "out of memory"), NULL;
+        s->above = a;
+        s->capabove = cap;
+    }
+    above_unit *a = &s->above[s->nabove];
+    a->unit = u;
+    if (dk_plan_build(&a->plan, s->g, u) != 0)
+        return snprintf(err, errlen, "out of memory"), NULL;
+    char path[2048];
+    dk_plan_path(&a->plan, s->dir, path, sizeof path);
+    a->file = dk_table_open(path, false, err, errlen);
+    if (a->file && dk_table_get_info(a->file)->count != a->plan.npositions) {
+        snprintf(err, errlen, "%s is damaged: wrong number of values", path);
+        dk_table_close(a->file);
+        a->file = NULL;
+    }
+    if (!a->file) {
+        dk_plan_free(&a->plan);
+        return NULL;
+    }
+    s->nabove++;
+    return a;
+}
+
+int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value *out, char *err,
+                    size_t errlen)
+{
+    if (!p->pieces[DK_WHITE]) {
+        *out = dk_value_of_dtw(0);
+        return 0;
+    }
+    int pi = dk_workgraph_pair_of(s->g, m);
+    if (pi >= 0 && dk_material_equal(s->g->pairs[pi].m, s->pair_m)) {
+        /* Within the pair being solved only a man move leads on: to a finished unit of the
+         * level above. */
+        const dk_wpair *pair = &s->g->pairs[pi];
+        const dk_index *ix = dk_material_equal(m, pair->m) ? &pair->ix : &pair->ix_twin;
+        uint64_t men, k;
+        dk_index_rank_split(ix, p, &men, &k);
+        int64_t u = dk_workgraph_unit_of(s->g, m, men);
+        above_unit *a = u < 0 ? NULL : open_above(s, (uint32_t)u, err, errlen);
+        if (!a)
+            return -1;
+        int side;
+        int64_t gi = dk_plan_find(&a->plan, m, men, &side);
+        if (gi < 0)
+            return snprintf(err, errlen, "internal error: subslice not in its unit"), -1;
+        *out = dk_table_value(a->file, a->plan.groups[gi].offset + (uint64_t)side * a->plan.K + k);
+        return 0;
+    }
+    dk_tb_status st = dk_tb_probe_normal(s->tb, m, p, out);
+    if (st != DK_TB_OK) {
+        char name[DK_MATERIAL_NAME_MAX];
+        dk_material_name(m, name, sizeof name);
+        snprintf(err, errlen, "no value for material %s: %s", name, dk_tb_last_error(s->tb));
+        return -1;
+    }
+    return 0;
+}
+
+static int grow(dk_solver *s, size_t n)
+{
+    if (n <= s->cap)
+        return 0;
+    free(s->val);
+    free(s->worst);
+    free(s->cnt);
+    free(s->flag);
+    s->val = malloc(n * sizeof *s->val);
+    s->worst = malloc(n * sizeof *s->worst);
+    s->cnt = malloc(n);
+    s->flag = malloc(n);
+    s->cap = (s->val && s->worst && s->cnt && s->flag) ? n : 0;
+    return s->cap ? 0 : -1;
+}
+
+static int push(dk_solver *s, dk_value v, uint32_t i)
+{
+    size_t d = dk_value_dtw(v);
+    if (d >= s->nbuckets) {
+        size_t n = d + 64;
+        bucket *b = realloc(s->buckets, n * sizeof *b);
+        if (!b)
+            return -1;
+        memset(b + s->nbuckets, 0, (n - s->nbuckets) * sizeof *b);
+        s->buckets = b;
+        s->nbuckets = n;
+    }
+    bucket *b = &s->buckets[d];
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 1024;
+        uint32_t *a = realloc(b->a, cap * sizeof *a);
+        if (!a)
+            return -1;
+        b->a = a;
+        b->cap = cap;
+    }
+    b->a[b->n++] = i;
+    return 0;
+}
+
+/* What one group needs while it is solved. */
+typedef struct group_ctx {
+    const dk_index *ix[2];
+    dk_material mat[2];
+    uint64_t men[2];
+    uint64_t K;
+    int nsides;
+} group_ctx;
+
+static inline int other_side(const group_ctx *c, int side) { return c->nsides == 1 ? 0 : 1 - side; }
+
+static inline uint32_t local_index(const group_ctx *c, int side, const dk_pos *n)
+{
+    dk_bb men = (n->pieces[0] | n->pieces[1]) & ~n->kings;
+    return (uint32_t)((uint64_t)side * c->K +
+                      dk_index_kings_rank(c->ix[side], men, n->pieces[0] & n->kings, n->pieces[1] & n->kings));
+}
+
+/* First values of position i (P, White to move): from its exits, or final when it must capture
+ * or has no move; otherwise the number of king moves still open. */
+static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
+                    size_t errlen)
+{
+    const dk_variant *v = s->v;
+    dk_movelist list;
+    dk_gen_moves(v, p, &list);
+    s->flag[i] = 0;
+    s->cnt[i] = 0;
+    s->val[i] = DK_DRAW;
+    s->worst[i] = DK_DRAW;
+    if (list.n == 0) {
+        s->val[i] = dk_value_of_dtw(0);
+        return push(s, s->val[i], i);
+    }
+    bool capture = list.m[0].captures != 0;
+    dk_value best_win = DK_DRAW, worst_loss = DK_DRAW;
+    bool draw = false;
+    int internal = 0;
+    for (int k = 0; k < list.n; k++) {
+        const dk_move *m = &list.m[k];
+        if (!capture && (p->kings & dk_bit(m->from))) {
+            internal++;
+            continue;
+        }
+        dk_pos after = dk_apply(p, m);
+        dk_pos n = dk_pos_flip(v, &after);
+        dk_value e;
+        if (dk_solver_value(s, dk_material_of(&n), &n, &e, err, errlen) != 0)
+            return -1;
+        dk_value t = dk_value_through(e);
+        if (dk_value_is_win(t)) {
+            if (best_win == DK_DRAW || t < best_win)
+                best_win = t;
+        } else if (dk_value_is_draw(t)) {
+            draw = true;
+        } else if (t > worst_loss) {
+            worst_loss = t;
+        }
+    }
+    s->worst[i] = worst_loss;
+    if (best_win != DK_DRAW) {
+        s->val[i] = best_win;
+        return push(s, best_win, i);
+    }
+    if (internal == 0) {
+        if (draw) {
+            s->flag[i] = DONE;
+            return 0;
+        }
+        s->val[i] = worst_loss;
+        return push(s, worst_loss, i);
+    }
+    s->cnt[i] = (uint8_t)internal;
+    s->flag[i] = draw ? DRAW_EXIT : 0;
+    return 0;
+}
+
+/* Passes the final value of position i (side `side`) back to its predecessors by king moves. */
+static int propagate(dk_solver *s, const group_ctx *c, uint32_t i, int side)
+{
+    const dk_variant *v = s->v;
+    dk_value val = s->val[i];
+    dk_pos q = dk_index_unrank_split(c->ix[side], c->men[side], i - (uint64_t)side * c->K);
+    dk_movelist back;
+    dk_gen_unmoves(v, &q, &back);
+    int os = other_side(c, side);
+    for (int k = 0; k < back.n; k++) {
+        const dk_move *m = &back.m[k];
+        if (m->promotes || !(q.kings & dk_bit(m->to)))
+            continue;
+        dk_pos pred = dk_unapply(&q, m);
+        dk_pos n = dk_pos_flip(v, &pred);
+        uint32_t j = local_index(c, os, &n);
+        if (s->flag[j] & DONE)
+            continue;
+        dk_value through = dk_value_through(val);
+        if (dk_value_is_loss(val)) {
+            /* j wins by moving here, and nothing faster was found before this distance */
+            if (dk_value_is_win(s->val[j]) && s->val[j] <= through)
+                continue;
+            s->val[j] = through;
+            if (push(s, through, j))
+                return -1;
+        } else {
+            if (dk_value_is_win(s->val[j]))
+                continue;
+            if (through > s->worst[j])
+                s->worst[j] = through;
+            if (--s->cnt[j] == 0 && !(s->flag[j] & DRAW_EXIT)) {
+                s->val[j] = s->worst[j];
+                if (push(s, s->val[j], j))
+                    return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int solve_group(dk_solver *s, const dk_plan *plan, const dk_group *gr, dk_value *out,
+                       char *err, size_t errlen)
+{
+    const dk_wpair *pair = plan->pair;
+    group_ctx c = {{&pair->ix, &pair->ix_twin}, {pair->m, pair->twin}, {gr->men[0], gr->men[1]},
+                   plan->K, gr->self_flip ? 1 : 2};
+    size_t n = (size_t)c.K * (size_t)c.nsides;
+    if (n > UINT32_MAX || grow(s, n) != 0)
+        return snprintf(err, errlen, "out of memory for a group of %zu positions", n), -1;
+    for (size_t b = 0; b < s->nbuckets; b++)
+        s->buckets[b].n = 0;
+    for (int side = 0; side < c.nsides; side++) {
+        dk_subslice_iter it;
+        dk_subslice_begin(&it, c.ix[side], c.men[side]);
+        do {
+            uint32_t i = (uint32_t)((uint64_t)side * c.K + it.kings_index);
+            if (classify(s, i, &it.pos, err, errlen) != 0)
+                return -1;
+        } while (dk_subslice_next(&it));
+    }
+    for (size_t d = 0; d < s->nbuckets; d++) {
+        for (size_t k = 0; k < s->buckets[d].n; k++) {
+            uint32_t i = s->buckets[d].a[k];
+            if ((s->flag[i] & DONE) || dk_value_dtw(s->val[i]) != d)
+                continue;
+            s->flag[i] |= DONE;
+            if (propagate(s, &c, i, i >= c.K ? 1 : 0) != 0)
+                return snprintf(err, errlen, "out of memory"), -1;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = (s->flag[i] & DONE) ? s->val[i] : DK_DRAW;
+    return 0;
+}
+
+int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, size_t errlen)
+{
+    s->pair_m = plan->pair->m;
+    for (size_t gi = 0; gi < plan->ngroups; gi++) {
+        const dk_group *gr = &plan->groups[gi];
+        if (solve_group(s, plan, gr, out + gr->offset, err, errlen) != 0)
+            return -1;
+    }
+    drop_above(s);
+    return 0;
+}

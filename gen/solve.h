@@ -1,0 +1,30 @@
+/* Retrograde analysis of one work unit: the values (WIN/LOSS with DTW, or DRAW) of every
+ * position in it, both sides to move, from the finished values of what it depends on. */
+#ifndef DK_SOLVE_H
+#define DK_SOLVE_H
+
+#include "../query/tablebase.h"
+#include "plan.h"
+
+typedef struct dk_solver dk_solver;
+
+/* A solver reading finished tables from tb and finished units from dir/work. One per thread.
+ * Returns NULL when out of memory. */
+dk_solver *dk_solver_new(const dk_workgraph *g, dk_tablebase *tb, const char *dir);
+
+void dk_solver_free(dk_solver *s);
+
+/* Solves the unit of plan into out (plan->npositions values, in the plan's order). Exits
+ * (captures, promotions, man moves) take their values from finished tables and units; king
+ * moves inside a group are resolved backwards from the positions whose values are known, in
+ * increasing distance, so the first value a position receives is exact. Returns 0, or -1 with
+ * one line in err (an input missing or damaged). */
+int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, size_t errlen);
+
+/* The value of p (White to move, of material m) after a move, as a finished table or unit
+ * says: what solving and verification read for every successor. Returns 0, or -1 with one
+ * line in err. */
+int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value *out, char *err,
+                    size_t errlen);
+
+#endif

@@ -1,0 +1,245 @@
+#include "tasks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../rules/notation.h"
+#include "stats.h"
+#include "verify.h"
+
+int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work)
+{
+    *w = (dk_worker){g, dir, keep_work, dk_tb_open(dir, g->v, false), NULL};
+    if (w->tb)
+        w->solver = dk_solver_new(g, w->tb, dir);
+    if (!w->solver) {
+        dk_worker_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+void dk_worker_free(dk_worker *w)
+{
+    dk_solver_free(w->solver);
+    dk_tb_close(w->tb);
+    w->solver = NULL;
+    w->tb = NULL;
+}
+
+int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf, size_t len)
+{
+    char name[DK_MATERIAL_NAME_MAX];
+    dk_material_name(m, name, sizeof name);
+    return snprintf(buf, len, "%s/%s-%s.stats", dir, v->name, name);
+}
+
+int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
+{
+    dk_plan plan;
+    if (dk_plan_build(&plan, w->g, u) != 0)
+        return snprintf(err, errlen, "out of memory"), -1;
+    dk_value *values = malloc((plan.npositions ? plan.npositions : 1) * sizeof *values);
+    int rc = -1;
+    if (!values) {
+        snprintf(err, errlen, "out of memory for a unit of %llu positions",
+                 (unsigned long long)plan.npositions);
+    } else if (dk_solve_unit(w->solver, &plan, values, err, errlen) == 0) {
+        const dk_wpair *p = plan.pair;
+        dk_table_info info = {DK_FILE_UNIT, (uint8_t)w->g->v->id, {p->m.wm, p->m.wk, p->m.bm, p->m.bk},
+                              0, (uint32_t)plan.level, plan.npositions, 0};
+        char path[2048];
+        dk_plan_path(&plan, w->dir, path, sizeof path);
+        rc = dk_table_save(path, &info, values, err, errlen);
+    }
+    free(values);
+    dk_plan_free(&plan);
+    return rc;
+}
+
+/* Values of the pair being finished come from its arrays, everything else from the tables. */
+typedef struct finish_ctx {
+    const dk_wpair *pair;
+    dk_value *values[2];
+    dk_tablebase *tb;
+} finish_ctx;
+
+static int finish_value(void *vctx, dk_material m, const dk_pos *p, dk_value *out, char *err,
+                        size_t errlen)
+{
+    finish_ctx *c = vctx;
+    for (int side = 0; side < 2; side++) {
+        if (dk_material_equal(m, side ? c->pair->twin : c->pair->m)) {
+            *out = c->values[side][dk_index_rank(side ? &c->pair->ix_twin : &c->pair->ix, p)];
+            return 0;
+        }
+    }
+    if (!p->pieces[DK_WHITE]) {
+        *out = dk_value_of_dtw(0);
+        return 0;
+    }
+    if (dk_tb_probe_normal(c->tb, m, p, out) != DK_TB_OK) {
+        snprintf(err, errlen, "%s", dk_tb_last_error(c->tb));
+        return -1;
+    }
+    return 0;
+}
+
+/* Copies every unit of the pair into the two material arrays. */
+static int assemble(dk_worker *w, uint32_t pi, dk_value *values[2], char *err, size_t errlen)
+{
+    const dk_wpair *p = &w->g->pairs[pi];
+    for (uint32_t l = p->first_layer; l < p->first_layer + p->nlayers; l++) {
+        const dk_layer *layer = &w->g->layers[l];
+        for (uint32_t u = layer->first_unit; u < layer->first_unit + layer->nunits; u++) {
+            dk_plan plan;
+            if (dk_plan_build(&plan, w->g, u) != 0)
+                return snprintf(err, errlen, "out of memory"), -1;
+            char path[2048];
+            dk_plan_path(&plan, w->dir, path, sizeof path);
+            dk_table *t = dk_table_open(path, true, err, errlen);
+            if (t && dk_table_get_info(t)->count != plan.npositions) {
+                snprintf(err, errlen, "%s is damaged: wrong number of values", path);
+                dk_table_close(t);
+                t = NULL;
+            }
+            if (!t) {
+                dk_plan_free(&plan);
+                return -1;
+            }
+            for (size_t gi = 0; gi < plan.ngroups; gi++) {
+                const dk_group *gr = &plan.groups[gi];
+                for (int side = 0; side < (gr->self_flip ? 1 : 2); side++) {
+                    dk_value *dst = values[side] + gr->men[side] * plan.K;
+                    uint64_t src = gr->offset + (uint64_t)side * plan.K;
+                    for (uint64_t k = 0; k < plan.K; k++)
+                        dst[k] = dk_table_value(t, src + k);
+                }
+            }
+            dk_table_close(t);
+            dk_plan_free(&plan);
+        }
+    }
+    return 0;
+}
+
+static void remove_units(dk_worker *w, uint32_t pi)
+{
+    const dk_wpair *p = &w->g->pairs[pi];
+    for (uint32_t u = w->g->layers[p->first_layer].first_unit;
+         u < w->g->nunits && w->g->units[u].pair == pi; u++) {
+        dk_plan plan = {w->g, u, p, w->g->units[u].level, 0, 0, NULL, 0};
+        char path[2048];
+        dk_plan_path(&plan, w->dir, path, sizeof path);
+        unlink(path);
+    }
+}
+
+int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
+{
+    const dk_wpair *p = &w->g->pairs[pi];
+    int nsides = p->self_twin ? 1 : 2;
+    finish_ctx c = {p, {NULL, NULL}, w->tb};
+    int rc = -1;
+    for (int side = 0; side < nsides; side++) {
+        const dk_index *ix = side ? &p->ix_twin : &p->ix;
+        if (!(c.values[side] = malloc(ix->size * sizeof(dk_value)))) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+    }
+    if (nsides == 1)
+        c.values[1] = c.values[0];
+    if (assemble(w, pi, c.values, err, errlen) != 0)
+        goto out;
+    for (int side = 0; side < nsides; side++) {
+        const dk_index *ix = side ? &p->ix_twin : &p->ix;
+        uint64_t bad;
+        char verr[512];
+        int vr = dk_verify_range(ix, 0, ix->size, finish_value, &c, &bad, verr, sizeof verr);
+        if (vr != 0) {
+            char name[DK_MATERIAL_NAME_MAX], fen[DK_FEN_MAX];
+            dk_material_name(ix->m, name, sizeof name);
+            if (vr < 0) {
+                snprintf(err, errlen, "verification of %s could not read a value: %s", name, verr);
+            } else {
+                dk_pos bp = dk_index_unrank(ix, bad);
+                dk_fen_format(w->g->v, &bp, false, fen, sizeof fen);
+                snprintf(err, errlen, "verification failed: material %s, position %s", name, fen);
+            }
+            goto out;
+        }
+    }
+    for (int side = 0; side < nsides; side++) {
+        const dk_index *ix = side ? &p->ix_twin : &p->ix;
+        dk_table_info info = {DK_FILE_TABLE, (uint8_t)w->g->v->id,
+                              {ix->m.wm, ix->m.wk, ix->m.bm, ix->m.bk}, 0, 0, ix->size, 0};
+        char path[2048];
+        dk_tb_path(w->dir, w->g->v, ix->m, path, sizeof path);
+        dk_stats st;
+        if (dk_table_save(path, &info, c.values[side], err, errlen) != 0)
+            goto out;
+        if (dk_stats_compute(&st, ix, c.values[side]) != 0) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        st.file_size = DK_TABLE_HEADER + info.count * info.width;
+        st.file_crc = info.crc;
+        dk_stats_path(w->dir, w->g->v, ix->m, path, sizeof path);
+        int sr = dk_stats_save(&st, path);
+        dk_stats_free(&st);
+        if (sr != 0) {
+            snprintf(err, errlen, "cannot write %s", path);
+            goto out;
+        }
+    }
+    if (!w->keep_work)
+        remove_units(w, pi);
+    rc = 0;
+out:
+    free(c.values[0]);
+    if (nsides == 2)
+        free(c.values[1]);
+    return rc;
+}
+
+bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi)
+{
+    const dk_wpair *p = &g->pairs[pi];
+    for (int side = 0; side < (p->self_twin ? 1 : 2); side++) {
+        const dk_index *ix = side ? &p->ix_twin : &p->ix;
+        char path[2048], err[256];
+        dk_stats st;
+        dk_stats_path(dir, g->v, ix->m, path, sizeof path);
+        if (dk_stats_load(&st, path) != 0)
+            return false;
+        dk_stats_free(&st);
+        dk_tb_path(dir, g->v, ix->m, path, sizeof path);
+        dk_table *t = dk_table_open(path, true, err, sizeof err);
+        bool ok = t && dk_table_get_info(t)->count == ix->size &&
+                  dk_table_get_info(t)->crc == st.file_crc;
+        dk_table_close(t);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+bool dk_unit_finished(const dk_workgraph *g, const char *dir, uint32_t u)
+{
+    dk_plan plan;
+    if (dk_plan_build(&plan, g, u) != 0)
+        return false;
+    char path[2048], err[256];
+    dk_plan_path(&plan, dir, path, sizeof path);
+    bool ok = false;
+    if (access(path, F_OK) == 0) {
+        dk_table *t = dk_table_open(path, true, err, sizeof err);
+        ok = t && dk_table_get_info(t)->count == plan.npositions;
+        dk_table_close(t);
+    }
+    dk_plan_free(&plan);
+    return ok;
+}

@@ -1,0 +1,39 @@
+/* The two kinds of generation work a rank carries out: solving a unit, and finishing a pair
+ * (assembling its tables from the units, verifying them, writing tables and statistics). */
+#ifndef DK_TASKS_H
+#define DK_TASKS_H
+
+#include "solve.h"
+
+typedef struct dk_worker {
+    const dk_workgraph *g;
+    const char *dir;
+    bool keep_work;
+    dk_tablebase *tb;
+    dk_solver *solver;
+} dk_worker;
+
+/* Opens what a worker needs over directory dir. Returns 0, or -1 when out of memory. */
+int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work);
+
+void dk_worker_free(dk_worker *w);
+
+/* Solves unit u and writes its file atomically. Returns 0, or -1 with one line in err. */
+int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
+
+/* Finishes pair p, whose units are all written: builds each material's table, verifies every
+ * position, writes the tables and their statistics, then removes the unit files (unless
+ * keep_work). Returns 0, or -1 with one line in err (a verification failure names the material
+ * and a failing position as FEN). */
+int dk_task_finish_pair(dk_worker *w, uint32_t p, char *err, size_t errlen);
+
+/* Whether pair p's tables and statistics are all present and intact (CRC checked). */
+bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t p);
+
+/* Whether unit u's file is present and intact (CRC checked, right size). */
+bool dk_unit_finished(const dk_workgraph *g, const char *dir, uint32_t u);
+
+/* "<dir>/<variant>-<material>.stats". */
+int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf, size_t len);
+
+#endif

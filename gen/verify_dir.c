@@ -1,0 +1,117 @@
+#include "verify_dir.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../query/tablebase.h"
+#include "../rules/notation.h"
+#include "progress.h"
+#include "verify.h"
+
+static int tb_value(void *ctx, dk_material m, const dk_pos *p, dk_value *out, char *err,
+                    size_t errlen)
+{
+    dk_tablebase *tb = ctx;
+    dk_tb_status st = dk_tb_probe_normal(tb, m, p, out);
+    if (st == DK_TB_OK)
+        return 0;
+    char name[DK_MATERIAL_NAME_MAX];
+    dk_material_name(m, name, sizeof name);
+    snprintf(err, errlen, "%s %s", st == DK_TB_MISSING ? "missing table" : "damaged table",
+             dk_tb_last_error(tb));
+    return -1;
+}
+
+typedef struct job {
+    dk_tablebase *tb;
+    const dk_index *ix;
+    uint64_t lo, hi, bad;
+    int rc;
+    char err[512];
+} job;
+
+static void *run_job(void *arg)
+{
+    job *j = arg;
+    j->rc = dk_verify_range(j->ix, j->lo, j->hi, tb_value, j->tb, &j->bad, j->err, sizeof j->err);
+    return NULL;
+}
+
+/* Checks one material with nthreads threads; returns 0 or prints the failure and returns 1. */
+static int verify_material(dk_tablebase *tb, const dk_index *ix, int nthreads)
+{
+    job jobs[64];
+    pthread_t th[64];
+    int started[64] = {0};
+    for (int t = 0; t < nthreads; t++) {
+        jobs[t] = (job){tb, ix, ix->size * (uint64_t)t / (uint64_t)nthreads,
+                        ix->size * (uint64_t)(t + 1) / (uint64_t)nthreads, 0, 0, ""};
+        started[t] = t > 0 && pthread_create(&th[t], NULL, run_job, &jobs[t]) == 0;
+        if (t > 0 && !started[t])
+            run_job(&jobs[t]);
+    }
+    run_job(&jobs[0]);
+    for (int t = 1; t < nthreads; t++)
+        if (started[t])
+            pthread_join(th[t], NULL);
+    char name[DK_MATERIAL_NAME_MAX];
+    dk_material_name(ix->m, name, sizeof name);
+    for (int t = 0; t < nthreads; t++) {
+        if (jobs[t].rc < 0) {
+            fprintf(stderr, "damka: verify: %s %s: %s\n", ix->v->name, name, jobs[t].err);
+            return 1;
+        }
+        if (jobs[t].rc > 0) {
+            char fen[DK_FEN_MAX];
+            dk_pos p = dk_index_unrank(ix, jobs[t].bad);
+            dk_fen_format(ix->v, &p, false, fen, sizeof fen);
+            fprintf(stderr, "damka: verify: %s %s: wrong value at %s\n", ix->v->name, name, fen);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
+                  dk_verify_summary *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    dk_tablebase *tb = dk_tb_open(dir, v, true);
+    size_t n = dk_material_list(v, DK_TB_MAX_PIECES, 0, NULL, 0);
+    dk_material *mats = malloc(n * sizeof *mats);
+    if (!tb || !mats) {
+        dk_tb_close(tb);
+        free(mats);
+        fprintf(stderr, "damka: verify: out of memory\n");
+        return 1;
+    }
+    dk_material_list(v, DK_TB_MAX_PIECES, 0, mats, n);
+    for (size_t i = 0; i < n; i++) {
+        char path[4096], name[DK_MATERIAL_NAME_MAX];
+        dk_tb_path(dir, v, mats[i], path, sizeof path);
+        if (access(path, F_OK) != 0)
+            continue;
+        dk_material_name(mats[i], name, sizeof name);
+        sum->tables++;
+        const dk_index *ix;
+        dk_tb_status st;
+        double t0 = dk_now();
+        if (!dk_tb_table(tb, mats[i], &ix, &st)) {
+            fprintf(stderr, "damka: verify: %s\n", dk_tb_last_error(tb));
+            sum->failed++;
+            continue;
+        }
+        int bad = verify_material(tb, ix, threads);
+        sum->failed += bad;
+        sum->positions += ix->size;
+        if (out)
+            fprintf(out, "%s %-13s %12llu positions  %s  %.2f s\n", v->name, name,
+                    (unsigned long long)ix->size, bad ? "FAILED" : "ok", dk_now() - t0);
+    }
+    dk_tb_close(tb);
+    free(mats);
+    return sum->failed || !sum->tables ? 1 : 0;
+}

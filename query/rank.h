@@ -1,0 +1,14 @@
+/* Every legal move of a position with the value it leads to, best first. */
+#ifndef DK_RANK_H
+#define DK_RANK_H
+
+#include "tablebase.h"
+
+/* The legal moves of p into list, reordered best first for the side to move (fastest win,
+ * then draws, then slowest loss; ties keep generation order), and values[i] the value of
+ * move i for the side making it, counted from p (so the best move carries p's own value).
+ * Returns DK_TB_OK, or the status of the first successor that has no value. Thread-safe. */
+dk_tb_status dk_tb_rank_moves(dk_tablebase *tb, const dk_pos *p, dk_movelist *list,
+                              dk_value values[DK_MAX_MOVES]);
+
+#endif
