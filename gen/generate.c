@@ -265,12 +265,18 @@ static uint64_t *scan(sched *s, uint64_t *positions_done, uint32_t *materials_do
         s->pair_state[p] = pair_done ? PAIR_DONE : PAIR_OPEN;
         *materials_done += pair_done ? (g->pairs[p].self_twin ? 1 : 2) : 0;
     }
+    dk_plan_cache *plans = dk_plan_cache_new(g);
+    if (!plans) {
+        free(bits);
+        return NULL;
+    }
     for (uint32_t u = 0; u < g->nunits; u++) {
-        if (s->pair_state[g->units[u].pair] == PAIR_DONE || dk_unit_finished(g, s->o->dir, u)) {
+        if (s->pair_state[g->units[u].pair] == PAIR_DONE || dk_unit_finished(plans, s->o->dir, u)) {
             bits[u / 64] |= (uint64_t)1 << (u % 64);
             *positions_done += g->units[u].positions;
         }
     }
+    dk_plan_cache_free(plans);
     return bits;
 }
 

@@ -14,31 +14,123 @@ uint64_t dk_plan_flip_men(const dk_variant *v, const dk_index *from, const dk_in
     return dk_index_men_rank(to, fw, fb);
 }
 
-int dk_plan_build(dk_plan *plan, const dk_workgraph *g, uint32_t u)
+typedef struct layer_list {
+    uint64_t *men, *flip; /* canonical X ascending, and X' */
+    size_t n, cap;
+} layer_list;
+
+struct dk_plan_cache {
+    const dk_workgraph *g;
+    int64_t pair; /* the pair listed, -1: none */
+    layer_list *layers;
+    size_t nlayers;
+};
+
+dk_plan_cache *dk_plan_cache_new(const dk_workgraph *g)
 {
+    dk_plan_cache *c = calloc(1, sizeof *c);
+    if (c) {
+        c->g = g;
+        c->pair = -1;
+    }
+    return c;
+}
+
+static void drop_lists(dk_plan_cache *c)
+{
+    for (size_t i = 0; i < c->nlayers; i++) {
+        free(c->layers[i].men);
+        free(c->layers[i].flip);
+    }
+    free(c->layers);
+    c->layers = NULL;
+    c->nlayers = 0;
+    c->pair = -1;
+}
+
+void dk_plan_cache_free(dk_plan_cache *c)
+{
+    if (c)
+        drop_lists(c);
+    free(c);
+}
+
+static int append(layer_list *l, uint64_t x, uint64_t fx)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        uint64_t *m = realloc(l->men, cap * sizeof *m);
+        if (m)
+            l->men = m;
+        uint64_t *f = m ? realloc(l->flip, cap * sizeof *f) : NULL;
+        if (!f)
+            return -1;
+        l->flip = f;
+        l->cap = cap;
+    }
+    l->men[l->n] = x;
+    l->flip[l->n++] = fx;
+    return 0;
+}
+
+static int list_pair(dk_plan_cache *c, uint32_t pi)
+{
+    if (c->pair == (int64_t)pi)
+        return 0;
+    drop_lists(c);
+    const dk_wpair *p = &c->g->pairs[pi];
+    c->layers = calloc(p->nlayers ? p->nlayers : 1, sizeof *c->layers);
+    if (!c->layers)
+        return -1;
+    c->nlayers = p->nlayers;
+    for (uint64_t x = 0; x < p->ix.men_count; x++) {
+        dk_bb w, b, fw, fb;
+        dk_index_men_unrank(&p->ix, x, &w, &b);
+        int level = dk_men_level(c->g->v, w, b);
+        dk_men_flip(c->g->v, w, b, &fw, &fb);
+        uint64_t fx = dk_index_men_rank(&p->ix_twin, fw, fb);
+        if (p->self_twin && fx < x)
+            continue; /* the group of fx holds x */
+        int32_t layer = p->layer_of_level[level - p->min_level];
+        if (append(&c->layers[(uint32_t)layer - p->first_layer], x, fx) != 0) {
+            drop_lists(c);
+            return -1;
+        }
+    }
+    c->pair = pi;
+    return 0;
+}
+
+static size_t lower_bound(const uint64_t *a, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u)
+{
+    const dk_workgraph *g = cache->g;
     const dk_unit *unit = &g->units[u];
     const dk_wpair *p = &g->pairs[unit->pair];
     *plan = (dk_plan){g, u, p, unit->level, p->ix.kings_count, 0, NULL, 0};
-    size_t cap = 0;
-    for (uint64_t x = unit->men_lo; x < unit->men_hi; x++) {
-        dk_bb w, b;
-        dk_index_men_unrank(&p->ix, x, &w, &b);
-        if (dk_men_level(g->v, w, b) != unit->level)
-            continue;
-        uint64_t fx = dk_plan_flip_men(g->v, &p->ix, &p->ix_twin, x);
-        if (p->self_twin && fx < x)
-            continue; /* the group of fx holds x */
-        if (plan->ngroups == cap) {
-            cap = cap ? 2 * cap : 64;
-            dk_group *gr = realloc(plan->groups, cap * sizeof *gr);
-            if (!gr) {
-                dk_plan_free(plan);
-                return -1;
-            }
-            plan->groups = gr;
-        }
-        bool self = p->self_twin && fx == x;
-        plan->groups[plan->ngroups++] = (dk_group){{x, fx}, plan->npositions, self};
+    if (list_pair(cache, unit->pair) != 0)
+        return -1;
+    const layer_list *l = &cache->layers[unit->layer - p->first_layer];
+    size_t first = lower_bound(l->men, l->n, unit->men_lo);
+    size_t last = lower_bound(l->men, l->n, unit->men_hi);
+    plan->groups = malloc((last > first ? last - first : 1) * sizeof *plan->groups);
+    if (!plan->groups)
+        return -1;
+    for (size_t i = first; i < last; i++) {
+        bool self = p->self_twin && l->flip[i] == l->men[i];
+        plan->groups[plan->ngroups++] = (dk_group){{l->men[i], l->flip[i]}, plan->npositions, self};
         plan->npositions += self ? plan->K : 2 * plan->K;
     }
     return 0;

@@ -27,8 +27,15 @@ typedef struct dk_plan {
     uint64_t npositions;
 } dk_plan;
 
-/* Lists unit u's groups. Returns 0, or -1 if out of memory. Thread-safe. */
-int dk_plan_build(dk_plan *plan, const dk_workgraph *g, uint32_t u);
+/* The canonical subslices of every layer of one pair, listed once and reused by every plan
+ * of that pair (listing costs an unrank per placement of men). One per thread. */
+typedef struct dk_plan_cache dk_plan_cache;
+
+dk_plan_cache *dk_plan_cache_new(const dk_workgraph *g);
+void dk_plan_cache_free(dk_plan_cache *c);
+
+/* Lists unit u's groups. Returns 0, or -1 if out of memory. */
+int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u);
 
 void dk_plan_free(dk_plan *plan);
 

@@ -18,13 +18,25 @@ typedef struct bucket {
     size_t n, cap;
 } bucket;
 
-enum { DONE = 1, DRAW_EXIT = 2 };
+enum { DONE = 1, DRAW_EXIT = 2, MUST_CAPTURE = 4 };
+
+/* Man moves from one group reach a few subslices of the level above, again and again. */
+enum { EXIT_CACHE = 64 };
+
+typedef struct exit_slot {
+    uint64_t men;
+    int side; /* -1: empty */
+    const dk_table *file;
+    uint64_t base; /* value index of kings_index 0 */
+} exit_slot;
 
 struct dk_solver {
     const dk_workgraph *g;
     const dk_variant *v;
     dk_tablebase *tb;
-    dk_material pair_m; /* canonical material of the unit being solved */
+    const dk_wpair *pair; /* the pair of the unit being solved */
+    dk_plan_cache *plans;
+    exit_slot cache[EXIT_CACHE];
     char *dir;
     above_unit *above;
     size_t nabove, capabove;
@@ -36,6 +48,17 @@ struct dk_solver {
     size_t nbuckets;
 };
 
+static void drop_above(dk_solver *s)
+{
+    for (int i = 0; i < EXIT_CACHE; i++)
+        s->cache[i].side = -1;
+    for (size_t i = 0; i < s->nabove; i++) {
+        dk_plan_free(&s->above[i].plan);
+        dk_table_close(s->above[i].file);
+    }
+    s->nabove = 0;
+}
+
 dk_solver *dk_solver_new(const dk_workgraph *g, dk_tablebase *tb, const char *dir)
 {
     dk_solver *s = calloc(1, sizeof *s);
@@ -46,16 +69,13 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_tablebase *tb, const char *di
     s->g = g;
     s->v = g->v;
     s->tb = tb;
-    return s;
-}
-
-static void drop_above(dk_solver *s)
-{
-    for (size_t i = 0; i < s->nabove; i++) {
-        dk_plan_free(&s->above[i].plan);
-        dk_table_close(s->above[i].file);
+    if (!(s->plans = dk_plan_cache_new(g))) {
+        free(s->dir);
+        free(s);
+        return NULL;
     }
-    s->nabove = 0;
+    drop_above(s);
+    return s;
 }
 
 void dk_solver_free(dk_solver *s)
@@ -63,6 +83,7 @@ void dk_solver_free(dk_solver *s)
     if (!s)
         return;
     drop_above(s);
+    dk_plan_cache_free(s->plans);
     free(s->above);
     for (size_t i = 0; i < s->nbuckets; i++)
         free(s->buckets[i].a);
@@ -90,7 +111,7 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
     }
     above_unit *a = &s->above[s->nabove];
     a->unit = u;
-    if (dk_plan_build(&a->plan, s->g, u) != 0)
+    if (dk_plan_build(&a->plan, s->plans, u) != 0)
         return snprintf(err, errlen, "out of memory"), NULL;
     char path[2048];
     dk_plan_path(&a->plan, s->dir, path, sizeof path);
@@ -115,23 +136,29 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value *out,
         *out = dk_value_of_dtw(0);
         return 0;
     }
-    int pi = dk_workgraph_pair_of(s->g, m);
-    if (pi >= 0 && dk_material_equal(s->g->pairs[pi].m, s->pair_m)) {
+    const dk_wpair *pair = s->pair;
+    int side = pair && dk_material_equal(m, pair->m) ? 0
+               : pair && dk_material_equal(m, pair->twin) ? 1 : -1;
+    if (side >= 0) {
         /* Within the pair being solved only a man move leads on: to a finished unit of the
          * level above. */
-        const dk_wpair *pair = &s->g->pairs[pi];
-        const dk_index *ix = dk_material_equal(m, pair->m) ? &pair->ix : &pair->ix_twin;
+        const dk_index *ix = side ? &pair->ix_twin : &pair->ix;
         uint64_t men, k;
         dk_index_rank_split(ix, p, &men, &k);
-        int64_t u = dk_workgraph_unit_of(s->g, m, men);
-        above_unit *a = u < 0 ? NULL : open_above(s, (uint32_t)u, err, errlen);
-        if (!a)
-            return -1;
-        int side;
-        int64_t gi = dk_plan_find(&a->plan, m, men, &side);
-        if (gi < 0)
-            return snprintf(err, errlen, "internal error: subslice not in its unit"), -1;
-        *out = dk_table_value(a->file, a->plan.groups[gi].offset + (uint64_t)side * a->plan.K + k);
+        exit_slot *c = &s->cache[(men * 2 + (uint64_t)side) % EXIT_CACHE];
+        if (c->side != side || c->men != men) {
+            int64_t u = dk_workgraph_unit_of(s->g, m, men);
+            above_unit *a = u < 0 ? NULL : open_above(s, (uint32_t)u, err, errlen);
+            if (!a)
+                return -1;
+            int in_group;
+            int64_t gi = dk_plan_find(&a->plan, m, men, &in_group);
+            if (gi < 0)
+                return snprintf(err, errlen, "internal error: subslice not in its unit"), -1;
+            *c = (exit_slot){men, side, a->file,
+                             a->plan.groups[gi].offset + (uint64_t)in_group * a->plan.K};
+        }
+        *out = dk_table_value(c->file, c->base + k);
         return 0;
     }
     dk_tb_status st = dk_tb_probe_normal(s->tb, m, p, out);
@@ -220,6 +247,8 @@ static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
         return push(s, s->val[i], i);
     }
     bool capture = list.m[0].captures != 0;
+    if (capture)
+        s->flag[i] = MUST_CAPTURE;
     dk_value best_win = DK_DRAW, worst_loss = DK_DRAW;
     bool draw = false;
     int internal = 0;
@@ -251,7 +280,7 @@ static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
     }
     if (internal == 0) {
         if (draw) {
-            s->flag[i] = DONE;
+            s->flag[i] |= DONE;
             return 0;
         }
         s->val[i] = worst_loss;
@@ -269,16 +298,13 @@ static int propagate(dk_solver *s, const group_ctx *c, uint32_t i, int side)
     dk_value val = s->val[i];
     dk_pos q = dk_index_unrank_split(c->ix[side], c->men[side], i - (uint64_t)side * c->K);
     dk_movelist back;
-    dk_gen_unmoves(v, &q, &back);
+    dk_gen_king_unmoves_unchecked(v, &q, &back);
     int os = other_side(c, side);
     for (int k = 0; k < back.n; k++) {
-        const dk_move *m = &back.m[k];
-        if (m->promotes || !(q.kings & dk_bit(m->to)))
-            continue;
-        dk_pos pred = dk_unapply(&q, m);
+        dk_pos pred = dk_unapply(&q, &back.m[k]);
         dk_pos n = dk_pos_flip(v, &pred);
         uint32_t j = local_index(c, os, &n);
-        if (s->flag[j] & DONE)
+        if (s->flag[j] & (DONE | MUST_CAPTURE)) /* a capture was compulsory: no quiet move led here */
             continue;
         dk_value through = dk_value_through(val);
         if (dk_value_is_loss(val)) {
@@ -340,7 +366,8 @@ static int solve_group(dk_solver *s, const dk_plan *plan, const dk_group *gr, dk
 
 int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, size_t errlen)
 {
-    s->pair_m = plan->pair->m;
+    s->pair = plan->pair;
+    drop_above(s);
     for (size_t gi = 0; gi < plan->ngroups; gi++) {
         const dk_group *gr = &plan->groups[gi];
         if (solve_group(s, plan, gr, out + gr->offset, err, errlen) != 0)

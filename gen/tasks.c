@@ -11,10 +11,10 @@
 
 int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work)
 {
-    *w = (dk_worker){g, dir, keep_work, dk_tb_open(dir, g->v, false), NULL};
+    *w = (dk_worker){g, dir, keep_work, dk_tb_open(dir, g->v, false), NULL, dk_plan_cache_new(g)};
     if (w->tb)
         w->solver = dk_solver_new(g, w->tb, dir);
-    if (!w->solver) {
+    if (!w->solver || !w->plans) {
         dk_worker_free(w);
         return -1;
     }
@@ -25,8 +25,10 @@ void dk_worker_free(dk_worker *w)
 {
     dk_solver_free(w->solver);
     dk_tb_close(w->tb);
+    dk_plan_cache_free(w->plans);
     w->solver = NULL;
     w->tb = NULL;
+    w->plans = NULL;
 }
 
 int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf, size_t len)
@@ -39,7 +41,7 @@ int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
 {
     dk_plan plan;
-    if (dk_plan_build(&plan, w->g, u) != 0)
+    if (dk_plan_build(&plan, w->plans, u) != 0)
         return snprintf(err, errlen, "out of memory"), -1;
     dk_value *values = malloc((plan.npositions ? plan.npositions : 1) * sizeof *values);
     int rc = -1;
@@ -95,7 +97,7 @@ static int assemble(dk_worker *w, uint32_t pi, dk_value *values[2], char *err, s
         const dk_layer *layer = &w->g->layers[l];
         for (uint32_t u = layer->first_unit; u < layer->first_unit + layer->nunits; u++) {
             dk_plan plan;
-            if (dk_plan_build(&plan, w->g, u) != 0)
+            if (dk_plan_build(&plan, w->plans, u) != 0)
                 return snprintf(err, errlen, "out of memory"), -1;
             char path[2048];
             dk_plan_path(&plan, w->dir, path, sizeof path);
@@ -158,7 +160,7 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
         const dk_index *ix = side ? &p->ix_twin : &p->ix;
         uint64_t bad;
         char verr[512];
-        int vr = dk_verify_range(ix, 0, ix->size, finish_value, &c, &bad, verr, sizeof verr);
+        int vr = dk_verify_subslices(ix, 0, ix->men_count, finish_value, &c, &bad, verr, sizeof verr);
         if (vr != 0) {
             char name[DK_MATERIAL_NAME_MAX], fen[DK_FEN_MAX];
             dk_material_name(ix->m, name, sizeof name);
@@ -227,10 +229,10 @@ bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi)
     return true;
 }
 
-bool dk_unit_finished(const dk_workgraph *g, const char *dir, uint32_t u)
+bool dk_unit_finished(dk_plan_cache *plans, const char *dir, uint32_t u)
 {
     dk_plan plan;
-    if (dk_plan_build(&plan, g, u) != 0)
+    if (dk_plan_build(&plan, plans, u) != 0)
         return false;
     char path[2048], err[256];
     dk_plan_path(&plan, dir, path, sizeof path);

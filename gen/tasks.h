@@ -11,6 +11,7 @@ typedef struct dk_worker {
     bool keep_work;
     dk_tablebase *tb;
     dk_solver *solver;
+    dk_plan_cache *plans;
 } dk_worker;
 
 /* Opens what a worker needs over directory dir. Returns 0, or -1 when out of memory. */
@@ -31,7 +32,7 @@ int dk_task_finish_pair(dk_worker *w, uint32_t p, char *err, size_t errlen);
 bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t p);
 
 /* Whether unit u's file is present and intact (CRC checked, right size). */
-bool dk_unit_finished(const dk_workgraph *g, const char *dir, uint32_t u);
+bool dk_unit_finished(dk_plan_cache *plans, const char *dir, uint32_t u);
 
 /* "<dir>/<variant>-<material>.stats". */
 int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf, size_t len);

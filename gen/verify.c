@@ -32,19 +32,22 @@ int dk_expected_value(const dk_variant *v, const dk_pos *p, dk_value_fn get, voi
     return 0;
 }
 
-int dk_verify_range(const dk_index *ix, uint64_t lo, uint64_t hi, dk_value_fn get, void *ctx,
-                    uint64_t *bad, char *err, size_t errlen)
+int dk_verify_subslices(const dk_index *ix, uint64_t men_lo, uint64_t men_hi, dk_value_fn get,
+                        void *ctx, uint64_t *bad, char *err, size_t errlen)
 {
-    for (uint64_t i = lo; i < hi; i++) {
-        dk_pos p = dk_index_unrank(ix, i);
-        dk_value stored, expect;
-        if (get(ctx, ix->m, &p, &stored, err, errlen) != 0 ||
-            dk_expected_value(ix->v, &p, get, ctx, &expect, err, errlen) != 0)
-            return -1;
-        if (stored != expect) {
-            *bad = i;
-            return 1;
-        }
+    for (uint64_t men = men_lo; men < men_hi; men++) {
+        dk_subslice_iter it;
+        dk_subslice_begin(&it, ix, men);
+        do {
+            dk_value stored, expect;
+            if (get(ctx, ix->m, &it.pos, &stored, err, errlen) != 0 ||
+                dk_expected_value(ix->v, &it.pos, get, ctx, &expect, err, errlen) != 0)
+                return -1;
+            if (stored != expect) {
+                *bad = men * ix->kings_count + it.kings_index;
+                return 1;
+            }
+        } while (dk_subslice_next(&it));
     }
     return 0;
 }

@@ -12,11 +12,11 @@
 typedef int (*dk_value_fn)(void *ctx, dk_material m, const dk_pos *p, dk_value *out, char *err,
                            size_t errlen);
 
-/* Checks positions lo..hi-1 of the material of ix, reading their values and their
- * successors' through get. Returns 0 if all pass; 1 with the first failing index in *bad;
- * -1 with one line in err if a value cannot be read. Thread-safe if get is. */
-int dk_verify_range(const dk_index *ix, uint64_t lo, uint64_t hi, dk_value_fn get, void *ctx,
-                    uint64_t *bad, char *err, size_t errlen);
+/* Checks the positions of subslices men_lo..men_hi-1 of the material of ix, reading their
+ * values and their successors' through get. Returns 0 if all pass; 1 with the first failing
+ * index in *bad; -1 with one line in err if a value cannot be read. Thread-safe if get is. */
+int dk_verify_subslices(const dk_index *ix, uint64_t men_lo, uint64_t men_hi, dk_value_fn get,
+                        void *ctx, uint64_t *bad, char *err, size_t errlen);
 
 /* The value p should have given its successors' values (what verification compares with). */
 int dk_expected_value(const dk_variant *v, const dk_pos *p, dk_value_fn get, void *ctx,

@@ -35,7 +35,7 @@ typedef struct job {
 static void *run_job(void *arg)
 {
     job *j = arg;
-    j->rc = dk_verify_range(j->ix, j->lo, j->hi, tb_value, j->tb, &j->bad, j->err, sizeof j->err);
+    j->rc = dk_verify_subslices(j->ix, j->lo, j->hi, tb_value, j->tb, &j->bad, j->err, sizeof j->err);
     return NULL;
 }
 
@@ -46,8 +46,8 @@ static int verify_material(dk_tablebase *tb, const dk_index *ix, int nthreads)
     pthread_t th[64];
     int started[64] = {0};
     for (int t = 0; t < nthreads; t++) {
-        jobs[t] = (job){tb, ix, ix->size * (uint64_t)t / (uint64_t)nthreads,
-                        ix->size * (uint64_t)(t + 1) / (uint64_t)nthreads, 0, 0, ""};
+        jobs[t] = (job){tb, ix, ix->men_count * (uint64_t)t / (uint64_t)nthreads,
+                        ix->men_count * (uint64_t)(t + 1) / (uint64_t)nthreads, 0, 0, ""};
         started[t] = t > 0 && pthread_create(&th[t], NULL, run_job, &jobs[t]) == 0;
         if (t > 0 && !started[t])
             run_job(&jobs[t]);

@@ -175,44 +175,59 @@ int dk_count_moves(const dk_variant *v, const dk_pos *p)
     return n;
 }
 
-/* Adds un-move from->to if the predecessor is a position where the mover had no capture. */
+enum { UN_MEN = 1, UN_KINGS = 2, UN_PROMOTIONS = 4, UN_UNCHECKED = 8 };
+
+/* Adds un-move from->to unless checking and the mover had a capture in the predecessor. */
 static void add_unmove(const dk_variant *v, const dk_pos *p, dk_movelist *l, int from, int to,
-                       bool promotes)
+                       bool promotes, unsigned kinds)
 {
     dk_move m = {0, (uint8_t)from, (uint8_t)to, 0, promotes};
-    dk_pos q = dk_unapply(p, &m);
-    if (!dk_can_capture(v, &q, q.side))
-        l->m[l->n++] = m;
+    if (!(kinds & UN_UNCHECKED)) {
+        dk_pos q = dk_unapply(p, &m);
+        if (dk_can_capture(v, &q, q.side))
+            return;
+    }
+    l->m[l->n++] = m;
 }
 
-int dk_gen_unmoves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
+static int gen_unmoves(const dk_variant *v, const dk_pos *p, dk_movelist *list, unsigned kinds)
 {
     int c = p->side ^ 1; /* the colour that has just moved */
     dk_bb occ = dk_occupied(p);
     dk_bb empty = v->all & ~occ;
     list->n = 0;
-    for (dk_bb b = dk_men(p, c); b; b &= b - 1) {
+    for (dk_bb b = (kinds & UN_MEN) ? dk_men(p, c) : 0; b; b &= b - 1) {
         int s = dk_lsb(b);
         for (int k = 0; k < 2; k++) {
             int f = v->nb[s][dk_backward_dir(c, k)];
             if (f >= 0 && (empty & dk_bit(f)))
-                add_unmove(v, p, list, f, s, false);
+                add_unmove(v, p, list, f, s, false, kinds);
         }
     }
     for (dk_bb b = dk_kings(p, c); b; b &= b - 1) {
         int s = dk_lsb(b);
-        for (int d = 0; d < 4; d++) {
+        for (int d = 0; (kinds & UN_KINGS) && d < 4; d++) {
             int blk;
             for (dk_bb from = dk_slide(v, s, d, occ, &blk); from; from &= from - 1)
-                add_unmove(v, p, list, dk_lsb(from), s, false);
+                add_unmove(v, p, list, dk_lsb(from), s, false, kinds);
         }
-        if (v->promo[c] & dk_bit(s)) {
+        if ((kinds & UN_PROMOTIONS) && (v->promo[c] & dk_bit(s))) {
             for (int k = 0; k < 2; k++) {
                 int f = v->nb[s][dk_backward_dir(c, k)];
                 if (f >= 0 && (empty & dk_bit(f)))
-                    add_unmove(v, p, list, f, s, true);
+                    add_unmove(v, p, list, f, s, true, kinds);
             }
         }
     }
     return list->n;
+}
+
+int dk_gen_unmoves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
+{
+    return gen_unmoves(v, p, list, UN_MEN | UN_KINGS | UN_PROMOTIONS);
+}
+
+int dk_gen_king_unmoves_unchecked(const dk_variant *v, const dk_pos *p, dk_movelist *list)
+{
+    return gen_unmoves(v, p, list, UN_KINGS | UN_UNCHECKED);
 }

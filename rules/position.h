@@ -55,14 +55,57 @@ const char *dk_pos_error_text(dk_pos_error e);
 dk_pos dk_pos_start(const dk_variant *v);
 
 /* The position after move m (a move of p->side). Pure. */
-dk_pos dk_apply(const dk_pos *p, const dk_move *m);
+static inline dk_pos dk_apply(const dk_pos *p, const dk_move *m)
+{
+    dk_pos q = *p;
+    dk_bb from = dk_bit(m->from), to = dk_bit(m->to);
+    int us = p->side, them = us ^ 1;
+    bool king = (p->kings & from) != 0;
+    q.pieces[us] = (q.pieces[us] & ~from) | to;
+    q.pieces[them] &= ~m->captures;
+    q.kings &= ~(m->captures | from);
+    if (king || m->promotes)
+        q.kings |= to;
+    q.side = them;
+    return q;
+}
 
-/* The predecessor of p through un-move m (a move of the side not to move in p). Pure. */
-dk_pos dk_unapply(const dk_pos *p, const dk_move *m);
+/* The predecessor of p through un-move m (a quiet move of the side not to move in p). Pure. */
+static inline dk_pos dk_unapply(const dk_pos *p, const dk_move *m)
+{
+    dk_pos q = *p;
+    dk_bb from = dk_bit(m->from), to = dk_bit(m->to);
+    int mover = p->side ^ 1;
+    bool king = (p->kings & to) && !m->promotes;
+    q.pieces[mover] = (q.pieces[mover] & ~to) | from;
+    q.kings &= ~to;
+    if (king)
+        q.kings |= from;
+    q.side = mover;
+    return q;
+}
+
+/* Turning the board by 180 degrees maps square s to nsq-1-s: a bit reversal. */
+static inline dk_bb dk_rotate_bb(const dk_variant *v, dk_bb b)
+{
+    b = __builtin_bswap64(b);
+    b = ((b >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((b & 0x0F0F0F0F0F0F0F0Full) << 4);
+    b = ((b >> 2) & 0x3333333333333333ull) | ((b & 0x3333333333333333ull) << 2);
+    b = ((b >> 1) & 0x5555555555555555ull) | ((b & 0x5555555555555555ull) << 1);
+    return b >> (64 - v->nsq);
+}
 
 /* The same position turned 180 degrees with colours swapped: White to move becomes Black
  * to move of the mirrored material, and the game value is unchanged. Pure. */
-dk_pos dk_pos_flip(const dk_variant *v, const dk_pos *p);
+static inline dk_pos dk_pos_flip(const dk_variant *v, const dk_pos *p)
+{
+    dk_pos q;
+    q.pieces[DK_WHITE] = dk_rotate_bb(v, p->pieces[DK_BLACK]);
+    q.pieces[DK_BLACK] = dk_rotate_bb(v, p->pieces[DK_WHITE]);
+    q.kings = dk_rotate_bb(v, p->kings);
+    q.side = p->side ^ 1;
+    return q;
+}
 
 static inline bool dk_pos_equal(const dk_pos *a, const dk_pos *b)
 {
