@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -245,7 +246,7 @@ static void schedule(sched *s)
             }
         }
         if (!got) {
-            struct timespec ts = {0, 200000};
+            struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
             dk_progress_update(&s->pr, false);
         }
@@ -280,6 +281,26 @@ static uint64_t *scan(sched *s, uint64_t *positions_done, uint32_t *materials_do
     return bits;
 }
 
+/* Removes from dir the files of damka's whose names contain `part` (".tmp.": what a killed
+ * run left half-written; "": everything, for the work directory of a finished run). */
+static void remove_files(const char *dir, const char *part)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        const char *n = e->d_name;
+        bool ours = strncmp(n, "brazilian-", 10) == 0 || strncmp(n, "international-", 14) == 0 ||
+                    strncmp(n, "manifest.json", 13) == 0;
+        if (!ours || !strstr(n, part))
+            continue;
+        char path[4096];
+        if (snprintf(path, sizeof path, "%.3800s/%s", dir, e->d_name) < (int)sizeof path)
+            unlink(path);
+    }
+    closedir(d);
+}
+
 static int make_dirs(const char *dir, char *err, size_t errlen)
 {
     char work[4096];
@@ -288,6 +309,8 @@ static int make_dirs(const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "cannot create %.900s: %s", work, strerror(errno));
         return -1;
     }
+    remove_files(dir, ".tmp.");
+    remove_files(work, ".tmp.");
     return 0;
 }
 
@@ -365,8 +388,10 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks)
         if (dk_manifest_write(o->dir, g, s.err, sizeof s.err) == 0) {
             char work[4096];
             snprintf(work, sizeof work, "%s/work", o->dir);
-            if (!o->keep_work)
+            if (!o->keep_work) {
+                remove_files(work, "");
                 rmdir(work);
+            }
             status = 0;
         }
     }
