@@ -63,20 +63,18 @@ static int answer(dk_tablebase *tb, const dk_variant *v, const char *fen, bool j
                   const char *dir)
 {
     dk_pos p;
-    char err[DK_ERR_MAX + 512];
+    char err[2048], why[DK_ERR_MAX];
     dk_movelist list;
     dk_value values[DK_MAX_MOVES], value = DK_DRAW;
     dk_tb_status st = DK_TB_OK;
-    if (dk_fen_parse(v, fen, &p, err, DK_ERR_MAX) != 0) {
-        char msg[DK_ERR_MAX + 64];
-        snprintf(msg, sizeof msg, "bad FEN for %s: %s", v->name, err);
-        snprintf(err, sizeof err, "%s", msg);
+    if (dk_fen_parse(v, fen, &p, why, sizeof why) != 0) {
+        snprintf(err, sizeof err, "bad FEN for %s: %s", v->name, why);
     } else {
         st = dk_tb_probe(tb, &p, &value);
         if (st == DK_TB_OK)
             st = dk_tb_rank_moves(tb, &p, &list, values);
         if (st != DK_TB_OK)
-            snprintf(err, sizeof err, "%s (%s)", status_text(st),
+            snprintf(err, sizeof err, "%s (%.1500s)", status_text(st),
                      st == DK_TB_BAD_POSITION ? "each side needs a piece and at most 8 in all"
                      : dk_tb_last_error(tb)[0] ? dk_tb_last_error(tb) : dir);
         else
