@@ -36,6 +36,7 @@ struct dk_solver {
     dk_tablebase *tb;
     const dk_wpair *pair; /* the pair of the unit being solved */
     dk_plan_cache *plans;
+    const char *why; /* why push failed */
     exit_slot cache[EXIT_CACHE];
     char *dir;
     above_unit *above;
@@ -189,6 +190,11 @@ static int grow(dk_solver *s, size_t n)
 
 static int push(dk_solver *s, dk_value v, uint32_t i)
 {
+    if (v >= DK_VALUE_MAX) { /* the next ply would not fit in a value: stop, never wrap */
+        s->why = "a distance beyond 65534 plies";
+        return -1;
+    }
+    s->why = "out of memory";
     size_t d = dk_value_dtw(v);
     if (d >= s->nbuckets) {
         size_t n = d + 64;
@@ -232,6 +238,15 @@ static inline uint32_t local_index(const group_ctx *c, int side, const dk_pos *n
 
 /* First values of position i (P, White to move): from its exits, or final when it must capture
  * or has no move; otherwise the number of king moves still open. */
+/* push, with the reason in err on failure */
+static int settle(dk_solver *s, dk_value v, uint32_t i, char *err, size_t errlen)
+{
+    if (push(s, v, i) == 0)
+        return 0;
+    snprintf(err, errlen, "%s", s->why);
+    return -1;
+}
+
 static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
                     size_t errlen)
 {
@@ -244,7 +259,7 @@ static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
     s->worst[i] = DK_DRAW;
     if (list.n == 0) {
         s->val[i] = dk_value_of_dtw(0);
-        return push(s, s->val[i], i);
+        return settle(s, s->val[i], i, err, errlen);
     }
     bool capture = list.m[0].captures != 0;
     if (capture)
@@ -276,7 +291,7 @@ static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
     s->worst[i] = worst_loss;
     if (best_win != DK_DRAW) {
         s->val[i] = best_win;
-        return push(s, best_win, i);
+        return settle(s, best_win, i, err, errlen);
     }
     if (internal == 0) {
         if (draw) {
@@ -284,7 +299,7 @@ static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
             return 0;
         }
         s->val[i] = worst_loss;
-        return push(s, worst_loss, i);
+        return settle(s, worst_loss, i, err, errlen);
     }
     s->cnt[i] = (uint8_t)internal;
     s->flag[i] = draw ? DRAW_EXIT : 0;
@@ -356,7 +371,7 @@ static int solve_group(dk_solver *s, const dk_plan *plan, const dk_group *gr, dk
                 continue;
             s->flag[i] |= DONE;
             if (propagate(s, &c, i, i >= c.K ? 1 : 0) != 0)
-                return snprintf(err, errlen, "out of memory"), -1;
+                return snprintf(err, errlen, "%s", s->why), -1;
         }
     }
     for (size_t i = 0; i < n; i++)
