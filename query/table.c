@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../rules/errors.h"
 #include "checksum.h"
 
 /* Layout, little-endian: magic[8] version u32 kind u8 variant u8 material[4] width u8 pad u8
  * part u32 count u64 crc u32 header_crc u32, zeros up to HEADER_SIZE, then the values. */
 enum { HEADER_SIZE = DK_TABLE_HEADER, VERSION = 1 };
 static const char MAGIC[8] = {'D', 'A', 'M', 'K', 'A', 'V', 'A', 'L'};
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static void put32(uint8_t *p, uint32_t x)
 {
@@ -123,7 +112,7 @@ int dk_table_save(const char *path, dk_table_info *info, const dk_value *values,
     int fd = buf ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
     if (fd < 0) {
         free(buf);
-        return fail(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+        return dk_errorf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
     }
     uint8_t header[HEADER_SIZE];
     memset(header, 0, sizeof header);
@@ -154,7 +143,7 @@ int dk_table_save(const char *path, dk_table_info *info, const dk_value *values,
     if (rc != 0) {
         int e = errno;
         unlink(tmp);
-        return fail(err, errlen, "cannot write %s: %s", path, strerror(e));
+        return dk_errorf(err, errlen, "cannot write %s: %s", path, strerror(e));
     }
     fsync_dir_of(path);
     return 0;
@@ -164,37 +153,37 @@ dk_table *dk_table_open(const char *path, bool check_all, char *err, size_t errl
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
-        fail(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        dk_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
     dk_table *t = calloc(1, sizeof *t);
     void *map = MAP_FAILED;
     if (!t || fstat(fd, &st) != 0) {
-        fail(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        dk_errorf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         goto out;
     }
     if (st.st_size < HEADER_SIZE) {
-        fail(err, errlen, "%s is damaged: truncated header", path);
+        dk_errorf(err, errlen, "%s is damaged: truncated header", path);
         goto out;
     }
     map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED) {
-        fail(err, errlen, "cannot map %s: %s", path, strerror(errno));
+        dk_errorf(err, errlen, "cannot map %s: %s", path, strerror(errno));
         goto out;
     }
     if (decode_header(map, &t->info) != 0) {
-        fail(err, errlen, "%s is damaged or not a damka value file (bad header)", path);
+        dk_errorf(err, errlen, "%s is damaged or not a damka value file (bad header)", path);
         goto out;
     }
     if ((uint64_t)st.st_size != HEADER_SIZE + t->info.count * t->info.width) {
-        fail(err, errlen, "%s is damaged: %lld bytes, the header needs %llu", path,
+        dk_errorf(err, errlen, "%s is damaged: %lld bytes, the header needs %llu", path,
              (long long)st.st_size, (unsigned long long)(HEADER_SIZE + t->info.count * t->info.width));
         goto out;
     }
     t->values = (const uint8_t *)map + HEADER_SIZE;
     if (check_all && dk_crc32c(0, t->values, t->info.count * t->info.width) != t->info.crc) {
-        fail(err, errlen, "%s is damaged: checksum mismatch", path);
+        dk_errorf(err, errlen, "%s is damaged: checksum mismatch", path);
         goto out;
     }
     t->map = map;

@@ -1,5 +1,7 @@
 #include "movegen.h"
 
+#include <stddef.h>
+
 /* State of one capture search: the board stays as it was (Turkish strike), the moving
  * piece's square counts as empty, and only the longest sequences are kept. */
 typedef struct capture_search {
@@ -113,32 +115,34 @@ bool dk_can_capture(const dk_variant *v, const dk_pos *p, int c)
     return false;
 }
 
-static void add(dk_movelist *l, int from, int to, bool promotes)
+static void add_all(dk_movelist *l, int from, dk_bb targets, dk_bb promo)
 {
-    l->m[l->n++] = (dk_move){0, (uint8_t)from, (uint8_t)to, 0, promotes};
+    for (; targets; targets &= targets - 1) {
+        int to = dk_lsb(targets);
+        l->m[l->n++] = (dk_move){0, (uint8_t)from, (uint8_t)to, 0, (promo & dk_bit(to)) != 0};
+    }
 }
 
-static void gen_quiet(const dk_variant *v, const dk_pos *p, dk_movelist *list)
+/* The quiet moves of p->side: added to list, or only counted when list is NULL. */
+static int quiet_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
 {
-    int c = p->side;
+    int c = p->side, n = 0;
     dk_bb occ = dk_occupied(p);
-    dk_bb empty = v->all & ~occ;
     for (dk_bb b = dk_men(p, c); b; b &= b - 1) {
         int s = dk_lsb(b);
-        for (int k = 0; k < 2; k++) {
-            int t = v->nb[s][dk_forward_dir(c, k)];
-            if (t >= 0 && (empty & dk_bit(t)))
-                add(list, s, t, (v->promo[c] & dk_bit(t)) != 0);
-        }
+        dk_bb to = v->step[c][s] & ~occ;
+        if (list)
+            add_all(list, s, to, v->promo[c]);
+        n += dk_popcount(to);
     }
     for (dk_bb b = dk_kings(p, c); b; b &= b - 1) {
         int s = dk_lsb(b);
-        for (int d = 0; d < 4; d++) {
-            int blk;
-            for (dk_bb to = dk_slide(v, s, d, occ, &blk); to; to &= to - 1)
-                add(list, s, dk_lsb(to), false);
-        }
+        dk_bb to = dk_king_reach(v, s, occ);
+        if (list)
+            add_all(list, s, to, 0);
+        n += dk_popcount(to);
     }
+    return n;
 }
 
 int dk_gen_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
@@ -146,7 +150,7 @@ int dk_gen_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
     if (gen_captures(v, p, p->side, list))
         return list->n;
     list->n = 0;
-    gen_quiet(v, p, list);
+    quiet_moves(v, p, list);
     return list->n;
 }
 
@@ -155,24 +159,7 @@ int dk_count_moves(const dk_variant *v, const dk_pos *p)
     dk_movelist list;
     if (dk_can_capture(v, p, p->side))
         return gen_captures(v, p, p->side, &list) ? list.n : 0;
-    int c = p->side, n = 0;
-    dk_bb occ = dk_occupied(p);
-    dk_bb empty = v->all & ~occ;
-    for (dk_bb b = dk_men(p, c); b; b &= b - 1) {
-        int s = dk_lsb(b);
-        for (int k = 0; k < 2; k++) {
-            int t = v->nb[s][dk_forward_dir(c, k)];
-            n += t >= 0 && (empty & dk_bit(t));
-        }
-    }
-    for (dk_bb b = dk_kings(p, c); b; b &= b - 1) {
-        int s = dk_lsb(b);
-        for (int d = 0; d < 4; d++) {
-            int blk;
-            n += dk_popcount(dk_slide(v, s, d, occ, &blk));
-        }
-    }
-    return n;
+    return quiet_moves(v, p, NULL);
 }
 
 enum { UN_MEN = 1, UN_KINGS = 2, UN_PROMOTIONS = 4, UN_UNCHECKED = 8 };
@@ -196,28 +183,20 @@ static int gen_unmoves(const dk_variant *v, const dk_pos *p, dk_movelist *list, 
     dk_bb occ = dk_occupied(p);
     dk_bb empty = v->all & ~occ;
     list->n = 0;
+    /* a man came one step back: from a square where a man of the other colour would step */
     for (dk_bb b = (kinds & UN_MEN) ? dk_men(p, c) : 0; b; b &= b - 1) {
         int s = dk_lsb(b);
-        for (int k = 0; k < 2; k++) {
-            int f = v->nb[s][dk_backward_dir(c, k)];
-            if (f >= 0 && (empty & dk_bit(f)))
-                add_unmove(v, p, list, f, s, false, kinds);
-        }
+        for (dk_bb from = v->step[c ^ 1][s] & empty; from; from &= from - 1)
+            add_unmove(v, p, list, dk_lsb(from), s, false, kinds);
     }
     for (dk_bb b = dk_kings(p, c); b; b &= b - 1) {
         int s = dk_lsb(b);
-        for (int d = 0; (kinds & UN_KINGS) && d < 4; d++) {
-            int blk;
-            for (dk_bb from = dk_slide(v, s, d, occ, &blk); from; from &= from - 1)
-                add_unmove(v, p, list, dk_lsb(from), s, false, kinds);
-        }
-        if ((kinds & UN_PROMOTIONS) && (v->promo[c] & dk_bit(s))) {
-            for (int k = 0; k < 2; k++) {
-                int f = v->nb[s][dk_backward_dir(c, k)];
-                if (f >= 0 && (empty & dk_bit(f)))
-                    add_unmove(v, p, list, f, s, true, kinds);
-            }
-        }
+        dk_bb from = (kinds & UN_KINGS) ? dk_king_reach(v, s, occ) : 0;
+        for (; from; from &= from - 1)
+            add_unmove(v, p, list, dk_lsb(from), s, false, kinds);
+        from = (kinds & UN_PROMOTIONS) && (v->promo[c] & dk_bit(s)) ? v->step[c ^ 1][s] & empty : 0;
+        for (; from; from &= from - 1)
+            add_unmove(v, p, list, dk_lsb(from), s, true, kinds);
     }
     return list->n;
 }

@@ -1,7 +1,8 @@
 #include "notation.h"
 
+#include "errors.h"
+
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,17 +36,6 @@ int dk_square_format(const dk_variant *v, int s, bool algebraic, char *buf, size
     return snprintf(buf, len, "%d", s + 1);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* Parses one colour's list: "K31,32-35,c3". Stops at ':' or the end. */
 static int parse_pieces(const dk_variant *v, const char **text, dk_pos *p, int colour, char *err,
                         size_t errlen)
@@ -60,18 +50,18 @@ static int parse_pieces(const dk_variant *v, const char **text, dk_pos *p, int c
         const char *at = t;
         int a = dk_square_parse(v, &t), b = a;
         if (a < 0)
-            return fail(err, errlen, "bad square '%.8s' (the %s board has squares 1-%d%s)", at,
+            return dk_errorf(err, errlen, "bad square '%.8s' (the %s board has squares 1-%d%s)", at,
                         v->name, v->nsq, v->size <= 8 ? " or a1-h8" : "");
         if (*t == '-') {
             t++;
             at = t;
             b = dk_square_parse(v, &t);
             if (b < 0 || b < a)
-                return fail(err, errlen, "bad range end '%.8s'", at);
+                return dk_errorf(err, errlen, "bad range end '%.8s'", at);
         }
         for (int s = a; s <= b; s++) {
             if (dk_occupied(p) & dk_bit(s))
-                return fail(err, errlen, "two pieces on square %d", s + 1);
+                return dk_errorf(err, errlen, "two pieces on square %d", s + 1);
             p->pieces[colour] |= dk_bit(s);
             if (king)
                 p->kings |= dk_bit(s);
@@ -79,7 +69,7 @@ static int parse_pieces(const dk_variant *v, const char **text, dk_pos *p, int c
         if (*t == ',')
             t++;
         else if (*t && *t != ':')
-            return fail(err, errlen, "unexpected '%c' in piece list", *t);
+            return dk_errorf(err, errlen, "unexpected '%c' in piece list", *t);
     }
     *text = t;
     return 0;
@@ -93,26 +83,26 @@ int dk_fen_parse(const dk_variant *v, const char *fen, dk_pos *out, char *err, s
         t++;
     size_t n = strlen(t);
     if (n >= sizeof buf)
-        return fail(err, errlen, "FEN too long");
+        return dk_errorf(err, errlen, "FEN too long");
     memcpy(buf, t, n + 1);
     while (n && (isspace((unsigned char)buf[n - 1]) || buf[n - 1] == '"' || buf[n - 1] == '.'))
         buf[--n] = 0;
     for (char *c = buf; *c; c++)
         if (isspace((unsigned char)*c))
-            return fail(err, errlen, "FEN contains a space");
+            return dk_errorf(err, errlen, "FEN contains a space");
     t = buf;
     dk_pos p = {{0, 0}, 0, DK_WHITE};
     if ((*t != 'W' && *t != 'B') || t[1] != ':')
-        return fail(err, errlen, "FEN must start with 'W:' or 'B:' (side to move)");
+        return dk_errorf(err, errlen, "FEN must start with 'W:' or 'B:' (side to move)");
     p.side = *t == 'W' ? DK_WHITE : DK_BLACK;
     t += 2;
     bool seen[2] = {false, false};
     while (*t) {
         int colour = *t == 'W' ? DK_WHITE : *t == 'B' ? DK_BLACK : -1;
         if (colour < 0)
-            return fail(err, errlen, "expected 'W' or 'B' before a piece list, got '%c'", *t);
+            return dk_errorf(err, errlen, "expected 'W' or 'B' before a piece list, got '%c'", *t);
         if (seen[colour])
-            return fail(err, errlen, "the %s pieces are listed twice", colour ? "black" : "white");
+            return dk_errorf(err, errlen, "the %s pieces are listed twice", colour ? "black" : "white");
         seen[colour] = true;
         t++;
         if (parse_pieces(v, &t, &p, colour, err, errlen))
@@ -121,10 +111,10 @@ int dk_fen_parse(const dk_variant *v, const char *fen, dk_pos *out, char *err, s
             t++;
     }
     if (!seen[0] || !seen[1])
-        return fail(err, errlen, "FEN needs a white (W) and a black (B) piece list");
+        return dk_errorf(err, errlen, "FEN needs a white (W) and a black (B) piece list");
     dk_pos_error e = dk_pos_check(v, &p);
     if (e)
-        return fail(err, errlen, "illegal position: %s", dk_pos_error_text(e));
+        return dk_errorf(err, errlen, "illegal position: %s", dk_pos_error_text(e));
     *out = p;
     return 0;
 }

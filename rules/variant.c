@@ -53,6 +53,11 @@ static void build(dk_variant *v, dk_variant_id id, const char *name, int gametyp
                 v->ray[s][d] |= dk_bit(t);
         }
     }
+    for (int s = 0; s < v->nsq; s++)
+        for (int c = 0; c < 2; c++)
+            for (int k = 0; k < 2; k++)
+                if (v->nb[s][dk_forward_dir(c, k)] >= 0)
+                    v->step[c][s] |= dk_bit(v->nb[s][dk_forward_dir(c, k)]);
     v->man_ok[DK_WHITE] = v->all & ~v->promo[DK_WHITE];
     v->man_ok[DK_BLACK] = v->all & ~v->promo[DK_BLACK];
 }

@@ -34,6 +34,7 @@ typedef struct dk_variant {
     int8_t row[DK_MAX_SQ], col[DK_MAX_SQ];
     int8_t nb[DK_MAX_SQ][4];  /* neighbour in each direction, -1 off the board */
     dk_bb ray[DK_MAX_SQ][4];  /* every square beyond s in a direction */
+    dk_bb step[2][DK_MAX_SQ]; /* the squares a man of each colour on s moves to */
 } dk_variant;
 
 /* The variant by name ("brazilian", "international", case-insensitive) or PDN GameType
@@ -70,6 +71,17 @@ static inline dk_bb dk_slide(const dk_variant *v, int s, int d, dk_bb occ, int *
     int b = dk_nearest(hit, d);
     *blocker = b;
     return ray & ~(v->ray[b][d] | dk_bit(b));
+}
+
+/* Every square a flying king on s reaches over empty squares. */
+static inline dk_bb dk_king_reach(const dk_variant *v, int s, dk_bb occ)
+{
+    dk_bb r = 0;
+    for (int d = 0; d < 4; d++) {
+        int blk;
+        r |= dk_slide(v, s, d, occ, &blk);
+    }
+    return r;
 }
 
 /* The square turned by 180 degrees. */
