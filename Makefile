@@ -22,10 +22,12 @@ CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 TSUP_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 TSUP_OBJ := $(TSUP_SRC:%.c=$(BUILD)/%.o)
+TOOL_SRC := $(wildcard tests/tools/*.c)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TOOLS    := $(TOOL_SRC:tests/%.c=$(BUILD)/tests/%)
 LIB      := $(BUILD)/libdamka_core.a
 DAMKA    := $(BUILD)/damka
 DEPS_OK  := $(BUILD)/.deps-ok
@@ -55,9 +57,14 @@ $(DAMKA): $(CLI_OBJ) $(GEN_OBJ) $(LIB)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
 
-test: $(TESTS) $(DAMKA)
+# Helpers of the shell tests (tests/tools/): no cmocka.
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIB)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+test: $(TESTS) $(TOOLS) $(DAMKA)
 	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
 	@echo "== tests/cli.sh"; tests/cli.sh $(DAMKA)
+	@echo "== tests/gen.sh"; tests/gen.sh $(DAMKA)
 	@echo "all tests passed ($(BUILD))"
 
 # Open MPI keeps memory until exit: its leaks are suppressed (full unwinding lets the
@@ -90,4 +97,5 @@ run: $(DAMKA)
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(TSUP_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(TSUP_OBJ:.o=.d) \
+	$(TOOL_SRC:%.c=$(BUILD)/%.d)

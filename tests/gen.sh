@@ -1,0 +1,561 @@
+#!/bin/sh
+# Table generation end to end (issue 4): generation and verification of both variants, the
+# longest wins of RULES.md, identical files for 1, 2 and 4 ranks, kill-and-restart, `verify`
+# catching altered values, a second run doing nothing, bad input, and `query` output. Runs
+# tests/test_three_kings on the Brazilian tables it makes.
+# Usage: tests/gen.sh path/to/damka (the test programs are found beside it, in tests/).
+# DK_GEN_SCALE=small (make test-sanitize) generates International up to 3 pieces, not 4.
+set -u
+DAMKA=${1:?usage: tests/gen.sh path/to/damka}
+BIN=$(dirname "$DAMKA")
+TAMPER=$BIN/tests/tools/tamper
+THREE_KINGS=$BIN/tests/test_three_kings
+SCALE=${DK_GEN_SCALE:-full}
+MPIRUN="mpirun --allow-run-as-root --oversubscribe"
+TMP=$(mktemp -d)
+JOB=""
+cleanup() {
+    [ -n "$JOB" ] && kill_tree "$JOB"
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+gen() { "$DAMKA" gen "$@"; }
+mpigen() {
+    np=$1; shift
+    $MPIRUN -np "$np" "$DAMKA" gen "$@"
+}
+
+# Runs "$@" (a gen or mpigen command line), prints its time, FAILs on a non-zero exit.
+timed() {
+    what=$1; shift
+    t0=$(now)
+    "$@" 2>"$TMP/gen.err"
+    rc=$?
+    echo "   $what: $(since "$t0") s"
+    [ "$rc" -eq 0 ] || fail "$what: exit status $rc: $(tail -n 3 "$TMP/gen.err")"
+    return "$rc"
+}
+
+# --- processes: a job in the background, its descendants, SIGKILL ---
+
+# The state letter of process $1 (R, S, Z, ...), empty if there is none; no process started.
+state() {
+    line=""
+    { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 0
+    line=${line##*") "}
+    echo "${line%% *}"
+}
+alive() { [ -e "/proc/$1" ] && st=$(state "$1") && [ -n "$st" ] && [ "$st" != Z ]; }
+
+# Every descendant of process $1, from one reading of /proc.
+descendants() {
+    cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$1" '
+        { s = $0; sub(/.*\) /, "", s); split(s, f, " "); parent[$1] = f[2] }
+        END {
+            want[root] = 1
+            do {
+                more = 0
+                for (p in parent) if ((parent[p] in want) && !(p in want)) { want[p] = 1; more = 1 }
+            } while (more)
+            for (p in want) if (p != root) print p
+        }'
+}
+
+# SIGKILL to a process and all its descendants at once, then waits until none is left.
+kill_tree() {
+    pids="$1 $(descendants "$1")"
+    # shellcheck disable=SC2086
+    kill -KILL $pids 2>/dev/null
+    wait "$1" 2>/dev/null
+    for p in $pids; do
+        n=0
+        while alive "$p" && [ "$n" -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+    done
+    JOB=""
+}
+
+# The damka process of MPI rank $2 among the descendants of mpirun $1.
+rank_pid() {
+    for p in $(descendants "$1"); do
+        if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+            echo "$p"
+            return
+        fi
+    done
+}
+
+ntables() { find "$1" -maxdepth 1 -name '*.dtw' 2>/dev/null | wc -l; }
+nunits() { find "$1/work" -type f ! -name '*.tmp.*' 2>/dev/null | wc -l; }
+
+# wait_for SECONDS CONDITION...: polls until the condition holds or the job ends; false if not met.
+wait_for() {
+    limit=$1; shift
+    n=0
+    while [ "$n" -lt $((limit * 50)) ]; do
+        "$@" && return 0
+        alive "$JOB" || return 1
+        sleep 0.02
+        n=$((n + 1))
+    done
+    return 1
+}
+has_units() { [ "$(nunits "$1")" -ge 1 ]; }
+has_tables() { [ "$(ntables "$1")" -ge "$2" ]; }
+
+newer() { [ -n "$(find "$1" -newer "$2" 2>/dev/null)" ]; }
+
+same_dir() {
+    diff -r "$1" "$2" >"$TMP/diff" 2>&1 || fail "$3: directories differ: $(head -n 5 "$TMP/diff" | tr '\n' ' ')"
+}
+
+# ============================================================================================
+echo "-- a. generation and verification"
+BR=$TMP/br4
+timed "brazilian up to 4 pieces, 1 rank" gen --pieces 4 --out "$BR" --quiet
+[ "$(ntables "$BR")" -eq 41 ] || fail "brazilian up to 4 pieces: $(ntables "$BR") tables, expected 41"
+[ -e "$BR/work" ] && fail "brazilian up to 4 pieces: work directory left behind"
+[ -s "$BR/manifest.json" ] || fail "brazilian up to 4 pieces: no manifest.json"
+for m in "$BR"/*.dtw; do
+    [ -s "${m%.dtw}.stats" ] || fail "no statistics file beside $m"
+done
+"$DAMKA" verify --quiet "$BR" 2>"$TMP/err" || fail "verify brazilian up to 4 pieces: $(cat "$TMP/err")"
+
+if [ "$SCALE" = small ]; then INTL_PIECES=3; else INTL_PIECES=4; fi
+IN=$TMP/intl
+timed "international up to $INTL_PIECES pieces, 2 ranks" \
+    mpigen 2 --variant international --pieces "$INTL_PIECES" --out "$IN" --quiet
+if [ "$INTL_PIECES" = 4 ]; then want=41; else want=16; fi
+[ "$(ntables "$IN")" -eq "$want" ] || fail "international: $(ntables "$IN") tables, expected $want"
+t0=$(now)
+"$DAMKA" verify --quiet "$IN" 2>"$TMP/err" || fail "verify international: $(cat "$TMP/err")"
+echo "   verify international up to $INTL_PIECES pieces: $(since "$t0") s"
+
+# ============================================================================================
+echo "-- b. International longest wins of RULES.md"
+"$DAMKA" stats --json "$IN" >"$TMP/stats.json" 2>"$TMP/err" || fail "stats --json: $(cat "$TMP/err")"
+# FEN, plies, material (white men, white kings, black men, black kings), pieces
+while read -r fen plies mat pieces; do
+    [ "$pieces" -le "$INTL_PIECES" ] || continue
+    got=$("$DAMKA" query --variant international --tables "$IN" "$fen" 2>"$TMP/err" | head -n 1)
+    case $got in
+        *"  win $plies (White to move)") ;;
+        *) fail "query $fen: '$got', expected win $plies $(cat "$TMP/err")" ;;
+    esac
+    line=$(grep "\"material\": \"$mat\"" "$TMP/stats.json")
+    case $line in
+        *"\"longest_win\": {\"plies\": $plies, \"fen\": \"W:"*) ;;
+        *) fail "stats: the longest win of $mat is not $plies plies: $line" ;;
+    esac
+done <<'EOF'
+W:W33:B2 17 1m0k-1m0k 2
+W:WK42:B22 7 0m1k-1m0k 2
+W:W40,44:B3 23 2m0k-1m0k 3
+W:W21:B3,4 33 1m0k-2m0k 3
+W:W6,K49,50:BK16 29 2m1k-0m1k 4
+W:WK40,K45,50:BK11 31 1m2k-0m1k 4
+W:WK6,K22,K27:BK49 15 0m3k-0m1k 4
+W:WK8,K20,K37:B43 17 0m3k-1m0k 4
+W:W33,46:B4,5 39 2m0k-2m0k 4
+W:W6:B2,3,4 43 1m0k-3m0k 4
+W:WK1:B2,3,4 43 0m1k-3m0k 4
+EOF
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["tables"]) > 0' \
+        "$TMP/stats.json" || fail "stats --json is not valid JSON"
+fi
+
+# ============================================================================================
+echo "-- c. 1, 2 and 4 ranks give identical files"
+timed "brazilian up to 4 pieces, 2 ranks" mpigen 2 --pieces 4 --out "$TMP/br4-np2" --quiet
+same_dir "$BR" "$TMP/br4-np2" "1 and 2 ranks"
+timed "brazilian up to 3 pieces, 1 rank" gen --pieces 3 --out "$TMP/br3" --quiet
+timed "brazilian up to 3 pieces, 4 ranks" mpigen 4 --pieces 3 --out "$TMP/br3-np4" --quiet
+same_dir "$TMP/br3" "$TMP/br3-np4" "1 and 4 ranks"
+
+# ============================================================================================
+echo "-- d. kill and restart"
+# One rank, killed four times: during start-up, at the first finished unit, with a third and
+# with two thirds of the tables finished; each restart must resume. A half-written temporary
+# file of a killed writer is planted before the last restart: it must not survive.
+K=$TMP/kill1
+t0=$(now)
+killed=0
+written=false
+for moment in startup unit third more; do
+    gen --pieces 4 --out "$K" 2>"$TMP/kill.err" &
+    JOB=$!
+    case $moment in
+        startup) sleep 0.2 ;;
+        unit) wait_for 120 has_units "$K" ;;
+        third) wait_for 120 has_tables "$K" 14 ;;
+        more) wait_for 120 has_tables "$K" $(($(ntables "$K") + 2)) ;;
+    esac
+    if alive "$JOB"; then
+        kill_tree "$JOB"
+        killed=$((killed + 1))
+        if [ "$moment" != startup ] && [ "$(nunits "$K")" -eq 0 ] && [ "$(ntables "$K")" -eq 0 ]; then
+            fail "kill at $moment: nothing was written before the kill"
+        fi
+    else
+        wait "$JOB"
+        JOB=""
+    fi
+    if $written && ! grep -q resuming "$TMP/kill.err"; then
+        fail "the run after a kill ($moment) does not say it is resuming: $(head -c 200 "$TMP/kill.err")"
+    fi
+    [ "$(($(nunits "$K") + $(ntables "$K")))" -gt 0 ] && written=true
+done
+[ "$killed" -ge 3 ] || fail "kill and restart: only $killed of 4 runs were still running when killed"
+mkdir -p "$K/work"
+echo half >"$K/work/brazilian-0m3k-0m1k.L0.0-4960.tmp.999999"
+echo half >"$K/brazilian-0m3k-0m1k.dtw.tmp.999999"
+gen --pieces 4 --out "$K" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "restart after kills: exit status $rc: $(tail -n 2 "$TMP/err")"
+grep -q 'resuming\|nothing to do' "$TMP/err" || fail "the last restart does not say it is resuming"
+same_dir "$BR" "$K" "1 rank killed 4 times, restarted"
+echo "   1 rank, killed $killed times and restarted: $(since "$t0") s"
+
+# --keep-work: the units and tables finished before a kill are neither redone nor rewritten;
+# a damaged unit file is not trusted, but solved again.
+K=$TMP/kill-keep
+gen --pieces 4 --out "$K" --quiet --keep-work 2>"$TMP/kill.err" &
+JOB=$!
+unfinished_unit() {
+    for u in "$K"/work/brazilian-*.L*; do
+        [ -f "$u" ] || continue
+        case $u in *.tmp.*) continue ;; esac
+        mat=${u##*/brazilian-}
+        mat=${mat%%.L*}
+        [ -e "$K/brazilian-$mat.dtw" ] || { echo "$u"; return 0; }
+    done
+    return 1
+}
+half_with_unit() { has_tables "$K" 20 && unfinished_unit >/dev/null; }
+if wait_for 120 half_with_unit; then
+    kill_tree "$JOB"
+    find "$K" -type f ! -name '*.tmp.*' | sort >"$TMP/before"
+    damaged=$(unfinished_unit)
+    # flip a value byte of that unit: its header checksum no longer matches
+    off=$(($(wc -c <"$damaged") - 1))
+    byte=$(od -An -tu1 -j "$off" -N1 "$damaged" | tr -d ' ')
+    printf "\\$(printf %o $((byte ^ 1)))" | dd of="$damaged" bs=1 seek="$off" conv=notrunc 2>/dev/null
+    sleep 0.02
+    touch "$TMP/marker"
+    gen --pieces 4 --out "$K" --keep-work 2>"$TMP/err" || fail "restart with --keep-work: $(tail -n 2 "$TMP/err")"
+    grep -q resuming "$TMP/err" || fail "restart with --keep-work does not say it is resuming"
+    redone=$(grep -v -x -F "$damaged" "$TMP/before" | while read -r f; do
+        newer "$f" "$TMP/marker" && echo "$f"; done)
+    [ -z "$redone" ] || fail "restart redid finished work: $(echo "$redone" | head -c 300)"
+    newer "$damaged" "$TMP/marker" || fail "restart trusted a damaged unit file ($damaged)"
+    for f in "$BR"/*; do
+        cmp -s "$f" "$K/${f##*/}" || fail "killed and restarted with --keep-work: ${f##*/} differs"
+    done
+    echo "   $(wc -l <"$TMP/before") files were finished before the kill, none redone"
+else
+    wait "$JOB"
+    JOB=""
+    fail "--keep-work run: never saw 20 tables with an unfinished unit"
+fi
+
+# Two ranks: the whole job killed (mpirun and both ranks), then only rank 1, then only rank 0;
+# mpirun must end the job by itself when one rank dies.
+K=$TMP/kill-mpi
+t0=$(now)
+for victim in job 1 0; do
+    mpigen 2 --pieces 4 --out "$K" 2>"$TMP/kill.err" &
+    JOB=$!
+    if [ "$victim" = job ]; then
+        wait_for 120 has_tables "$K" 20
+    else
+        wait_for 120 has_tables "$K" $(($(ntables "$K") + 1))
+    fi
+    if ! alive "$JOB"; then
+        wait "$JOB"
+        JOB=""
+        fail "2 ranks ($victim to be killed): the run ended before it could be killed"
+        continue
+    fi
+    if [ "$victim" != job ] && ! grep -q resuming "$TMP/kill.err"; then
+        fail "2 ranks: the run after a kill does not say it is resuming"
+    fi
+    if [ "$victim" = job ]; then
+        kill_tree "$JOB"
+        continue
+    fi
+    pid=$(rank_pid "$JOB" "$victim")
+    if [ -z "$pid" ]; then
+        fail "2 ranks: no process of rank $victim found"
+        kill_tree "$JOB"
+        continue
+    fi
+    ranks=$(descendants "$JOB")
+    kill -KILL "$pid"
+    n=0
+    while alive "$JOB" && [ "$n" -lt 1500 ]; do sleep 0.02; n=$((n + 1)); done
+    if alive "$JOB"; then
+        fail "2 ranks: mpirun still runs 30 s after rank $victim was killed"
+        kill_tree "$JOB"
+        continue
+    fi
+    wait "$JOB"
+    rc=$?
+    JOB=""
+    [ "$rc" -ne 0 ] || fail "2 ranks: exit status 0 after rank $victim was killed"
+    for p in $ranks; do # the other rank must not outlive the job
+        n=0
+        while alive "$p" && [ "$n" -lt 250 ]; do sleep 0.02; n=$((n + 1)); done
+        if alive "$p"; then
+            fail "2 ranks: process $p ($({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | head -c 80)) still runs 5 s after mpirun ended"
+            kill -KILL "$p"
+        fi
+    done
+done
+mpigen 2 --pieces 4 --out "$K" 2>"$TMP/err" || fail "2 ranks, restart: $(tail -n 2 "$TMP/err")"
+grep -q resuming "$TMP/err" || fail "2 ranks, the last restart does not say it is resuming"
+same_dir "$BR" "$K" "2 ranks killed (the job, rank 1, rank 0) and restarted"
+echo "   2 ranks, killed 3 times (the job, rank 1, rank 0) and restarted: $(since "$t0") s"
+
+# ============================================================================================
+echo "-- e. verify catches altered values"
+# A flipped byte: the checksum of the file no longer matches.
+cp -r "$BR" "$TMP/flip"
+F=$TMP/flip/brazilian-0m3k-0m1k.dtw
+off=$((64 + 5000))
+byte=$(od -An -tu1 -j "$off" -N1 "$F" | tr -d ' ')
+printf "\\$(printf %o $((byte ^ 2)))" | dd of="$F" bs=1 seek="$off" conv=notrunc 2>/dev/null
+cmp -s "$F" "$BR/brazilian-0m3k-0m1k.dtw" && fail "could not alter $F"
+"$DAMKA" verify --quiet "$TMP/flip" 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
+    fail "verify of a flipped byte: exit status $rc"
+fi
+grep -q '^damka: verify: .*0m3k-0m1k.*checksum' "$TMP/err" ||
+    fail "verify of a flipped byte: no checksum failure naming 0m3k-0m1k: $(head -n 2 "$TMP/err")"
+# A wrong value with consistent checksums: only the value-by-value check can see it.
+if [ -x "$TAMPER" ]; then
+    cp -r "$BR" "$TMP/wrong"
+    fen=$("$TAMPER" "$TMP/wrong/brazilian-0m3k-0m1k.dtw" 5000) || fail "tamper failed"
+    "$DAMKA" verify --quiet "$TMP/wrong" 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
+        fail "verify of a wrong value: exit status $rc"
+    fi
+    grep -qxF "damka: verify: brazilian 0m3k-0m1k: wrong value at $fen" "$TMP/err" ||
+        fail "verify of a wrong value at $fen: $(cat "$TMP/err")"
+    grep -q checksum "$TMP/err" && fail "verify of a wrong value blames the checksum: $(cat "$TMP/err")"
+else
+    fail "$TAMPER is missing (make builds it)"
+fi
+
+# ============================================================================================
+echo "-- f. a second run on a finished directory does nothing"
+ls -l --full-time "$BR" >"$TMP/ls.before"
+sleep 0.02
+touch "$TMP/marker"
+gen --pieces 4 --out "$BR" 2>"$TMP/err" || fail "gen on a finished directory: $(cat "$TMP/err")"
+grep -q "nothing to do" "$TMP/err" || fail "gen on a finished directory does not say 'nothing to do'"
+changed=$(find "$BR" -newer "$TMP/marker" ! -path "$BR" | tr '\n' ' ')
+[ -z "$changed" ] || fail "gen on a finished directory wrote $changed"
+ls -l --full-time "$BR" >"$TMP/ls.after"
+cmp -s "$TMP/ls.before" "$TMP/ls.after" || fail "gen on a finished directory changed its listing"
+gen --pieces 4 --out "$BR" --quiet 2>"$TMP/err" || fail "gen --quiet on a finished directory failed"
+[ -s "$TMP/err" ] && fail "gen --quiet on a finished directory printed: $(cat "$TMP/err")"
+# A run killed after its last table but before the manifest: the next run must write it.
+cp "$BR/manifest.json" "$TMP/manifest.json"
+rm "$BR/manifest.json"
+gen --pieces 4 --out "$BR" --quiet 2>"$TMP/err" || fail "gen without a manifest: $(cat "$TMP/err")"
+cmp -s "$BR/manifest.json" "$TMP/manifest.json" || fail "gen on finished tables without a manifest does not write it"
+
+# ============================================================================================
+echo "-- g. bad input"
+# expect_bad [-m] args...: exit status 1..127 and, unless -m (several errors may apply),
+# exactly one line on stderr starting with "damka: ".
+expect_bad() {
+    many=0
+    [ "$1" = -m ] && { many=1; shift; }
+    "$DAMKA" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+    rc=$?
+    lines=$(wc -l <"$TMP/err")
+    if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
+        fail "damka $*: exit status $rc"
+    elif ! head -n 1 "$TMP/err" | grep -q '^damka: '; then
+        fail "damka $*: stderr does not start with 'damka: ': $(head -n 2 "$TMP/err")"
+    elif [ "$many" = 0 ] && [ "$lines" -ne 1 ]; then
+        fail "damka $*: $lines lines on stderr: $(head -n 3 "$TMP/err")"
+    fi
+}
+expect_bad gen --pieces 3
+expect_bad gen --pieces 3 --out ""
+expect_bad gen --out "$TMP/x"
+expect_bad gen --pieces 9 --out "$TMP/x"
+expect_bad gen --pieces 1 --out "$TMP/x"
+expect_bad gen --pieces x --out "$TMP/x"
+expect_bad gen --pieces --out "$TMP/x"
+expect_bad gen --materials 3m0k --out "$TMP/x"
+expect_bad gen --materials 0m3k-0m0k --out "$TMP/x"
+expect_bad gen --materials 13m0k-0m1k --out "$TMP/x"
+expect_bad gen --materials 0m3k-0m1k,nonsense --out "$TMP/x"
+expect_bad gen --materials "" --out "$TMP/x"
+expect_bad gen --pieces 3 --materials 0m3k-0m1k --out "$TMP/x"
+expect_bad gen --pieces 3 --out "$TMP/x" --frobnicate
+expect_bad gen --variant russian --pieces 3 --out "$TMP/x"
+expect_bad gen --pieces 3 --out "$TMP/x" --unit-size 0
+expect_bad gen --pieces 2 --out "$BR/manifest.json/x" --quiet
+[ -e "$TMP/x" ] && fail "a rejected gen command created its output directory"
+mkdir "$TMP/empty"
+expect_bad verify
+expect_bad verify "$TMP/empty"
+expect_bad verify "$TMP/missing"
+expect_bad verify --frobnicate "$BR"
+expect_bad verify "$BR" "$BR"
+expect_bad stats
+expect_bad stats "$TMP/empty"
+expect_bad stats "$TMP/missing"
+expect_bad stats --frobnicate "$BR"
+expect_bad query --tables "$BR"
+expect_bad query --tables "$BR" W:W21,22,23:B1,2
+expect_bad query --tables "$TMP/missing" W:W21:B1
+expect_bad query --variant international --tables "$BR" W:W33:B2
+expect_bad query --tables "$BR" W:W30:B30
+expect_bad query --tables "$BR" "W:W1:B30"
+expect_bad query --tables "$BR" garbage
+expect_bad query --tables "$BR" ""
+expect_bad query --tables "$BR" W:W21:B
+expect_bad query --tables "$BR" --frobnicate W:W21:B1
+expect_bad query --tables "$BR" W:W21:B1 W:W22:B1
+expect_bad query --tables "$BR" --batch "$TMP/missing"
+# A damaged table: truncated, or its header altered.
+cp -r "$BR" "$TMP/trunc"
+F=$TMP/trunc/brazilian-0m2k-0m1k.dtw
+head -c 1000 "$BR/brazilian-0m2k-0m1k.dtw" >"$F"
+expect_bad query --tables "$TMP/trunc" W:WK1,K2:BK32
+grep -q 'damaged' "$TMP/err" || fail "query on a truncated table: $(cat "$TMP/err")"
+expect_bad query --tables "$TMP/trunc" --json W:WK1,K2:BK32
+expect_bad query --tables "$TMP/trunc" B:WK1,K2:B28 # h2-g1 promotes into the truncated table
+expect_bad -m verify "$TMP/trunc"
+grep -q 'brazilian-0m2k-0m1k.dtw is damaged' "$TMP/err" || fail "verify of a truncated table: $(head -n 2 "$TMP/err")"
+head -c 10 "$BR/brazilian-0m2k-0m1k.dtw" >"$F"
+expect_bad query --tables "$TMP/trunc" W:WK1,K2:BK32
+: >"$F"
+expect_bad query --tables "$TMP/trunc" W:WK1,K2:BK32
+cp "$BR/brazilian-0m2k-0m1k.dtw" "$F"
+printf 'X' | dd of="$F" bs=1 seek=14 conv=notrunc 2>/dev/null
+expect_bad query --tables "$TMP/trunc" W:WK1,K2:BK32
+# Batch: good lines answered, bad lines one error object each, exit status 1.
+cat >"$TMP/batch" <<'EOF'
+W:W21:B1
+bad fen
+
+W:W21,22,23:B1,2
+# a comment
+B:WK29:BK4,K1
+W:W30:B30
+W:WK1,K2:B28
+EOF
+"$DAMKA" query --tables "$BR" --json --batch <"$TMP/batch" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "query --batch with bad lines: exit status $rc, expected 1"
+[ "$(wc -l <"$TMP/out")" -eq 6 ] || fail "query --batch --json: $(wc -l <"$TMP/out") lines for 6 FENs"
+[ "$(grep -c '"error": ' "$TMP/out")" -eq 3 ] || fail "query --batch --json: expected 3 error objects"
+[ "$(grep -c '"moves": ' "$TMP/out")" -eq 3 ] || fail "query --batch --json: expected 3 answers"
+sed -n 1p "$TMP/out" | grep -q '^{"fen": "W:W21:B1", "result": "win", "dtw": 5, ' ||
+    fail "query --batch --json, line 1: $(sed -n 1p "$TMP/out")"
+sed -n 2p "$TMP/out" | grep -q '^{"fen": "bad fen", "error": "' ||
+    fail "query --batch --json, line 2: $(sed -n 2p "$TMP/out")"
+sed -n 4p "$TMP/out" | grep -q '^{"fen": "B:WK29:BK1,K4", "result": "win", "dtw": 3, ' ||
+    fail "query --batch --json, line 4: $(sed -n 4p "$TMP/out")"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/out" ||
+        fail "query --batch --json: a line is not valid JSON"
+fi
+"$DAMKA" query --tables "$BR" --batch "$TMP/batch" >"$TMP/out" 2>"$TMP/err"
+[ "$?" -eq 1 ] || fail "query --batch FILE with bad lines: exit status not 1"
+[ "$(grep -c '	error	' "$TMP/out")" -eq 3 ] || fail "query --batch: expected 3 error lines"
+grep -qx 'W:W21:B1	win 5' "$TMP/out" || fail "query --batch: W:W21:B1 not answered"
+printf 'W:W21:B1\nB:WK29:BK4,K1\n' | "$DAMKA" query --tables "$BR" --batch >"$TMP/out" 2>"$TMP/err" ||
+    fail "query --batch of good lines: exit status $?"
+printf 'W:WK1,K2:BK32\n' | "$DAMKA" query --tables "$TMP/trunc" --batch --json >"$TMP/out" 2>/dev/null
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '"error": "damaged table' "$TMP/out" ||
+    fail "query --batch --json on a damaged table: status $rc, $(cat "$TMP/out")"
+
+# ============================================================================================
+echo "-- h. query output"
+# check_query VARIANT DIR FEN RESULT DTW: the JSON answer has every field; the best move carries
+# the position's value; moves are best first (fastest win, draws, slowest loss).
+check_query() {
+    "$DAMKA" query --variant "$1" --tables "$2" --json "$3" >"$TMP/q" 2>"$TMP/err" ||
+        { fail "query --json $3: $(cat "$TMP/err")"; return; }
+    awk -v want_result="$4" -v want_dtw="$5" '
+        function field(s, re,   t) {
+            if (!match(s, re)) return "MISSING"
+            t = substr(s, RSTART, RLENGTH); sub(/^"[a-z]+": /, "", t); gsub(/"/, "", t); return t
+        }
+        function rank(r, d) { return r == "win" ? 1000 - d : r == "draw" ? 0 : -1000 + d }
+        {
+            n = split($0, part, /\{"notation": /)
+            head = part[1]
+            if (field(head, "^\\{\"fen\": \"[^\"]*\"") == "MISSING") print "no fen"
+            r = field(head, "\"result\": \"[a-z]+\""); d = field(head, "\"dtw\": (null|[0-9]+)")
+            if (r != want_result || d != want_dtw) print "value " r " " d ", expected " want_result " " want_dtw
+            if (index(head, "\"moves\": [") == 0) print "no moves array"
+            if (n < 2) print "no moves"
+            prev = 1e9
+            for (i = 2; i <= n; i++) {
+                m = part[i]
+                if (field(m, "^\"[^\"]+\"") == "MISSING") print "move " i - 1 ": no notation"
+                if (field(m, "\"from\": [0-9]+") == "MISSING") print "move " i - 1 ": no from"
+                if (field(m, "\"to\": [0-9]+") == "MISSING") print "move " i - 1 ": no to"
+                if (field(m, "\"captures\": \\[[0-9, ]*\\]") == "MISSING") print "move " i - 1 ": no captures"
+                mr = field(m, "\"result\": \"(win|loss|draw)\""); md = field(m, "\"dtw\": (null|[0-9]+)")
+                if (mr == "MISSING" || md == "MISSING") print "move " i - 1 ": no result or dtw"
+                if ((mr == "draw") != (md == "null")) print "move " i - 1 ": " mr " with dtw " md
+                if (i == 2 && (mr != r || md != d)) print "the best move is " mr " " md ", not the position value"
+                k = rank(mr, md)
+                if (k > prev) print "move " i - 1 " (" mr " " md ") is better than the one before"
+                prev = k
+            }
+        }' "$TMP/q" >"$TMP/qerr"
+    [ -s "$TMP/qerr" ] && fail "query --json $3: $(head -n 3 "$TMP/qerr" | tr '\n' ';') -- $(head -c 300 "$TMP/q")"
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/q" || fail "query --json $3: not valid JSON"
+    fi
+}
+check_query brazilian "$BR" W:WK1,K2:B28 win 7
+check_query brazilian "$BR" B:WK1,K2:B28 draw null
+check_query brazilian "$BR" B:WK29:BK4,K1 win 3
+check_query brazilian "$BR" W:WK29:BK4,K1 loss 2
+check_query brazilian "$BR" W:WKd8,Kf8,Kb6:BKc3 win 3
+check_query brazilian "$BR" W:WK1:BK4,K6,K18 win 3
+check_query brazilian "$BR" W:Wb6:Bc7,e7 win 1
+check_query international "$IN" W:W33:B2 win 17
+check_query international "$IN" W:WK42:B22 win 7
+"$DAMKA" query --tables "$BR" --json W:Wb6:Bc7,e7 >"$TMP/q" 2>"$TMP/err" || fail "query b6xf6: $(cat "$TMP/err")"
+grep -q '"notation": "b6xf6", "from": 9, "to": 11, "captures": \[6, 7\]' "$TMP/q" ||
+    fail "query --json: the capture b6xf6 is not described: $(cat "$TMP/q")"
+"$DAMKA" query --tables "$BR" W:WK1,K2:B28 >"$TMP/q" 2>"$TMP/err"
+[ "$(head -n 1 "$TMP/q")" = "W:WK1,K2:B28  win 7 (White to move)" ] || fail "query: $(head -n 1 "$TMP/q")"
+[ "$(sed -n 2p "$TMP/q" | awk '{print $2, $3}')" = "win 7" ] || fail "query: the best move is not first"
+
+# ============================================================================================
+echo "-- Brazilian three kings against one king"
+if [ -x "$THREE_KINGS" ]; then
+    DK_TABLES=$BR "$THREE_KINGS" || fail "tests/test_three_kings"
+else
+    fail "$THREE_KINGS is missing (make builds it)"
+fi
+
+if [ "$fails" -ne 0 ]; then
+    echo "gen.sh: $fails failure(s)"
+    exit 1
+fi
+echo "gen.sh: all passed"
