@@ -64,23 +64,49 @@ static void print_json(const char *dir, const dk_variant *v, const dk_stats *st,
             n, pos, w, l, d, bytes);
 }
 
+/* Whether the file at path holds exactly len bytes equal to data. */
+static bool same_content(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    bool same = true;
+    char buf[65536];
+    size_t at = 0, n;
+    while (same && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+        same = at + n <= len && memcmp(buf, data + at, n) == 0;
+        at += n;
+    }
+    fclose(f);
+    return same && at == len;
+}
+
 int dk_manifest_write(const char *dir, const dk_workgraph *g, char *err, size_t errlen)
 {
     dk_stats *st;
     size_t n = load_all(dir, g->v, &st);
-    char path[4096], tmp[4200];
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) {
         free_all(st, n);
-        snprintf(err, errlen, "cannot write %s", path);
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
-    print_json(dir, g->v, st, n, f);
+    print_json(dir, g->v, st, n, mem);
+    fclose(mem);
     free_all(st, n);
-    int rc = fflush(f) == 0 && fsync(fileno(f)) == 0 ? 0 : -1;
-    if (fclose(f) != 0 || rc != 0 || rename(tmp, path) != 0) {
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (same_content(path, text, len)) { /* a finished directory stays untouched */
+        free(text);
+        return 0;
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int rc = f && fwrite(text, 1, len, f) == len && fflush(f) == 0 && fsync(fileno(f)) == 0 ? 0 : -1;
+    free(text);
+    if (!f || fclose(f) != 0 || rc != 0 || rename(tmp, path) != 0) {
         unlink(tmp);
         snprintf(err, errlen, "cannot write %s", path);
         return -1;
