@@ -7,7 +7,7 @@ CC       ?= gcc
 OPT      ?= -O3 -march=x86-64-v2
 CFLAGS   ?= $(OPT) -g
 BASEFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP
-LDLIBS   += -lpthread
+LDLIBS   += -lzstd -lpthread
 SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 # MPI is for gen/ and the executable only: the probe layers never see it.

@@ -10,7 +10,7 @@
 
 static const char USAGE[] =
     "usage: gen [--variant V] (--pieces N [--per-side K] | --materials LIST) --out DIR "
-    "[--quiet] [--keep-work] [--unit-size POSITIONS]";
+    "[--quiet] [--keep-work] [--dictionary] [--unit-size POSITIONS]";
 
 /* Parses "2m1k-0m1k,1m1k-1m0k" into at most cap materials; returns how many, or -1. */
 static int parse_materials(const dk_variant *v, const char *list, dk_material *out, int cap)
@@ -53,6 +53,8 @@ static int parse_args(int argc, char **argv, dk_gen_options *o, dk_material *mat
             o->quiet = true;
         } else if (strcmp(argv[i], "--keep-work") == 0) {
             o->keep_work = true;
+        } else if (strcmp(argv[i], "--dictionary") == 0) {
+            o->dictionary = true;
         } else {
             return cli_error("gen: unexpected argument '%s' (%s)", argv[i], USAGE);
         }
@@ -97,7 +99,7 @@ int cmd_gen(int argc, char **argv)
     if (rank != 0 && !freopen("/dev/null", "w", stderr)) /* rank 0 speaks for the job */
         return 1;
     dk_gen_options o = {dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, (uint64_t)1 << 22,
-                        false, false};
+                        false, false, false};
     dk_material mats[256];
     int status = parse_args(argc, argv, &o, mats, 256);
     if (status == 0 && provided < MPI_THREAD_FUNNELED)

@@ -22,6 +22,7 @@ static const char *status_text(dk_tb_status st)
     case DK_TB_MISSING: return "not in the tables";
     case DK_TB_DAMAGED: return "damaged table";
     case DK_TB_BAD_POSITION: return "not a position the tables hold";
+    case DK_TB_NO_MEMORY: return "out of memory";
     }
     return "unknown error";
 }
@@ -70,13 +71,13 @@ static int answer(dk_tablebase *tb, const dk_variant *v, const char *fen, bool j
     if (dk_fen_parse(v, fen, &p, why, sizeof why) != 0) {
         snprintf(err, sizeof err, "bad FEN for %s: %s", v->name, why);
     } else {
-        st = dk_tb_probe(tb, &p, &value);
+        st = dk_tb_probe(tb, &p, DK_METRIC_DTW, &value);
         if (st == DK_TB_OK)
             st = dk_tb_rank_moves(tb, &p, &list, values);
         if (st != DK_TB_OK)
             snprintf(err, sizeof err, "%s (%.1500s)", status_text(st),
                      st == DK_TB_BAD_POSITION ? "each side needs a piece and at most 8 in all"
-                     : dk_tb_last_error(tb)[0] ? dk_tb_last_error(tb) : dir);
+                     : dk_tb_last_error()[0] ? dk_tb_last_error() : dir);
         else
             err[0] = 0;
     }
@@ -183,7 +184,8 @@ int cmd_query(int argc, char **argv)
     FILE *in = stdin;
     if (batch && arg && strcmp(arg, "-") != 0 && !(in = fopen(arg, "r")))
         return cli_error("query: cannot read %s", arg);
-    dk_tablebase *tb = dk_tb_open(dir, v, false);
+    dk_tb_options opt = {DK_TB_COMPRESSED, (size_t)256 << 20, NULL, false};
+    dk_tablebase *tb = dk_tb_open(dir, v, &opt);
     if (!tb)
         return cli_error("query: out of memory");
     int rc = batch ? run_batch(tb, v, in, json, dir) : answer(tb, v, arg, json, false, dir);

@@ -364,7 +364,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks)
     s.pr.done_materials = done_mat;
     /* the local worker always runs, so that the stop protocol is the same for every rank */
     pthread_t th;
-    bool local_ok = s.local && dk_worker_init(&s.local->w, g, o->dir, o->keep_work) == 0;
+    bool local_ok = s.local && dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary) == 0;
     if (local_ok) {
         pthread_mutex_init(&s.local->box.lock, NULL);
         pthread_cond_init(&s.local->box.cond, NULL);
@@ -426,7 +426,7 @@ int dk_generate(const dk_gen_options *o)
         status = run_scheduler(o, g, nranks);
     } else {
         dk_worker w;
-        if (dk_worker_init(&w, g, o->dir, o->keep_work) != 0) {
+        if (dk_worker_init(&w, g, o->dir, o->keep_work, o->dictionary) != 0) {
             fprintf(stderr, "damka: gen: rank %d is out of memory\n", rank);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }

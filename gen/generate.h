@@ -19,6 +19,7 @@ typedef struct dk_gen_options {
     const char *dir;
     uint64_t unit_positions;  /* the bound on positions per work unit */
     bool quiet, keep_work;
+    bool dictionary;          /* try a zstd dictionary per table file */
 } dk_gen_options;
 
 /* Runs the generation on this rank (MPI initialised by the caller, MPI_THREAD_FUNNELED or

@@ -44,12 +44,12 @@ static void print_json(const char *dir, const dk_variant *v, const dk_stats *st,
 {
     (void)dir;
     uint64_t pos = 0, w = 0, l = 0, d = 0, bytes = 0;
-    fprintf(f, "{\"variant\": \"%s\", \"format\": \"damka-values-1\", \"metric\": \"dtw\", \"tables\": [\n",
+    fprintf(f, "{\"variant\": \"%s\", \"format\": \"damka-tb-1\", \"metrics\": [\"wld\", \"dtw\"], \"tables\": [\n",
             v->name);
     for (size_t i = 0; i < n; i++) {
         char file[512], name[DK_MATERIAL_NAME_MAX];
         dk_material_name(st[i].m, name, sizeof name);
-        snprintf(file, sizeof file, "%s-%s.dtw", v->name, name);
+        snprintf(file, sizeof file, "%s-%s", v->name, name);
         fputs("  ", f);
         dk_stats_json(&st[i], file, f);
         fputs(i + 1 < n ? ",\n" : "\n", f);
@@ -57,7 +57,7 @@ static void print_json(const char *dir, const dk_variant *v, const dk_stats *st,
         w += st[i].wins;
         l += st[i].losses;
         d += st[i].draws;
-        bytes += st[i].file_size;
+        bytes += st[i].file_size[0] + st[i].file_size[1];
     }
     fprintf(f, "], \"totals\": {\"tables\": %zu, \"positions\": %" PRIu64 ", \"wins\": %" PRIu64
                ", \"losses\": %" PRIu64 ", \"draws\": %" PRIu64 ", \"bytes\": %" PRIu64 "}}\n",

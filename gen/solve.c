@@ -162,11 +162,11 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value *out,
         *out = dk_table_value(c->file, c->base + k);
         return 0;
     }
-    dk_tb_status st = dk_tb_probe_normal(s->tb, m, p, out);
+    dk_tb_status st = dk_tb_probe_normal(s->tb, m, p, DK_METRIC_DTW, out);
     if (st != DK_TB_OK) {
         char name[DK_MATERIAL_NAME_MAX];
         dk_material_name(m, name, sizeof name);
-        snprintf(err, errlen, "no value for material %s: %s", name, dk_tb_last_error(s->tb));
+        snprintf(err, errlen, "no value for material %s: %s", name, dk_tb_last_error());
         return -1;
     }
     return 0;

@@ -62,9 +62,9 @@ int dk_stats_save(const dk_stats *st, const char *path)
         return -1;
     dk_material_name(st->m, name, sizeof name);
     fprintf(f, "material %s\npositions %" PRIu64 "\nwins %" PRIu64 "\nlosses %" PRIu64
-               "\ndraws %" PRIu64 "\nfile_size %" PRIu64 "\nfile_crc %08x\nlongest_win %u %s\n",
-            name, st->positions, st->wins, st->losses, st->draws, st->file_size, st->file_crc,
-            st->longest_win, st->longest_win ? st->longest_fen : "-");
+               "\ndraws %" PRIu64 "\nwld %" PRIu64 " %08x\ndtw %" PRIu64 " %08x\nlongest_win %u %s\n",
+            name, st->positions, st->wins, st->losses, st->draws, st->file_size[0], st->file_crc[0],
+            st->file_size[1], st->file_crc[1], st->longest_win, st->longest_win ? st->longest_fen : "-");
     fprintf(f, "histogram");
     for (unsigned d = 0; d <= st->max_dtw; d++)
         if (st->hist[d])
@@ -87,10 +87,11 @@ int dk_stats_load(dk_stats *st, const char *path)
     char name[64], fen[128];
     int ok = fscanf(f,
                     "material %63s positions %" SCNu64 " wins %" SCNu64 " losses %" SCNu64
-                    " draws %" SCNu64 " file_size %" SCNu64 " file_crc %x longest_win %u %127s"
+                    " draws %" SCNu64 " wld %" SCNu64 " %x dtw %" SCNu64 " %x longest_win %u %127s"
                     " histogram",
-                    name, &st->positions, &st->wins, &st->losses, &st->draws, &st->file_size,
-                    &st->file_crc, &st->longest_win, fen) == 9 &&
+                    name, &st->positions, &st->wins, &st->losses, &st->draws, &st->file_size[0],
+                    &st->file_crc[0], &st->file_size[1], &st->file_crc[1], &st->longest_win,
+                    fen) == 11 &&
              dk_material_parse(name, &st->m) == 0;
     if (ok) {
         snprintf(st->longest_fen, sizeof st->longest_fen, "%s", st->longest_win ? fen : "");
@@ -127,11 +128,15 @@ void dk_stats_json(const dk_stats *st, const char *file, FILE *f)
 {
     char name[DK_MATERIAL_NAME_MAX];
     dk_material_name(st->m, name, sizeof name);
+    fprintf(f, "{\"material\": \"%s\", \"side_to_move\": \"white\", \"files\": {", name);
+    for (int k = 0; k < 2; k++)
+        fprintf(f, "%s\"%s\": {\"file\": \"%s.%s\", \"size\": %" PRIu64 ", \"crc32c\": \"%08x\"}",
+                k ? ", " : "", k ? "dtw" : "wld", file, k ? "dtw" : "wld", st->file_size[k],
+                st->file_crc[k]);
     fprintf(f,
-            "{\"material\": \"%s\", \"side_to_move\": \"white\", \"file\": \"%s\", \"size\": %" PRIu64
-            ", \"crc32c\": \"%08x\", \"positions\": %" PRIu64 ", \"wins\": %" PRIu64
-            ", \"losses\": %" PRIu64 ", \"draws\": %" PRIu64 ", \"longest_win\": ",
-            name, file, st->file_size, st->file_crc, st->positions, st->wins, st->losses, st->draws);
+            "}, \"positions\": %" PRIu64 ", \"wins\": %" PRIu64 ", \"losses\": %" PRIu64
+            ", \"draws\": %" PRIu64 ", \"longest_win\": ",
+            st->positions, st->wins, st->losses, st->draws);
     if (st->longest_win)
         fprintf(f, "{\"plies\": %u, \"fen\": \"%s\"}", st->longest_win, st->longest_fen);
     else

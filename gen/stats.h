@@ -16,8 +16,8 @@ typedef struct dk_stats {
     uint64_t *hist;             /* positions by DTW (wins odd, losses even) */
     unsigned longest_win;       /* plies of the longest win (0: no win) */
     char longest_fen[128];      /* its position: the lowest index among the longest wins */
-    uint64_t file_size;
-    uint32_t file_crc;
+    uint64_t file_size[2];      /* the .wld and the .dtw file: bytes ... */
+    uint32_t file_crc[2];       /* ... and CRC-32C of all but their trailer */
 } dk_stats;
 
 /* Counts values[0..ix->size-1] of material ix->m. Returns 0, or -1 if out of memory. */
@@ -31,7 +31,7 @@ int dk_stats_save(const dk_stats *st, const char *path);
 /* Reads a stats file. Returns 0, or -1 if it is missing or malformed. */
 int dk_stats_load(dk_stats *st, const char *path);
 
-/* Writes st as one JSON object (no newline). */
-void dk_stats_json(const dk_stats *st, const char *file, FILE *f);
+/* Writes st as one JSON object (no newline); name is the file name without extension. */
+void dk_stats_json(const dk_stats *st, const char *name, FILE *f);
 
 #endif

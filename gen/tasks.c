@@ -5,13 +5,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../rules/errors.h"
 #include "../rules/notation.h"
 #include "stats.h"
 #include "verify.h"
 
-int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work)
+int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
+                   bool dictionary)
 {
-    *w = (dk_worker){g, dir, keep_work, dk_tb_open(dir, g->v, false), NULL, dk_plan_cache_new(g)};
+    dk_tb_options raw = {DK_TB_RAW, 0, NULL, false};
+    *w = (dk_worker){g, dir, keep_work, dictionary, dk_tb_open(dir, g->v, &raw), NULL,
+                     dk_plan_cache_new(g)};
     if (w->tb)
         w->solver = dk_solver_new(g, w->tb, dir);
     if (!w->solver || !w->plans) {
@@ -82,8 +86,8 @@ static int finish_value(void *vctx, dk_material m, const dk_pos *p, dk_value *ou
         *out = dk_value_of_dtw(0);
         return 0;
     }
-    if (dk_tb_probe_normal(c->tb, m, p, out) != DK_TB_OK) {
-        snprintf(err, errlen, "%s", dk_tb_last_error(c->tb));
+    if (dk_tb_probe_normal(c->tb, m, p, DK_METRIC_DTW, out) != DK_TB_OK) {
+        snprintf(err, errlen, "%s", dk_tb_last_error());
         return -1;
     }
     return 0;
@@ -139,6 +143,40 @@ static void remove_units(dk_worker *w, uint32_t pi)
     }
 }
 
+/* Writes one verified material: the raw working copy, the compressed WLD and DTW tables, and
+ * the statistics (last, as the mark of a finished table). */
+static int write_tables(dk_worker *w, const dk_index *ix, const dk_value *values,
+                        const uint8_t *must_capture, char *err, size_t errlen)
+{
+    const dk_variant *v = w->g->v;
+    dk_material m = ix->m;
+    char path[2048], work[2048];
+    snprintf(work, sizeof work, "%s/work", w->dir);
+    dk_table_info info = {DK_FILE_TABLE, (uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, 0, 0, ix->size, 0};
+    dk_tb_path(work, v, m, "raw", path, sizeof path);
+    if (dk_table_save(path, &info, values, err, errlen) != 0)
+        return -1;
+    dk_stats st;
+    if (dk_stats_compute(&st, ix, values) != 0)
+        return dk_errorf(err, errlen, "out of memory");
+    for (int k = 0; k < 2; k++) {
+        dk_metric metric = k ? DK_METRIC_DTW : DK_METRIC_WLD;
+        dk_ctable_params cp = {(uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, metric, 0, 0, w->dictionary};
+        dk_ctable_info ci;
+        dk_tb_path(w->dir, v, m, k ? "dtw" : "wld", path, sizeof path);
+        if (dk_ctable_write(path, &cp, values, must_capture, ix->size, &ci, err, errlen) != 0) {
+            dk_stats_free(&st);
+            return -1;
+        }
+        st.file_size[k] = ci.file_size;
+        st.file_crc[k] = ci.file_crc;
+    }
+    dk_stats_path(w->dir, v, m, path, sizeof path);
+    int rc = dk_stats_save(&st, path);
+    dk_stats_free(&st);
+    return rc == 0 ? 0 : dk_errorf(err, errlen, "cannot write %s", path);
+}
+
 int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
 {
     const dk_wpair *p = &w->g->pairs[pi];
@@ -160,7 +198,18 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
         const dk_index *ix = side ? &p->ix_twin : &p->ix;
         uint64_t bad;
         char verr[512];
-        int vr = dk_verify_subslices(ix, 0, ix->men_count, finish_value, &c, &bad, verr, sizeof verr);
+        uint8_t *must_capture = calloc(ix->size / 8 + 1, 1);
+        if (!must_capture) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        int vr = dk_verify_subslices(ix, 0, ix->men_count, finish_value, &c, must_capture, &bad,
+                                     verr, sizeof verr);
+        if (vr == 0)
+            vr = write_tables(w, ix, c.values[side], must_capture, err, errlen) == 0 ? 0 : -2;
+        free(must_capture);
+        if (vr == -2)
+            goto out;
         if (vr != 0) {
             char name[DK_MATERIAL_NAME_MAX], fen[DK_FEN_MAX];
             dk_material_name(ix->m, name, sizeof name);
@@ -171,29 +220,6 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
                 dk_fen_format(w->g->v, &bp, false, fen, sizeof fen);
                 snprintf(err, errlen, "verification failed: material %s, position %s", name, fen);
             }
-            goto out;
-        }
-    }
-    for (int side = 0; side < nsides; side++) {
-        const dk_index *ix = side ? &p->ix_twin : &p->ix;
-        dk_table_info info = {DK_FILE_TABLE, (uint8_t)w->g->v->id,
-                              {ix->m.wm, ix->m.wk, ix->m.bm, ix->m.bk}, 0, 0, ix->size, 0};
-        char path[2048];
-        dk_tb_path(w->dir, w->g->v, ix->m, path, sizeof path);
-        dk_stats st;
-        if (dk_table_save(path, &info, c.values[side], err, errlen) != 0)
-            goto out;
-        if (dk_stats_compute(&st, ix, c.values[side]) != 0) {
-            snprintf(err, errlen, "out of memory");
-            goto out;
-        }
-        st.file_size = DK_TABLE_HEADER + info.count * info.width;
-        st.file_crc = info.crc;
-        dk_stats_path(w->dir, w->g->v, ix->m, path, sizeof path);
-        int sr = dk_stats_save(&st, path);
-        dk_stats_free(&st);
-        if (sr != 0) {
-            snprintf(err, errlen, "cannot write %s", path);
             goto out;
         }
     }
@@ -218,13 +244,16 @@ bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi)
         if (dk_stats_load(&st, path) != 0)
             return false;
         dk_stats_free(&st);
-        dk_tb_path(dir, g->v, ix->m, path, sizeof path);
-        dk_table *t = dk_table_open(path, true, err, sizeof err);
-        bool ok = t && dk_table_get_info(t)->count == ix->size &&
-                  dk_table_get_info(t)->crc == st.file_crc;
-        dk_table_close(t);
-        if (!ok)
-            return false;
+        for (int k = 0; k < 2; k++) {
+            dk_tb_path(dir, g->v, ix->m, k ? "dtw" : "wld", path, sizeof path);
+            dk_ctable *t = dk_ctable_open(path, err, sizeof err);
+            const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
+            bool ok = t && in->count == ix->size && in->file_crc == st.file_crc[k] &&
+                      in->file_size == st.file_size[k];
+            dk_ctable_close(t);
+            if (!ok)
+                return false;
+        }
     }
     return true;
 }

@@ -9,13 +9,15 @@ typedef struct dk_worker {
     const dk_workgraph *g;
     const char *dir;
     bool keep_work;
+    bool dictionary;   /* try a zstd dictionary per table file */
     dk_tablebase *tb;
     dk_solver *solver;
     dk_plan_cache *plans;
 } dk_worker;
 
 /* Opens what a worker needs over directory dir. Returns 0, or -1 when out of memory. */
-int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work);
+int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
+                   bool dictionary);
 
 void dk_worker_free(dk_worker *w);
 
@@ -23,12 +25,14 @@ void dk_worker_free(dk_worker *w);
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
 
 /* Finishes pair p, whose units are all written: builds each material's table, verifies every
- * position, writes the tables and their statistics, then removes the unit files (unless
- * keep_work). Returns 0, or -1 with one line in err (a verification failure names the material
- * and a failing position as FEN). */
+ * position, writes the compressed WLD and DTW tables, the raw working copy (work/, read by later
+ * units) and the statistics, then removes the unit files (unless keep_work). Returns 0, or -1
+ * with one line in err (a verification failure names the material and a failing position as
+ * FEN). */
 int dk_task_finish_pair(dk_worker *w, uint32_t p, char *err, size_t errlen);
 
-/* Whether pair p's tables and statistics are all present and intact (CRC checked). */
+/* Whether pair p's compressed tables and statistics are all present and intact (the files'
+ * CRC checked against the statistics). */
 bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t p);
 
 /* Whether unit u's file is present and intact (CRC checked, right size). */

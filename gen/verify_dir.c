@@ -6,26 +6,39 @@
 #include <unistd.h>
 
 #include "../query/tablebase.h"
+#include "../rules/errors.h"
 #include "../rules/notation.h"
 #include "progress.h"
 #include "verify.h"
 
+/* Values come from the compressed DTW tables; for the material being checked the WLD table is
+ * read too and must agree. */
+typedef struct source {
+    dk_tablebase *tb;
+    dk_material m;
+} source;
+
 static int tb_value(void *ctx, dk_material m, const dk_pos *p, dk_value *out, char *err,
                     size_t errlen)
 {
-    dk_tablebase *tb = ctx;
-    dk_tb_status st = dk_tb_probe_normal(tb, m, p, out);
-    if (st == DK_TB_OK)
-        return 0;
-    char name[DK_MATERIAL_NAME_MAX];
-    dk_material_name(m, name, sizeof name);
-    snprintf(err, errlen, "%s %s", st == DK_TB_MISSING ? "missing table" : "damaged table",
-             dk_tb_last_error(tb));
-    return -1;
+    const source *src = ctx;
+    dk_tb_status st = dk_tb_probe_normal(src->tb, m, p, DK_METRIC_DTW, out);
+    dk_value wld;
+    if (st == DK_TB_OK && dk_material_equal(m, src->m))
+        st = dk_tb_probe_normal(src->tb, m, p, DK_METRIC_WLD, &wld);
+    if (st != DK_TB_OK)
+        return dk_errorf(err, errlen, "%s %s", st == DK_TB_MISSING ? "missing table" : "damaged table",
+                         dk_tb_last_error());
+    if (dk_material_equal(m, src->m) && dk_code_of(wld) != dk_code_of(*out)) {
+        char fen[DK_FEN_MAX];
+        dk_fen_format(dk_tb_variant(src->tb), p, false, fen, sizeof fen);
+        return dk_errorf(err, errlen, "the WLD and DTW tables disagree at %s", fen);
+    }
+    return 0;
 }
 
 typedef struct job {
-    dk_tablebase *tb;
+    source *src;
     const dk_index *ix;
     uint64_t lo, hi, bad;
     int rc;
@@ -35,18 +48,20 @@ typedef struct job {
 static void *run_job(void *arg)
 {
     job *j = arg;
-    j->rc = dk_verify_subslices(j->ix, j->lo, j->hi, tb_value, j->tb, &j->bad, j->err, sizeof j->err);
+    j->rc = dk_verify_subslices(j->ix, j->lo, j->hi, tb_value, j->src, NULL, &j->bad, j->err,
+                                sizeof j->err);
     return NULL;
 }
 
 /* Checks one material with nthreads threads; returns 0 or prints the failure and returns 1. */
 static int verify_material(dk_tablebase *tb, const dk_index *ix, int nthreads)
 {
+    source src = {tb, ix->m};
     job jobs[64];
     pthread_t th[64];
     int started[64] = {0};
     for (int t = 0; t < nthreads; t++) {
-        jobs[t] = (job){tb, ix, ix->men_count * (uint64_t)t / (uint64_t)nthreads,
+        jobs[t] = (job){&src, ix, ix->men_count * (uint64_t)t / (uint64_t)nthreads,
                         ix->men_count * (uint64_t)(t + 1) / (uint64_t)nthreads, 0, 0, ""};
         started[t] = t > 0 && pthread_create(&th[t], NULL, run_job, &jobs[t]) == 0;
         if (t > 0 && !started[t])
@@ -79,7 +94,8 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
 {
     memset(sum, 0, sizeof *sum);
     threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
-    dk_tablebase *tb = dk_tb_open(dir, v, true);
+    dk_tb_options o = {DK_TB_COMPRESSED, (size_t)512 << 20, NULL, false};
+    dk_tablebase *tb = dk_tb_open(dir, v, &o);
     size_t n = dk_material_list(v, DK_TB_MAX_PIECES, 0, NULL, 0);
     dk_material *mats = malloc(n * sizeof *mats);
     if (!tb || !mats) {
@@ -90,17 +106,19 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
     }
     dk_material_list(v, DK_TB_MAX_PIECES, 0, mats, n);
     for (size_t i = 0; i < n; i++) {
-        char path[4096], name[DK_MATERIAL_NAME_MAX];
-        dk_tb_path(dir, v, mats[i], path, sizeof path);
-        if (access(path, F_OK) != 0)
+        char wld[4096], dtw[4096], name[DK_MATERIAL_NAME_MAX], err[1024];
+        dk_tb_path(dir, v, mats[i], "wld", wld, sizeof wld);
+        dk_tb_path(dir, v, mats[i], "dtw", dtw, sizeof dtw);
+        if (access(wld, F_OK) != 0 && access(dtw, F_OK) != 0)
             continue;
         dk_material_name(mats[i], name, sizeof name);
         sum->tables++;
-        const dk_index *ix;
-        dk_tb_status st;
         double t0 = dk_now();
-        if (!dk_tb_table(tb, mats[i], &ix, &st)) {
-            fprintf(stderr, "damka: verify: %s\n", dk_tb_last_error(tb));
+        dk_tb_status st;
+        const dk_index *ix = NULL;
+        if (dk_tb_check_files(tb, mats[i], err, sizeof err) != 0 ||
+            !(ix = dk_tb_index(tb, mats[i], DK_METRIC_DTW, &st))) {
+            fprintf(stderr, "damka: verify: %s\n", ix ? err : err[0] ? err : dk_tb_last_error());
             sum->failed++;
             continue;
         }

@@ -11,4 +11,8 @@
 dk_tb_status dk_tb_rank_moves(dk_tablebase *tb, const dk_pos *p, dk_movelist *list,
                               dk_value values[DK_MAX_MOVES]);
 
+/* The same in metric WLD or DTW (dk_tb_probe). */
+dk_tb_status dk_tb_rank_moves_in(dk_tablebase *tb, const dk_pos *p, dk_metric metric,
+                                 dk_movelist *list, dk_value values[DK_MAX_MOVES]);
+
 #endif

@@ -1,51 +1,73 @@
-/* A directory of finished tables, probed by position. Tables are opened on first use and
- * stay mapped. Shared by the generator (values of exits), verification and the query command. */
+/* A directory of finished tables, probed by position. Two kinds:
+ *   - compressed: the .wld and .dtw files that engines and players use, read through a bounded
+ *     block cache; where the side to move must capture, the stored value is free, and the
+ *     probe resolves the position by trying its captures (they lead to smaller materials);
+ *   - raw: the generator's working copies (one value per position, every value true), mapped
+ *     whole, for the speed solving needs; a missing one is rebuilt from the compressed files.
+ * Tables are opened on first use and stay open until dk_tb_close. */
 #ifndef DK_TABLEBASE_H
 #define DK_TABLEBASE_H
 
 #include "../index/perfect.h"
+#include "ctable.h"
 #include "table.h"
 
 typedef enum {
     DK_TB_OK = 0,
     DK_TB_MISSING,      /* the material has no table in the directory */
-    DK_TB_DAMAGED,      /* the table exists but is damaged or truncated */
+    DK_TB_DAMAGED,      /* a table exists but is damaged or truncated */
     DK_TB_BAD_POSITION, /* not a position tables hold (a side without pieces, too many pieces) */
+    DK_TB_NO_MEMORY,
 } dk_tb_status;
 
+typedef enum { DK_TB_COMPRESSED = 0, DK_TB_RAW = 1 } dk_tb_kind;
+
 enum { DK_TB_MAX_PIECES = 8 };
+
+typedef struct dk_tb_options {
+    dk_tb_kind kind;
+    size_t cache_bytes;   /* compressed: the block cache budget (0: 64 MiB) */
+    const char *raw_dir;  /* raw: where the working copies are (NULL: <dir>/work) */
+    bool check_all;       /* raw: check each working copy's CRC when it is first opened */
+} dk_tb_options;
 
 typedef struct dk_tablebase dk_tablebase;
 
 /* Opens directory dir for variant v; no file is read yet. Returns NULL only when out of memory.
- * With check_all, every table's values are checked against their CRC when first opened. */
-dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, bool check_all);
+ * o may be NULL (compressed, default cache). */
+dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_options *o);
 
+/* Closes every table and frees the cache. No probe may be running. */
 void dk_tb_close(dk_tablebase *tb);
 
-/* The file name of material m's table in dir: "<dir>/<variant>-<material>.dtw". */
-int dk_tb_path(const char *dir, const dk_variant *v, dk_material m, char *buf, size_t len);
+/* "<dir>/<variant>-<material>.<ext>", ext "wld", "dtw" or "raw". Returns the length. */
+int dk_tb_path(const char *dir, const dk_variant *v, dk_material m, const char *ext, char *buf,
+               size_t len);
 
-/* The value of p (either side to move) for its side to move. A side to move without pieces is
- * LOSS 0 without any table. Thread-safe. */
-dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_value *out);
+/* The value of p (either side to move) for its side to move, in `metric`: a DTW value, or for
+ * WLD a value of the right kind whose distance means nothing (dk_value_of_code). A side to move
+ * without pieces is LOSS 0 without any table. Thread-safe. */
+dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out);
 
-/* The same for a White-to-move position of material m (p's material). Thread-safe. */
-dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p, dk_value *out);
+/* The same for p, White to move, of material m (p's material). Thread-safe. */
+dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
+                                dk_metric metric, dk_value *out);
 
-/* The table and index of material m, opening them if needed; NULL with *status set if there
- * is none. Valid until dk_tb_close. Thread-safe. */
-const dk_table *dk_tb_table(dk_tablebase *tb, dk_material m, const dk_index **ix,
+/* The index of material m if its table can be opened (metric's file for compressed tables).
+ * Valid until dk_tb_close. Thread-safe. */
+const dk_index *dk_tb_index(dk_tablebase *tb, dk_material m, dk_metric metric,
                             dk_tb_status *status);
 
-/* Forgets material m's table, so the next probe opens the file again (after it was rewritten).
- * Not thread-safe against probes of the same material. */
-void dk_tb_forget(dk_tablebase *tb, dk_material m);
+/* Checks every byte of material m's compressed files (CRC and every block). Returns 0, or -1
+ * with one line in err. Thread-safe. */
+int dk_tb_check_files(dk_tablebase *tb, dk_material m, char *err, size_t errlen);
 
-/* The variant the tables are for. */
 const dk_variant *dk_tb_variant(const dk_tablebase *tb);
 
-/* One line describing the last failure to open a table (for error messages). */
-const char *dk_tb_last_error(dk_tablebase *tb);
+/* One line describing the calling thread's last failure to open or read a table. */
+const char *dk_tb_last_error(void);
+
+/* Cache counters (lookups, blocks read) of a compressed tablebase. */
+void dk_tb_cache_counters(dk_tablebase *tb, uint64_t *lookups, uint64_t *misses);
 
 #endif

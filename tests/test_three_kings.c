@@ -37,8 +37,8 @@ static void fail_at(const dk_pos *p, const char *what)
 static dk_value value(const dk_pos *p)
 {
     dk_value x = 0;
-    if (dk_tb_probe(TB, p, &x) != DK_TB_OK)
-        fail_at(p, dk_tb_last_error(TB));
+    if (dk_tb_probe(TB, p, DK_METRIC_DTW, &x) != DK_TB_OK)
+        fail_at(p, dk_tb_last_error());
     return x;
 }
 
@@ -68,7 +68,7 @@ static int setup(void **state)
     const char *dir = getenv("DK_TABLES");
     if (!dir || !*dir)
         return 0;
-    TB = dk_tb_open(dir, V, false);
+    TB = dk_tb_open(dir, V, NULL);
     return TB ? 0 : -1;
 }
 

@@ -1,0 +1,159 @@
+#include "cache.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rules/errors.h"
+
+enum { SHARDS = 64, BUCKETS = 256 };
+
+typedef struct entry {
+    uint64_t key;
+    struct entry *chain;        /* same bucket */
+    struct entry *newer, *older; /* LRU list */
+    size_t bytes;
+    uint8_t data[];
+} entry;
+
+typedef struct shard {
+    pthread_mutex_t lock;
+    entry *bucket[BUCKETS];
+    entry *newest, *oldest;
+    size_t used, budget;
+    void *dctx;
+    uint64_t lookups, misses;
+} shard;
+
+struct dk_cache {
+    shard shards[SHARDS];
+};
+
+static uint64_t mix(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return k;
+}
+
+/* The shard comes from the low bits of the mixed key, the bucket from higher ones. */
+static entry **bucket_of(shard *s, uint64_t key) { return &s->bucket[(mix(key) >> 8) % BUCKETS]; }
+
+dk_cache *dk_cache_new(size_t budget)
+{
+    dk_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    for (int i = 0; i < SHARDS; i++) {
+        pthread_mutex_init(&c->shards[i].lock, NULL);
+        c->shards[i].budget = budget / SHARDS;
+    }
+    return c;
+}
+
+void dk_cache_free(dk_cache *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < SHARDS; i++) {
+        shard *s = &c->shards[i];
+        for (entry *e = s->newest, *next; e; e = next) {
+            next = e->older;
+            free(e);
+        }
+        dk_ctable_dctx_free(s->dctx);
+        pthread_mutex_destroy(&s->lock);
+    }
+    free(c);
+}
+
+static void unlink_lru(shard *s, entry *e)
+{
+    if (e->newer)
+        e->newer->older = e->older;
+    else
+        s->newest = e->older;
+    if (e->older)
+        e->older->newer = e->newer;
+    else
+        s->oldest = e->newer;
+}
+
+static void push_newest(shard *s, entry *e)
+{
+    e->newer = NULL;
+    e->older = s->newest;
+    if (s->newest)
+        s->newest->newer = e;
+    s->newest = e;
+    if (!s->oldest)
+        s->oldest = e;
+}
+
+static void evict(shard *s)
+{
+    while (s->used > s->budget && s->oldest && s->oldest != s->newest) {
+        entry *e = s->oldest;
+        unlink_lru(s, e);
+        entry **p = bucket_of(s, e->key);
+        while (*p != e)
+            p = &(*p)->chain;
+        *p = e->chain;
+        s->used -= e->bytes;
+        free(e);
+    }
+}
+
+int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint32_t block, uint32_t at,
+                   dk_value *out, char *err, size_t errlen)
+{
+    uint64_t key = (uint64_t)id << 32 | block, h = mix(key);
+    shard *s = &c->shards[h % SHARDS];
+    pthread_mutex_lock(&s->lock);
+    s->lookups++;
+    entry *e = *bucket_of(s, key);
+    while (e && e->key != key)
+        e = e->chain;
+    if (e) {
+        unlink_lru(s, e);
+        push_newest(s, e);
+    } else {
+        s->misses++;
+        size_t bytes = dk_ctable_block_bytes(t, block);
+        if (!s->dctx)
+            s->dctx = dk_ctable_dctx_new();
+        e = s->dctx ? malloc(sizeof *e + bytes) : NULL;
+        if (!e) {
+            pthread_mutex_unlock(&s->lock);
+            return dk_errorf(err, errlen, "out of memory");
+        }
+        if (dk_ctable_read_block(t, s->dctx, block, e->data, err, errlen) != 0) {
+            free(e);
+            pthread_mutex_unlock(&s->lock);
+            return -1;
+        }
+        e->key = key;
+        e->bytes = sizeof *e + bytes;
+        entry **b = bucket_of(s, key);
+        e->chain = *b;
+        *b = e;
+        push_newest(s, e);
+        s->used += e->bytes;
+        evict(s);
+    }
+    *out = dk_ctable_decode(t, e->data, at);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
+void dk_cache_counters(dk_cache *c, uint64_t *lookups, uint64_t *misses)
+{
+    *lookups = *misses = 0;
+    for (int i = 0; i < SHARDS; i++) {
+        pthread_mutex_lock(&c->shards[i].lock);
+        *lookups += c->shards[i].lookups;
+        *misses += c->shards[i].misses;
+        pthread_mutex_unlock(&c->shards[i].lock);
+    }
+}

@@ -1,0 +1,31 @@
+/* A bounded cache of decompressed table blocks, shared by every thread that probes. Split into
+ * shards, each with its own lock, LRU list and decompression context, so that threads probing
+ * different blocks rarely wait for each other and no lock covers the whole cache. */
+#ifndef DK_CACHE_H
+#define DK_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctable.h"
+
+typedef struct dk_cache dk_cache;
+
+/* A cache holding at most about `budget` bytes of decompressed blocks (at least one block per
+ * shard). Returns NULL when out of memory. */
+dk_cache *dk_cache_new(size_t budget);
+
+/* Frees the cache and its blocks. No probe may be running. */
+void dk_cache_free(dk_cache *c);
+
+/* The value at position `at` of block `block` of table t, known to the cache as `id` (unique
+ * per open table): from the cached block, or after reading and checking it. Returns 0, or -1
+ * with one line in err if the block is damaged or memory runs out. Thread-safe. */
+int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint32_t block, uint32_t at,
+                   dk_value *out, char *err, size_t errlen);
+
+/* Counters, for benchmarks: lookups and blocks read since creation. Thread-safe (approximate
+ * while probes run). */
+void dk_cache_counters(dk_cache *c, uint64_t *lookups, uint64_t *misses);
+
+#endif

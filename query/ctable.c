@@ -1,0 +1,434 @@
+#include "ctable.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zdict.h>
+#include <zstd.h>
+
+#include "../rules/errors.h"
+#include "checksum.h"
+
+enum { HEADER = 64, TRAILER = 8, VERSION = 1 };
+enum { WLD_BLOCK = 65536, DTW_BLOCK = 16384, WLD_LEVEL = 15, DTW_LEVEL = 9 };
+enum { DICT_CAP = 16384, DICT_SAMPLES = 64 };
+static const char MAGIC[8] = {'D', 'A', 'M', 'K', 'A', 'T', 'B', '1'};
+static const char END[4] = {'D', 'K', 'T', 'E'};
+
+static void put32(uint8_t *p, uint32_t x)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(x >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t x)
+{
+    put32(p, (uint32_t)x);
+    put32(p + 4, (uint32_t)(x >> 32));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
+
+static size_t block_bytes(const dk_ctable_info *in, uint32_t b)
+{
+    uint64_t first = (uint64_t)b * in->block_size;
+    uint64_t n = in->count - first < in->block_size ? in->count - first : in->block_size;
+    return in->metric == DK_METRIC_WLD ? (size_t)(n + 3) / 4 : (size_t)n * in->width;
+}
+
+/* --- writing --- */
+
+typedef struct encoder {
+    const dk_ctable_info *in;
+    const dk_value *values;
+    const uint8_t *dont_care;
+} encoder;
+
+static bool is_dont_care(const encoder *e, uint64_t i)
+{
+    return e->dont_care && (e->dont_care[i / 8] >> (i % 8) & 1);
+}
+
+/* The bytes of block b before compression; don't-care positions repeat the stored value
+ * before them (within the block, so that blocks stay independent). */
+static size_t encode_block(const encoder *e, uint32_t b, uint8_t *out)
+{
+    const dk_ctable_info *in = e->in;
+    uint64_t first = (uint64_t)b * in->block_size;
+    size_t bytes = block_bytes(in, b);
+    uint64_t n = in->count - first < in->block_size ? in->count - first : in->block_size;
+    memset(out, 0, bytes);
+    dk_value last = DK_DRAW;
+    for (uint64_t k = 0; k < n; k++) {
+        dk_value v = is_dont_care(e, first + k) ? last : e->values[first + k];
+        last = v;
+        if (in->metric == DK_METRIC_WLD)
+            out[k / 4] |= (uint8_t)(dk_code_of(v) << (2 * (k % 4)));
+        else if (in->width == 1)
+            out[k] = (uint8_t)v;
+        else {
+            out[2 * k] = (uint8_t)v;
+            out[2 * k + 1] = (uint8_t)(v >> 8);
+        }
+    }
+    return bytes;
+}
+
+typedef struct growbuf {
+    uint8_t *data;
+    size_t n, cap;
+} growbuf;
+
+static int reserve(growbuf *g, size_t more)
+{
+    if (g->n + more <= g->cap)
+        return 0;
+    size_t cap = g->cap ? g->cap : 1 << 16;
+    while (cap < g->n + more)
+        cap *= 2;
+    uint8_t *d = realloc(g->data, cap);
+    if (!d)
+        return -1;
+    g->data = d;
+    g->cap = cap;
+    return 0;
+}
+
+/* Compresses the blocks listed (all when list is NULL) into out (NULL: only counts bytes),
+ * recording offsets when offs is given. Returns the compressed bytes, or 0 on failure. */
+static size_t compress_blocks(const encoder *e, ZSTD_CCtx *cctx, const ZSTD_CDict *cdict,
+                              const uint32_t *list, uint32_t nlist, growbuf *out, uint64_t *offs,
+                              uint8_t *raw, uint8_t *tmp, size_t tmpcap)
+{
+    size_t total = 0;
+    ZSTD_CCtx_refCDict(cctx, cdict); /* NULL: no dictionary */
+    for (uint32_t k = 0; k < nlist; k++) {
+        uint32_t b = list ? list[k] : k;
+        size_t n = encode_block(e, b, raw);
+        size_t z = ZSTD_compress2(cctx, tmp, tmpcap, raw, n);
+        if (ZSTD_isError(z))
+            return 0;
+        if (out) {
+            if (offs)
+                offs[b] = out->n;
+            if (reserve(out, z) != 0)
+                return 0;
+            memcpy(out->data + out->n, tmp, z);
+            out->n += z;
+        }
+        total += z;
+    }
+    return total;
+}
+
+/* Trains a dictionary on sample blocks and keeps it if it saves more than it costs on them,
+ * projected over the whole file. Returns its size (0: none) and fills dict. */
+static size_t choose_dictionary(const encoder *e, ZSTD_CCtx *cctx, int level, uint8_t *dict,
+                                uint8_t *raw, uint8_t *tmp, size_t tmpcap)
+{
+    uint32_t nb = e->in->nblocks, ns = nb < DICT_SAMPLES ? nb : DICT_SAMPLES;
+    if (nb < 8)
+        return 0;
+    uint32_t list[DICT_SAMPLES];
+    size_t sizes[DICT_SAMPLES], total = 0, maxb = block_bytes(e->in, 0);
+    uint8_t *samples = malloc((size_t)ns * maxb);
+    if (!samples)
+        return 0;
+    for (uint32_t k = 0; k < ns; k++) {
+        list[k] = (uint32_t)((uint64_t)k * nb / ns);
+        sizes[k] = encode_block(e, list[k], samples + total);
+        total += sizes[k];
+    }
+    size_t d = ZDICT_trainFromBuffer(dict, DICT_CAP, samples, sizes, ns);
+    free(samples);
+    if (ZDICT_isError(d))
+        return 0;
+    ZSTD_CDict *cdict = ZSTD_createCDict(dict, d, level);
+    if (!cdict)
+        return 0;
+    size_t with = compress_blocks(e, cctx, cdict, list, ns, NULL, NULL, raw, tmp, tmpcap);
+    size_t without = compress_blocks(e, cctx, NULL, list, ns, NULL, NULL, raw, tmp, tmpcap);
+    ZSTD_freeCDict(cdict);
+    double saved = ((double)without - (double)with) * nb / ns;
+    return with && without && saved > (double)d ? d : 0;
+}
+
+static int write_file(const char *path, const uint8_t *parts[], const size_t lens[], int nparts,
+                      char *err, size_t errlen)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%.4000s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return dk_errorf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+    int ok = 1;
+    for (int i = 0; i < nparts && ok; i++)
+        ok = fwrite(parts[i], 1, lens[i], f) == lens[i];
+    ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return dk_errorf(err, errlen, "cannot write %s: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value *values,
+                    const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
+                    size_t errlen)
+{
+    dk_ctable_info in = {p->variant, (uint8_t)p->metric, {0}, 0, p->block_size, count, 0, 0, 0, 0};
+    memcpy(in.material, p->material, 4);
+    bool wld = p->metric == DK_METRIC_WLD;
+    if (!in.block_size)
+        in.block_size = wld ? WLD_BLOCK : DTW_BLOCK;
+    if (in.block_size % 4 || count == 0)
+        return dk_errorf(err, errlen, "bad block size or empty table");
+    int level = p->level ? p->level : wld ? WLD_LEVEL : DTW_LEVEL;
+    if (!wld) {
+        dk_value max = 0;
+        for (uint64_t i = 0; i < count; i++)
+            if (!(dont_care && (dont_care[i / 8] >> (i % 8) & 1)) && values[i] > max)
+                max = values[i];
+        in.width = max > 0xff ? 2 : 1;
+    }
+    in.nblocks = (uint32_t)((count + in.block_size - 1) / in.block_size);
+    encoder e = {&in, values, dont_care};
+
+    size_t maxraw = block_bytes(&in, 0), tmpcap = ZSTD_compressBound(maxraw);
+    uint8_t *raw = malloc(maxraw), *tmp = malloc(tmpcap), *dict = malloc(DICT_CAP);
+    uint64_t *offs = malloc(((size_t)in.nblocks + 1) * sizeof *offs);
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    ZSTD_CDict *cdict = NULL;
+    growbuf blocks = {0};
+    int rc = -1;
+    if (!raw || !tmp || !dict || !offs || !cctx) {
+        dk_errorf(err, errlen, "out of memory");
+        goto out;
+    }
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+    in.dict_size = p->try_dictionary ? (uint32_t)choose_dictionary(&e, cctx, level, dict, raw, tmp, tmpcap) : 0;
+    if (in.dict_size && !(cdict = ZSTD_createCDict(dict, in.dict_size, level))) {
+        dk_errorf(err, errlen, "out of memory");
+        goto out;
+    }
+    if (!compress_blocks(&e, cctx, cdict, NULL, in.nblocks, &blocks, offs, raw, tmp, tmpcap)) {
+        dk_errorf(err, errlen, "compression failed for %s", path);
+        goto out;
+    }
+    /* offsets become absolute */
+    uint64_t base = HEADER + in.dict_size + ((uint64_t)in.nblocks + 1) * 8;
+    size_t index_len = ((size_t)in.nblocks + 1) * 8;
+    uint8_t *index = malloc(index_len);
+    if (!index) {
+        dk_errorf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (uint32_t b = 0; b < in.nblocks; b++)
+        put64(index + 8 * (size_t)b, base + offs[b]);
+    put64(index + 8 * (size_t)in.nblocks, base + blocks.n);
+    in.file_size = base + blocks.n + TRAILER;
+
+    uint8_t h[HEADER] = {0}, trailer[TRAILER];
+    memcpy(h, MAGIC, 8);
+    put32(h + 8, VERSION);
+    h[12] = in.variant;
+    h[13] = in.metric;
+    memcpy(h + 14, in.material, 4);
+    h[18] = in.width;
+    put32(h + 20, in.block_size);
+    put64(h + 24, in.count);
+    put32(h + 32, in.nblocks);
+    put32(h + 36, in.dict_size);
+    put64(h + 40, in.file_size);
+    put32(h + 48, dk_crc32c(dk_crc32c(0, dict, in.dict_size), index, index_len));
+    put32(h + 52, dk_crc32c(0, h, 52));
+    uint32_t crc = dk_crc32c(0, h, HEADER);
+    crc = dk_crc32c(crc, dict, in.dict_size);
+    crc = dk_crc32c(crc, index, index_len);
+    crc = dk_crc32c(crc, blocks.data, blocks.n);
+    in.file_crc = crc;
+    put32(trailer, crc);
+    memcpy(trailer + 4, END, 4);
+    const uint8_t *parts[] = {h, dict, index, blocks.data, trailer};
+    const size_t lens[] = {HEADER, in.dict_size, index_len, blocks.n, TRAILER};
+    rc = write_file(path, parts, lens, 5, err, errlen);
+    free(index);
+    if (rc == 0 && out)
+        *out = in;
+out:
+    ZSTD_freeCDict(cdict);
+    ZSTD_freeCCtx(cctx);
+    free(blocks.data);
+    free(raw);
+    free(tmp);
+    free(dict);
+    free(offs);
+    return rc;
+}
+
+/* --- reading --- */
+
+struct dk_ctable {
+    dk_ctable_info info;
+    const uint8_t *map;
+    size_t map_len;
+    const uint8_t *index; /* (nblocks + 1) absolute offsets */
+    ZSTD_DDict *ddict;
+    char path[512];
+};
+
+dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        dk_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    dk_ctable *t = calloc(1, sizeof *t);
+    void *map = MAP_FAILED;
+    size_t len = 0;
+    if (!t || fstat(fd, &st) != 0) {
+        dk_errorf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    len = (size_t)st.st_size;
+    if (len < HEADER + TRAILER) {
+        dk_errorf(err, errlen, "%s is damaged: truncated", path);
+        goto fail;
+    }
+    map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        dk_errorf(err, errlen, "cannot map %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    const uint8_t *h = map;
+    dk_ctable_info *in = &t->info;
+    if (memcmp(h, MAGIC, 8) != 0 || get32(h + 52) != dk_crc32c(0, h, 52) || get32(h + 8) != VERSION) {
+        dk_errorf(err, errlen, "%s is damaged or not a damka table (bad header)", path);
+        goto fail;
+    }
+    in->variant = h[12];
+    in->metric = h[13];
+    memcpy(in->material, h + 14, 4);
+    in->width = h[18];
+    in->block_size = get32(h + 20);
+    in->count = get64(h + 24);
+    in->nblocks = get32(h + 32);
+    in->dict_size = get32(h + 36);
+    in->file_size = get64(h + 40);
+    bool wld = in->metric == DK_METRIC_WLD;
+    uint64_t index_end = HEADER + (uint64_t)in->dict_size + ((uint64_t)in->nblocks + 1) * 8;
+    if ((!wld && in->metric != DK_METRIC_DTW) || (wld ? in->width != 0 : in->width < 1 || in->width > 2) ||
+        !in->block_size || in->block_size % 4 || !in->count ||
+        in->nblocks != (in->count + in->block_size - 1) / in->block_size || in->file_size != len ||
+        index_end + TRAILER > len) {
+        dk_errorf(err, errlen, "%s is damaged: inconsistent header or truncated", path);
+        goto fail;
+    }
+    t->index = h + HEADER + in->dict_size;
+    if (get32(h + 48) != dk_crc32c(0, h + HEADER, index_end - HEADER) ||
+        memcmp(h + len - 4, END, 4) != 0) {
+        dk_errorf(err, errlen, "%s is damaged: block index or trailer", path);
+        goto fail;
+    }
+    for (uint32_t b = 0; b <= in->nblocks; b++) {
+        uint64_t o = get64(t->index + 8 * (size_t)b);
+        uint64_t prev = b ? get64(t->index + 8 * (size_t)(b - 1)) : index_end;
+        if (o < prev || (b == 0 && o != index_end) || (b == in->nblocks && o != len - TRAILER)) {
+            dk_errorf(err, errlen, "%s is damaged: block index", path);
+            goto fail;
+        }
+    }
+    in->file_crc = get32(h + len - TRAILER);
+    if (in->dict_size && !(t->ddict = ZSTD_createDDict(h + HEADER, in->dict_size))) {
+        dk_errorf(err, errlen, "%s is damaged: bad dictionary", path);
+        goto fail;
+    }
+    t->map = map;
+    t->map_len = len;
+    snprintf(t->path, sizeof t->path, "%s", path);
+    close(fd);
+    return t;
+fail:
+    if (map != MAP_FAILED)
+        munmap(map, len);
+    free(t);
+    close(fd);
+    return NULL;
+}
+
+void dk_ctable_close(dk_ctable *t)
+{
+    if (!t)
+        return;
+    ZSTD_freeDDict(t->ddict);
+    munmap((void *)t->map, t->map_len);
+    free(t);
+}
+
+const dk_ctable_info *dk_ctable_get_info(const dk_ctable *t) { return &t->info; }
+
+size_t dk_ctable_block_bytes(const dk_ctable *t, uint32_t b) { return block_bytes(&t->info, b); }
+
+size_t dk_ctable_max_block_bytes(const dk_ctable *t) { return block_bytes(&t->info, 0); }
+
+int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint32_t b, uint8_t *out, char *err,
+                         size_t errlen)
+{
+    uint64_t from = get64(t->index + 8 * (size_t)b), to = get64(t->index + 8 * (size_t)b + 8);
+    size_t want = block_bytes(&t->info, b);
+    const uint8_t *src = t->map + from;
+    /* every frame must carry its content checksum (bit 2 of the frame header descriptor), or a
+     * damaged flag could turn the check off */
+    if (to - from < 5 || get32(src) != 0xFD2FB528u || !(src[4] & 0x04) ||
+        ZSTD_getFrameContentSize(src, to - from) != want)
+        return dk_errorf(err, errlen, "%s is damaged: block %u", t->path, b);
+    size_t n = t->ddict ? ZSTD_decompress_usingDDict(dctx, out, want, src, to - from, t->ddict)
+                        : ZSTD_decompressDCtx(dctx, out, want, src, to - from);
+    if (ZSTD_isError(n) || n != want)
+        return dk_errorf(err, errlen, "%s is damaged: block %u (%s)", t->path, b,
+                         ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size");
+    return 0;
+}
+
+dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *block, uint32_t at)
+{
+    if (t->info.metric == DK_METRIC_WLD)
+        return dk_value_of_code((block[at / 4] >> (2 * (at % 4))) & 3);
+    if (t->info.width == 1)
+        return block[at];
+    return (dk_value)(block[2 * at] | block[2 * at + 1] << 8);
+}
+
+int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen)
+{
+    if (dk_crc32c(0, t->map, t->map_len - TRAILER) != t->info.file_crc)
+        return dk_errorf(err, errlen, "%s is damaged: checksum mismatch", t->path);
+    void *dctx = dk_ctable_dctx_new();
+    uint8_t *buf = malloc(dk_ctable_max_block_bytes(t));
+    int rc = dctx && buf ? 0 : dk_errorf(err, errlen, "out of memory");
+    for (uint32_t b = 0; rc == 0 && b < t->info.nblocks; b++)
+        rc = dk_ctable_read_block(t, dctx, b, buf, err, errlen);
+    free(buf);
+    dk_ctable_dctx_free(dctx);
+    return rc;
+}
+
+void *dk_ctable_dctx_new(void) { return ZSTD_createDCtx(); }
+
+void dk_ctable_dctx_free(void *dctx) { ZSTD_freeDCtx(dctx); }

@@ -1,0 +1,96 @@
+/* Compressed table files: one material, one metric (WLD or DTW), blocks of consecutive
+ * positions compressed independently with zstd, so that a probe decompresses one block.
+ * The layout is described in query/FORMAT.md. */
+#ifndef DK_CTABLE_H
+#define DK_CTABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "value.h"
+
+typedef enum { DK_METRIC_WLD = 1, DK_METRIC_DTW = 2 } dk_metric;
+
+/* WLD codes as stored: the result for the side to move. */
+enum { DK_CODE_DRAW = 0, DK_CODE_WIN = 1, DK_CODE_LOSS = 2 };
+
+typedef struct dk_ctable_info {
+    uint8_t variant;       /* dk_variant_id */
+    uint8_t metric;        /* dk_metric */
+    uint8_t material[4];   /* white men, white kings, black men, black kings */
+    uint8_t width;         /* DTW: bytes per value (1 or 2); WLD: 0 (2 bits per position) */
+    uint32_t block_size;   /* positions per block (a multiple of 4) */
+    uint64_t count;        /* positions */
+    uint32_t nblocks;
+    uint32_t dict_size;    /* bytes of zstd dictionary, 0 if none */
+    uint64_t file_size;
+    uint32_t file_crc;     /* CRC-32C of every byte before the trailer */
+} dk_ctable_info;
+
+/* How to write a table. */
+typedef struct dk_ctable_params {
+    uint8_t variant;
+    uint8_t material[4];
+    dk_metric metric;
+    uint32_t block_size;   /* 0: the default of the metric */
+    int level;             /* zstd level; 0: the default of the metric */
+    bool try_dictionary;   /* train a dictionary and keep it if the file gets smaller */
+} dk_ctable_params;
+
+/* The WLD code of a value. */
+static inline uint8_t dk_code_of(dk_value v)
+{
+    return dk_value_is_draw(v) ? DK_CODE_DRAW : dk_value_is_win(v) ? DK_CODE_WIN : DK_CODE_LOSS;
+}
+
+/* Writes count values to path atomically (temporary file, fsync, rename). Positions whose bit
+ * is set in dont_care (bit i of byte i/8; NULL: none) are the ones where the side to move must
+ * capture: their stored value is free, and the writer repeats the previous stored value there,
+ * which lengthens runs. Fills *out (may be NULL). Returns 0, or -1 with one line in err.
+ * Thread-safe (distinct paths). */
+int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value *values,
+                    const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
+                    size_t errlen);
+
+typedef struct dk_ctable dk_ctable;
+
+/* Maps a table file and checks its header, dictionary and block index (not the blocks).
+ * Returns NULL with one line in err if it is missing, truncated or damaged. The table is
+ * read-only afterwards: any number of threads may use it. */
+dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen);
+
+void dk_ctable_close(dk_ctable *t);
+
+const dk_ctable_info *dk_ctable_get_info(const dk_ctable *t);
+
+/* Bytes of block b once decompressed. */
+size_t dk_ctable_block_bytes(const dk_ctable *t, uint32_t b);
+
+/* Bytes of the largest decompressed block. */
+size_t dk_ctable_max_block_bytes(const dk_ctable *t);
+
+/* Decompresses block b into out (room for dk_ctable_block_bytes) with dctx (one per thread),
+ * checking the frame's checksum and size. Returns 0, or -1 with one line in err. */
+int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint32_t b, uint8_t *out, char *err,
+                         size_t errlen);
+
+/* The value stored for position `at` of a decompressed block: a DTW value, or for WLD a value
+ * of the right kind without distance (dk_value_of_code). Pure. */
+dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *block, uint32_t at);
+
+/* A WLD code as a value: DK_DRAW, a win (2) or a loss (1): the distance is unknown. */
+static inline dk_value dk_value_of_code(uint8_t code)
+{
+    return code == DK_CODE_DRAW ? DK_DRAW : code == DK_CODE_WIN ? 2 : 1;
+}
+
+/* Checks every byte: the whole-file CRC, then every block (frame checksum). Returns 0, or -1
+ * with one line in err. */
+int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen);
+
+/* A zstd decompression context for dk_ctable_read_block (ZSTD_DCtx). NULL if out of memory. */
+void *dk_ctable_dctx_new(void);
+void dk_ctable_dctx_free(void *dctx);
+
+#endif
