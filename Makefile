@@ -32,9 +32,9 @@ LIB      := $(BUILD)/libdamka_core.a
 DAMKA    := $(BUILD)/damka
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all deps test test-sanitize bench bench-index run clean
+.PHONY: all deps test test-sanitize bench bench-index bench-probe run clean lib install
 .SECONDARY:
-all: $(DAMKA)
+all: $(DAMKA) lib
 
 $(DEPS_OK): scripts/install-deps
 	@scripts/install-deps
@@ -47,9 +47,43 @@ $(BUILD)/%.o: %.c | $(DEPS_OK)
 
 $(BUILD)/gen/%.o $(BUILD)/cli/%.o: XFLAGS = $(MPI_CFLAGS)
 
+# The library layers are compiled once, position-independent, for the executable and for both
+# libdamka libraries; only the damka_ API (DAMKA_API in query/damka.h) is exported by the .so.
+$(LIB_OBJ): XFLAGS = -fPIC -fvisibility=hidden
+
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+# libdamka: what engines link (no MPI). `make install PREFIX=...` (default /usr/local) installs
+# include/damka.h, lib/libdamka.a, lib/libdamka.so (soname libdamka.so.0), lib/pkgconfig/damka.pc.
+PREFIX      ?= /usr/local
+SO_VERSION  := 0.1
+SONAME      := libdamka.so.0
+STATIC_LIB  := $(BUILD)/libdamka.a
+SHARED_LIB  := $(BUILD)/libdamka.so
+lib: $(STATIC_LIB) $(SHARED_LIB)
+
+$(STATIC_LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libdamka.so.$(SO_VERSION): $(LIB_OBJ)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) $^ -o $@ -lzstd -lpthread
+
+$(SHARED_LIB): $(BUILD)/libdamka.so.$(SO_VERSION)
+	ln -sf libdamka.so.$(SO_VERSION) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
+
+install: lib query/damka.h query/damka.pc.in
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 query/damka.h $(DESTDIR)$(PREFIX)/include/damka.h
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/libdamka.a
+	install -m 755 $(BUILD)/libdamka.so.$(SO_VERSION) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libdamka.so.$(SO_VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libdamka.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SO_VERSION)|' query/damka.pc.in \
+		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/damka.pc
 
 $(DAMKA): $(CLI_OBJ) $(GEN_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $(MPI_LIBS)

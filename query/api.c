@@ -1,0 +1,378 @@
+/* libdamka (damka.h) over the compressed tablebase (tablebase.h) and the rules engine. */
+#include "damka.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../rules/movegen.h"
+#include "../rules/notation.h"
+#include "rank.h"
+#include "tablebase.h"
+
+struct damka_tb {
+    const dk_variant *v;
+    char *dir;
+    dk_tablebase *tb;
+    int max_pieces;
+};
+
+static _Thread_local char last_error[1024];
+
+const char *damka_last_error(void) { return last_error; }
+
+static damka_status fail(damka_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static damka_status fail(damka_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+const char *damka_status_text(damka_status status)
+{
+    switch (status) {
+    case DAMKA_OK: return "ok";
+    case DAMKA_NOT_IN_TABLES: return "not in the tables";
+    case DAMKA_DAMAGED: return "damaged table file";
+    case DAMKA_BAD_POSITION: return "bad position";
+    case DAMKA_BAD_ARGUMENT: return "bad argument";
+    case DAMKA_NO_MEMORY: return "out of memory";
+    case DAMKA_NO_DIRECTORY: return "no such table directory";
+    }
+    return "unknown status";
+}
+
+/* Every material with exactly n pieces has both files in dir. */
+static int complete(const damka_tb *t, const char *dir, int n)
+{
+    dk_material ms[256];
+    size_t k = dk_material_list(t->v, n, 0, ms, 256);
+    if (k > 256)
+        return 0;
+    int found = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (dk_material_pieces(ms[i]) != n)
+            continue;
+        char path[4096];
+        for (int e = 0; e < 2; e++) {
+            dk_tb_path(dir, t->v, ms[i], e ? "dtw" : "wld", path, sizeof path);
+            if (access(path, R_OK) != 0)
+                return 0;
+        }
+        found = 1;
+    }
+    return found;
+}
+
+damka_tb *damka_open(const char *dir, const char *variant, size_t cache_mb, damka_status *status)
+{
+    damka_status dummy;
+    if (!status)
+        status = &dummy;
+    last_error[0] = 0;
+    if (!dir) {
+        *status = fail(DAMKA_BAD_ARGUMENT, "no table directory given");
+        return NULL;
+    }
+    const dk_variant *v = dk_variant_find(variant ? variant : "brazilian");
+    if (!v) {
+        *status = fail(DAMKA_BAD_ARGUMENT, "unknown variant '%.100s'", variant);
+        return NULL;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        *status = fail(DAMKA_NO_DIRECTORY, "%.900s: %s", dir,
+                       stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
+        return NULL;
+    }
+    /* the cache budget in bytes, saturated rather than wrapped */
+    size_t mb = cache_mb ? cache_mb : 64, max_mb = ((size_t)-1 >> 20);
+    dk_tb_options o = {DK_TB_COMPRESSED, (mb > max_mb ? max_mb : mb) << 20, NULL, false};
+    damka_tb *t = calloc(1, sizeof *t);
+    if (t)
+        t->tb = dk_tb_open(dir, v, &o);
+    if (!t || !t->tb) {
+        free(t);
+        *status = fail(DAMKA_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    t->v = v;
+    if (!(t->dir = strdup(dir))) {
+        damka_close(t);
+        *status = fail(DAMKA_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    for (int n = 2; n <= DK_TB_MAX_PIECES && complete(t, dir, n); n++)
+        t->max_pieces = n;
+    *status = DAMKA_OK;
+    return t;
+}
+
+void damka_close(damka_tb *tb)
+{
+    if (!tb)
+        return;
+    dk_tb_close(tb->tb);
+    free(tb->dir);
+    free(tb);
+}
+
+const char *damka_variant(const damka_tb *tb) { return tb ? tb->v->name : NULL; }
+
+int damka_squares(const damka_tb *tb) { return tb ? tb->v->nsq : 0; }
+
+int damka_max_pieces(const damka_tb *tb) { return tb ? tb->max_pieces : 0; }
+
+/* --- positions --- */
+
+static damka_position to_public(const dk_pos *p)
+{
+    damka_position q = {p->pieces[DK_WHITE], p->pieces[DK_BLACK], p->kings, p->side == DK_BLACK};
+    return q;
+}
+
+/* Converts and checks a position: OK or BAD_POSITION (with the reason in last_error). */
+static damka_status from_public(const dk_variant *v, const damka_position *p, dk_pos *out)
+{
+    out->pieces[DK_WHITE] = p->white;
+    out->pieces[DK_BLACK] = p->black;
+    out->kings = p->kings;
+    out->side = p->black_to_move ? DK_BLACK : DK_WHITE;
+    dk_pos_error e = dk_pos_check(v, out);
+    if (e != DK_POS_OK)
+        return fail(DAMKA_BAD_POSITION, "%s", dk_pos_error_text(e));
+    return DAMKA_OK;
+}
+
+damka_status damka_position_from_fen(const damka_tb *tb, const char *fen, damka_position *out)
+{
+    last_error[0] = 0;
+    if (!tb || !fen || !out)
+        return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
+    dk_pos p;
+    if (dk_fen_parse(tb->v, fen, &p, last_error, sizeof last_error) != 0)
+        return DAMKA_BAD_POSITION;
+    *out = to_public(&p);
+    return DAMKA_OK;
+}
+
+damka_status damka_position_to_fen(const damka_tb *tb, const damka_position *p, char *buf,
+                                   size_t len)
+{
+    last_error[0] = 0;
+    if (!tb || !p || !buf || !len)
+        return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
+    buf[0] = 0;
+    dk_pos q;
+    damka_status st = from_public(tb->v, p, &q);
+    if (st != DAMKA_OK)
+        return st;
+    char fen[DK_FEN_MAX];
+    int n = dk_fen_format(tb->v, &q, false, fen, sizeof fen);
+    if (n < 0 || (size_t)n >= len)
+        return fail(DAMKA_BAD_ARGUMENT, "FEN buffer too small (%d bytes needed)", n + 1);
+    memcpy(buf, fen, (size_t)n + 1);
+    return DAMKA_OK;
+}
+
+/* --- probes --- */
+
+static damka_status from_tb(dk_tb_status st)
+{
+    switch (st) {
+    case DK_TB_OK: return DAMKA_OK;
+    case DK_TB_MISSING: return fail(DAMKA_NOT_IN_TABLES, "no table: %s", dk_tb_last_error());
+    case DK_TB_DAMAGED: return fail(DAMKA_DAMAGED, "%s", dk_tb_last_error());
+    case DK_TB_BAD_POSITION: return fail(DAMKA_BAD_POSITION, "not a position tables hold");
+    case DK_TB_NO_MEMORY: return fail(DAMKA_NO_MEMORY, "out of memory");
+    }
+    return fail(DAMKA_DAMAGED, "unexpected tablebase status %d", (int)st);
+}
+
+static damka_value to_value(dk_value v, dk_metric metric)
+{
+    damka_value r;
+    r.wdl = dk_value_is_draw(v) ? DAMKA_DRAW : dk_value_is_win(v) ? DAMKA_WIN : DAMKA_LOSS;
+    r.dtw = r.wdl == DAMKA_DRAW || metric == DK_METRIC_WLD ? -1 : (int)dk_value_dtw(v);
+    return r;
+}
+
+/* Checks p for probing: legal, the side not to move has a piece, not more pieces than any
+ * table holds (NOT_IN_TABLES). */
+static damka_status probe_ready(const damka_tb *tb, const damka_position *p, dk_pos *q)
+{
+    last_error[0] = 0;
+    if (!tb || !p)
+        return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
+    damka_status st = from_public(tb->v, p, q);
+    if (st != DAMKA_OK)
+        return st;
+    if (!dk_occupied(q))
+        return fail(DAMKA_BAD_POSITION, "no piece on the board");
+    if (q->pieces[q->side] && !q->pieces[q->side ^ 1])
+        return fail(DAMKA_BAD_POSITION, "the side not to move has no piece");
+    if (dk_popcount(dk_occupied(q)) > DK_TB_MAX_PIECES)
+        return fail(DAMKA_NOT_IN_TABLES, "%d pieces: no table holds more than %d",
+                    dk_popcount(dk_occupied(q)), DK_TB_MAX_PIECES);
+    return DAMKA_OK;
+}
+
+static damka_status probe(damka_tb *tb, const damka_position *p, dk_metric metric, damka_value *out)
+{
+    dk_pos q;
+    damka_status st = probe_ready(tb, p, &q);
+    if (st != DAMKA_OK)
+        return st;
+    if (!out)
+        return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
+    dk_value v;
+    st = from_tb(dk_tb_probe(tb->tb, &q, metric, &v));
+    if (st == DAMKA_OK)
+        *out = to_value(v, metric);
+    return st;
+}
+
+damka_status damka_probe_wdl(damka_tb *tb, const damka_position *p, damka_value *out)
+{
+    return probe(tb, p, DK_METRIC_WLD, out);
+}
+
+damka_status damka_probe_dtw(damka_tb *tb, const damka_position *p, damka_value *out)
+{
+    return probe(tb, p, DK_METRIC_DTW, out);
+}
+
+/* --- moves --- */
+
+static void fill_move(const dk_variant *v, const dk_movelist *list, int i, damka_move_value *out)
+{
+    const dk_move *m = &list->m[i];
+    out->from = m->from + 1;
+    out->to = m->to + 1;
+    out->captures = m->captures;
+    out->promotes = m->promotes != 0;
+    char text[DK_MOVE_TEXT_MAX];
+    dk_move_format(v, list, i, v->algebraic, text, sizeof text);
+    snprintf(out->notation, sizeof out->notation, "%s", text);
+}
+
+static damka_status rank(damka_tb *tb, const damka_position *p, dk_metric metric,
+                         damka_move_value *moves, int cap, int *count)
+{
+    if (count)
+        *count = 0;
+    dk_pos q;
+    damka_status st = probe_ready(tb, p, &q);
+    if (st != DAMKA_OK)
+        return st;
+    if (!count || cap < 0 || (cap > 0 && !moves))
+        return fail(DAMKA_BAD_ARGUMENT, "NULL argument or negative capacity");
+    dk_movelist *list = malloc(sizeof *list);
+    dk_value *values = malloc(DK_MAX_MOVES * sizeof *values);
+    if (!list || !values) {
+        free(list);
+        free(values);
+        return fail(DAMKA_NO_MEMORY, "out of memory");
+    }
+    st = from_tb(dk_tb_rank_moves_in(tb->tb, &q, metric, list, values));
+    if (st == DAMKA_OK) {
+        for (int i = 0; i < list->n && i < cap; i++) {
+            fill_move(tb->v, list, i, &moves[i]);
+            moves[i].value = to_value(values[i], metric);
+        }
+        *count = list->n;
+    }
+    free(list);
+    free(values);
+    return st;
+}
+
+damka_status damka_rank_moves(damka_tb *tb, const damka_position *p, damka_move_value *moves,
+                              int cap, int *count)
+{
+    return rank(tb, p, DK_METRIC_DTW, moves, cap, count);
+}
+
+damka_status damka_rank_moves_wdl(damka_tb *tb, const damka_position *p,
+                                  damka_move_value *moves, int cap, int *count)
+{
+    return rank(tb, p, DK_METRIC_WLD, moves, cap, count);
+}
+
+damka_status damka_apply_move(const damka_tb *tb, const damka_position *p,
+                              const damka_move_value *m, damka_position *out)
+{
+    last_error[0] = 0;
+    if (!tb || !p || !m || !out)
+        return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
+    dk_pos q;
+    damka_status st = from_public(tb->v, p, &q);
+    if (st != DAMKA_OK)
+        return st;
+    dk_movelist *list = malloc(sizeof *list);
+    if (!list)
+        return fail(DAMKA_NO_MEMORY, "out of memory");
+    dk_gen_moves(tb->v, &q, list);
+    st = fail(DAMKA_BAD_POSITION, "not a legal move of the position");
+    for (int i = 0; i < list->n; i++) {
+        const dk_move *x = &list->m[i];
+        if (x->from + 1 == m->from && x->to + 1 == m->to && x->captures == m->captures) {
+            dk_pos after = dk_apply(&q, x);
+            *out = to_public(&after);
+            last_error[0] = 0;
+            st = DAMKA_OK;
+            break;
+        }
+    }
+    free(list);
+    return st;
+}
+
+damka_status damka_check_files(damka_tb *tb, int *files)
+{
+    last_error[0] = 0;
+    if (files)
+        *files = 0;
+    if (!tb)
+        return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
+    size_t n = dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, NULL, 0);
+    dk_material *ms = malloc(n * sizeof *ms);
+    if (!ms)
+        return fail(DAMKA_NO_MEMORY, "out of memory");
+    dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, ms, n);
+    damka_status st = DAMKA_OK;
+    int checked = 0;
+    for (size_t i = 0; i < n && st == DAMKA_OK; i++) {
+        for (int metric = DK_METRIC_WLD; metric <= DK_METRIC_DTW && st == DAMKA_OK; metric++) {
+            char path[4096], err[1024];
+            dk_tb_path(tb->dir, tb->v, ms[i], metric == DK_METRIC_WLD ? "wld" : "dtw", path, sizeof path);
+            if (access(path, F_OK) != 0)
+                continue;
+            dk_ctable *t = dk_ctable_open(path, err, sizeof err);
+            const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
+            const uint8_t want[4] = {ms[i].wm, ms[i].wk, ms[i].bm, ms[i].bk};
+            if (!t)
+                st = fail(DAMKA_DAMAGED, "%s", err);
+            else if (in->metric != metric || in->variant != tb->v->id || memcmp(in->material, want, 4) != 0)
+                st = fail(DAMKA_DAMAGED, "%.900s is damaged: its header does not match its name", path);
+            else if (dk_ctable_check(t, err, sizeof err) != 0)
+                st = fail(DAMKA_DAMAGED, "%s", err);
+            dk_ctable_close(t);
+            checked++;
+        }
+    }
+    free(ms);
+    if (files)
+        *files = checked;
+    if (st == DAMKA_OK && checked == 0)
+        st = fail(DAMKA_NOT_IN_TABLES, "no table file of %s in %.900s", tb->v->name, tb->dir);
+    return st;
+}
