@@ -95,10 +95,11 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(LIB)
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-test: $(TESTS) $(TOOLS) $(DAMKA)
+test: $(TESTS) $(TOOLS) $(DAMKA) lib
 	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
 	@echo "== tests/cli.sh"; tests/cli.sh $(DAMKA)
 	@echo "== tests/gen.sh"; tests/gen.sh $(DAMKA)
+	@echo "== tests/probe.sh"; MAKE="$(MAKE)" CC="$(CC)" CFLAGS="$(CFLAGS)" tests/probe.sh $(DAMKA)
 	@echo "all tests passed ($(BUILD))"
 
 # Open MPI keeps memory until exit: its leaks are suppressed (full unwinding lets the
@@ -106,7 +107,7 @@ test: $(TESTS) $(TOOLS) $(DAMKA)
 test-sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	ASAN_OPTIONS=fast_unwind_on_malloc=0 OMPI_MCA_mca_base_component_disable_dlclose=1 DK_GEN_SCALE=small \
-	$(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDLIBS="-lpthread -fsanitize=address,undefined" test
+	$(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDLIBS="-lzstd -lpthread -fsanitize=address,undefined" test
 
 bench: $(DAMKA) bench-index
 	scripts/bench-perft $(DAMKA)

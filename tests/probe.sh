@@ -1,0 +1,32 @@
+#!/bin/sh
+# The probe library on real tables (issue 5): generates the Brazilian tables up to 4 pieces
+# with --keep-work (the raw working copies hold gen's uncompressed values), then runs
+# tests/test_probe on them (every position through libdamka against the raw values, threads,
+# damaged and missing files) and tests/install.sh (make install, the example program built
+# with pkg-config, shared and static, compared with `damka query`).
+# Usage: tests/probe.sh path/to/damka (the test programs are found beside it, in tests/).
+# Environment: DK_GEN_SCALE=small (sanitizer build: test_probe samples), MAKE, CC, CFLAGS.
+set -u
+DAMKA=${1:?usage: tests/probe.sh path/to/damka}
+BIN=$(dirname "$DAMKA")
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+
+T=$TMP/br4
+t0=$(date +%s.%N)
+if ! "$DAMKA" gen --pieces 4 --out "$T" --keep-work --quiet 2>"$TMP/err"; then
+    echo "FAIL: damka gen --pieces 4 --keep-work: $(tail -n 3 "$TMP/err")"
+    exit 1
+fi
+echo "   brazilian up to 4 pieces with --keep-work: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+n=$(find "$T" -maxdepth 1 -name '*.wld' | wc -l)
+[ "$n" -eq 41 ] || { echo "FAIL: $n .wld files, expected 41"; fails=$((fails + 1)); }
+n=$(find "$T/work" -maxdepth 1 -name '*.raw' 2>/dev/null | wc -l)
+[ "$n" -eq 41 ] || { echo "FAIL: $n raw working copies in $T/work, expected 41"; fails=$((fails + 1)); }
+
+echo "   test_probe"
+DK_TABLES=$T "$BIN/tests/test_probe" || fails=$((fails + 1))
+echo "   install.sh"
+"$(dirname "$0")/install.sh" "$DAMKA" "$T" || fails=$((fails + 1))
+[ "$fails" -eq 0 ] || { echo "probe.sh: $fails failure(s)"; exit 1; }
