@@ -109,9 +109,20 @@ test-sanitize:
 	ASAN_OPTIONS=fast_unwind_on_malloc=0 OMPI_MCA_mca_base_component_disable_dlclose=1 DK_GEN_SCALE=small \
 	$(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDLIBS="-lzstd -lpthread -fsanitize=address,undefined" test
 
-bench: $(DAMKA) bench-index
+bench: $(DAMKA) bench-index bench-probe
 	scripts/bench-perft $(DAMKA)
 	DAMKA=$(DAMKA) scripts/bench-gen 5 "1 2"
+
+# Size and speed of the compressed tables in BENCH_TABLES (default: the Brazilian tables up to
+# BENCH_PIECES=5 pieces, generated with --keep-work into $(BUILD)/bench-tables if missing).
+BENCH_PIECES ?= 5
+BENCH_TABLES ?= $(BUILD)/bench-tables-$(BENCH_PIECES)
+bench-probe: $(BUILD)/bench-probe $(DAMKA)
+	@[ -e $(BENCH_TABLES)/manifest.json ] || $(DAMKA) gen --pieces $(BENCH_PIECES) --out $(BENCH_TABLES) --keep-work --quiet
+	$(BUILD)/bench-probe $(BENCH_TABLES)
+
+$(BUILD)/bench-probe: $(BUILD)/scripts/bench-probe.o $(LIB)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Rank/unrank throughput of the perfect index.
 bench-index: $(BUILD)/bench-index
@@ -132,5 +143,6 @@ run: $(DAMKA)
 clean:
 	rm -rf build build-san
 
+-include $(BUILD)/scripts/bench-probe.d
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(TSUP_OBJ:.o=.d) \
 	$(TOOL_SRC:%.c=$(BUILD)/%.d)

@@ -1,0 +1,326 @@
+/* Size and speed of a directory of compressed tables (make bench-probe).
+ *
+ *   bench-probe [--variant V] [--seconds S] [--no-external] DIR
+ *
+ * (a) bits per position of the .wld and of the .dtw files (file bytes * 8 / positions from
+ *     the headers), per piece count and in all, and, when DIR/work holds the raw working copies
+ *     (damka gen --keep-work), the same raw values compressed whole with `xz -9` and
+ *     `zstd -19` for comparison: WLD as one byte per position (0 draw, 1 win, 2 loss), DTW as
+ *     the stored values (one byte per position, two for tables that need them);
+ * (b) random probes per second through libdamka (damka_probe_wdl / damka_probe_dtw) on one
+ *     thread, with a warm cache big enough for everything and with a cache of a tenth of the
+ *     decompressed data;
+ * (c) the latency of single probes (clock_gettime around each): median and 99th percentile.
+ * Random positions are uniform over all positions of the directory (either side to move). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../index/perfect.h"
+#include "../query/ctable.h"
+#include "../query/damka.h"
+#include "../query/table.h"
+
+typedef struct table {
+    dk_material m;
+    uint64_t count;
+    uint64_t bytes[3];   /* file bytes by metric */
+    uint64_t decoded[3]; /* decompressed bytes by metric */
+} table;
+
+static const dk_variant *V;
+static table *T;
+static int NT;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void scan(const char *dir)
+{
+    size_t n = dk_material_list(V, 8, 0, NULL, 0);
+    dk_material *ms = malloc(n * sizeof *ms);
+    dk_material_list(V, 8, 0, ms, n);
+    T = calloc(n, sizeof *T);
+    for (size_t i = 0; i < n; i++) {
+        table t = {ms[i], 0, {0}, {0}};
+        int found = 0;
+        for (int metric = DK_METRIC_WLD; metric <= DK_METRIC_DTW; metric++) {
+            char path[4096], name[DK_MATERIAL_NAME_MAX];
+            dk_material_name(ms[i], name, sizeof name);
+            snprintf(path, sizeof path, "%s/%s-%s.%s", dir, V->name, name, metric == DK_METRIC_WLD ? "wld" : "dtw");
+            if (access(path, F_OK) != 0)
+                continue;
+            char err[512];
+            dk_ctable *c = dk_ctable_open(path, err, sizeof err);
+            if (!c) {
+                fprintf(stderr, "bench-probe: %s\n", err);
+                exit(1);
+            }
+            const dk_ctable_info *in = dk_ctable_get_info(c);
+            t.count = in->count;
+            t.bytes[metric] = in->file_size;
+            t.decoded[metric] = metric == DK_METRIC_WLD ? (in->count + 3) / 4 : in->count * in->width;
+            dk_ctable_close(c);
+            found++;
+        }
+        if (found == 2)
+            T[NT++] = t;
+    }
+    free(ms);
+}
+
+/* Compresses `path` with `cmd` (a shell command reading the file name as $1) and returns the
+ * compressed bytes, 0 if the tool failed. */
+static uint64_t external(const char *cmd, const char *path)
+{
+    char line[8192];
+    snprintf(line, sizeof line, "%s < '%s' | wc -c", cmd, path);
+    FILE *p = popen(line, "r");
+    unsigned long long bytes = 0;
+    if (!p || fscanf(p, "%llu", &bytes) != 1)
+        bytes = 0;
+    if (p && pclose(p) != 0)
+        bytes = 0;
+    return bytes;
+}
+
+static void sizes(const char *dir, bool ext)
+{
+    printf("\n(a) size: %d tables of %s in %s\n", NT, V->name, dir);
+    printf("%-7s %15s %12s %10s %12s %10s\n", "pieces", "positions", "WLD bytes", "bits/pos", "DTW bytes", "bits/pos");
+    uint64_t tot[3] = {0}, tcount = 0;
+    for (int pieces = 2; pieces <= 8; pieces++) {
+        uint64_t b[3] = {0}, count = 0;
+        for (int i = 0; i < NT; i++)
+            if (dk_material_pieces(T[i].m) == pieces) {
+                count += T[i].count;
+                b[1] += T[i].bytes[1];
+                b[2] += T[i].bytes[2];
+            }
+        if (!count)
+            continue;
+        printf("%-7d %15llu %12llu %10.4f %12llu %10.4f\n", pieces, (unsigned long long)count,
+               (unsigned long long)b[1], 8.0 * (double)b[1] / (double)count, (unsigned long long)b[2],
+               8.0 * (double)b[2] / (double)count);
+        tcount += count;
+        tot[1] += b[1];
+        tot[2] += b[2];
+    }
+    printf("%-7s %15llu %12llu %10.4f %12llu %10.4f\n", "all", (unsigned long long)tcount,
+           (unsigned long long)tot[1], 8.0 * (double)tot[1] / (double)tcount, (unsigned long long)tot[2],
+           8.0 * (double)tot[2] / (double)tcount);
+
+    /* the raw working copies as two streams, compressed whole */
+    char tmpl_w[] = "/tmp/bench-probe-wld-XXXXXX", tmpl_d[] = "/tmp/bench-probe-dtw-XXXXXX";
+    int fw = mkstemp(tmpl_w), fd = mkstemp(tmpl_d);
+    FILE *w = fw >= 0 ? fdopen(fw, "wb") : NULL, *d = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    uint64_t raw_count = 0;
+    int nraw = 0, wide = 0;
+    for (int i = 0; w && d && i < NT; i++) {
+        char path[4096], name[DK_MATERIAL_NAME_MAX], err[512];
+        dk_material_name(T[i].m, name, sizeof name);
+        snprintf(path, sizeof path, "%s/work/%s-%s.raw", dir, V->name, name);
+        if (access(path, F_OK) != 0)
+            continue;
+        dk_table *t = dk_table_open(path, false, err, sizeof err);
+        if (!t) {
+            fprintf(stderr, "bench-probe: %s\n", err);
+            continue;
+        }
+        const dk_table_info *in = dk_table_get_info(t);
+        uint8_t *codes = malloc(in->count);
+        for (uint64_t k = 0; k < in->count; k++)
+            codes[k] = dk_code_of(dk_table_value(t, k));
+        fwrite(codes, 1, in->count, w);
+        fwrite(t->values, in->width, in->count, d);
+        wide += in->width > 1;
+        free(codes);
+        raw_count += in->count;
+        nraw++;
+        dk_table_close(t);
+    }
+    if (w)
+        fclose(w);
+    if (d)
+        fclose(d);
+    if (nraw < NT) {
+        printf("raw working copies: %d of %d in %s/work (make the tables with --keep-work for the "
+               "xz/zstd comparison)\n", nraw, NT, dir);
+    } else if (ext) {
+        printf("\nthe same values uncompressed (%llu positions, %d tables; DTW 1 byte per position%s),\n"
+               "compressed whole:\n", (unsigned long long)raw_count, nraw,
+               wide ? ", 2 for tables that need it" : "");
+        printf("%-22s %14s %10s %14s %10s\n", "", "WLD bytes", "bits/pos", "DTW bytes", "bits/pos");
+        const char *names[] = {"xz -9", "zstd -19"}, *cmds[] = {"xz -9 -T1 -c", "zstd -19 -T1 -q -c"};
+        uint64_t xz_wld = 0;
+        for (int k = 0; k < 2; k++) {
+            double t0 = now();
+            uint64_t bw = external(cmds[k], tmpl_w), bd = external(cmds[k], tmpl_d);
+            if (k == 0)
+                xz_wld = bw;
+            printf("%-22s %14llu %10.4f %14llu %10.4f   (%.0f s)\n", names[k], (unsigned long long)bw,
+                   8.0 * (double)bw / (double)raw_count, (unsigned long long)bd,
+                   8.0 * (double)bd / (double)raw_count, now() - t0);
+        }
+        printf("%-22s %14llu %10.4f %14llu %10.4f\n", "damka (.wld / .dtw)", (unsigned long long)tot[1],
+               8.0 * (double)tot[1] / (double)tcount, (unsigned long long)tot[2],
+               8.0 * (double)tot[2] / (double)tcount);
+        if (xz_wld)
+            printf("WLD files are %.2fx smaller than xz -9 of the raw WLD values\n",
+                   (double)xz_wld / (double)tot[1]);
+    }
+    unlink(tmpl_w);
+    unlink(tmpl_d);
+}
+
+/* --- speed --- */
+
+static damka_position *random_positions(int n)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < NT; i++)
+        total += T[i].count;
+    damka_position *ps = malloc((size_t)n * sizeof *ps);
+    dk_index *ix = malloc((size_t)NT * sizeof *ix);
+    for (int i = 0; i < NT; i++)
+        dk_index_init(&ix[i], V, T[i].m);
+    for (int k = 0; k < n; k++) {
+        uint64_t r = rnd() % total;
+        int i = 0;
+        while (r >= T[i].count)
+            r -= T[i].count, i++;
+        dk_pos p = dk_index_unrank(&ix[i], r);
+        if (rnd() & 1)
+            p = dk_pos_flip(V, &p); /* the same position, Black to move */
+        ps[k] = (damka_position){p.pieces[DK_WHITE], p.pieces[DK_BLACK], p.kings, p.side};
+    }
+    free(ix);
+    return ps;
+}
+
+typedef damka_status (*probe_fn)(damka_tb *, const damka_position *, damka_value *);
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void speed(const char *dir, double seconds)
+{
+    enum { N = 1 << 20 };
+    damka_position *ps = random_positions(N);
+    uint64_t decoded[3] = {0};
+    for (int i = 0; i < NT; i++)
+        for (int m = 1; m <= 2; m++)
+            decoded[m] += T[i].decoded[m];
+    printf("\n(b, c) random probes on one thread (uniform over the %d tables, either side to move),\n"
+           "through damka_probe_wdl / damka_probe_dtw; %.0f s per measurement\n", NT, seconds);
+    printf("%-5s %-24s %12s %12s %12s\n", "file", "cache", "probes/s", "median ns", "p99 ns");
+    double *lat = malloc(N * sizeof *lat);
+    for (int metric = 1; metric <= 2; metric++) {
+        probe_fn f = metric == 1 ? damka_probe_wdl : damka_probe_dtw;
+        for (int small = 0; small < 2; small++) {
+            size_t mb = small ? decoded[metric] / 10 >> 20 : (decoded[metric] * 5 / 4 >> 20) + 16;
+            if (mb < 1)
+                mb = 1;
+            damka_status st;
+            damka_tb *tb = damka_open(dir, V->name, mb, &st);
+            if (!tb) {
+                fprintf(stderr, "bench-probe: %s\n", damka_status_text(st));
+                exit(1);
+            }
+            damka_value v;
+            long errors = 0;
+            uint64_t sink = 0;
+            /* warm up: the large cache gets every block the positions touch */
+            int warm = small ? N / 16 : N;
+            for (int k = 0; k < warm; k++)
+                errors += f(tb, &ps[k], &v) != DAMKA_OK;
+            /* throughput, time-bounded */
+            long done = 0;
+            double t0 = now(), t1;
+            do {
+                for (int k = 0; k < 4096; k++) {
+                    errors += f(tb, &ps[(done + k) & (N - 1)], &v) != DAMKA_OK;
+                    sink += (uint64_t)v.wdl;
+                }
+                done += 4096;
+            } while ((t1 = now()) - t0 < seconds);
+            double rate = (double)done / (t1 - t0);
+            /* latency of single probes */
+            int nl = 0;
+            t0 = now();
+            for (long k = done; nl < N && (nl < 1000 || now() - t0 < seconds / 2); k++) {
+                struct timespec a, b;
+                clock_gettime(CLOCK_MONOTONIC, &a);
+                errors += f(tb, &ps[k & (N - 1)], &v) != DAMKA_OK;
+                clock_gettime(CLOCK_MONOTONIC, &b);
+                lat[nl++] = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+            }
+            qsort(lat, (size_t)nl, sizeof *lat, cmp_double);
+            char label[64];
+            snprintf(label, sizeof label, "%zu MB (%s)", mb, small ? "a tenth" : "warm, all");
+            damka_close(tb);
+            printf("%-5s %-24s %12.0f %12.0f %12.0f%s\n", metric == 1 ? "WLD" : "DTW", label, rate,
+                   lat[nl / 2], lat[(size_t)nl * 99 / 100], errors ? "  (errors!)" : "");
+            if (errors)
+                fprintf(stderr, "bench-probe: %ld probes failed: %s\n", errors, damka_last_error());
+            if (sink == 42)
+                printf(" ");
+        }
+    }
+    printf("(decompressed data: WLD %.1f MB, DTW %.1f MB)\n", (double)decoded[1] / 1048576.0,
+           (double)decoded[2] / 1048576.0);
+    free(lat);
+    free(ps);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL, *variant = "brazilian";
+    double seconds = 2;
+    bool ext = true;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--variant") && i + 1 < argc)
+            variant = argv[++i];
+        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+            seconds = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--no-external"))
+            ext = false;
+        else if (!dir && argv[i][0] != '-')
+            dir = argv[i];
+        else {
+            fprintf(stderr, "usage: bench-probe [--variant V] [--seconds S] [--no-external] DIR\n");
+            return 2;
+        }
+    }
+    if (!dir || !(V = dk_variant_find(variant))) {
+        fprintf(stderr, "usage: bench-probe [--variant V] [--seconds S] [--no-external] DIR\n");
+        return 2;
+    }
+    scan(dir);
+    if (!NT) {
+        fprintf(stderr, "bench-probe: no %s tables in %s\n", V->name, dir);
+        return 1;
+    }
+    sizes(dir, ext);
+    speed(dir, seconds);
+    return 0;
+}
