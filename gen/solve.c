@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../rules/movegen.h"
+#include "verify.h"
 
 /* The units one level above the unit being solved, opened on demand: man moves land there. */
 typedef struct above_unit {
@@ -388,6 +389,62 @@ int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, s
         if (solve_group(s, plan, gr, out + gr->offset, err, errlen) != 0)
             return -1;
     }
-    drop_above(s);
+    return 0; /* the units above stay open for dk_verify_unit */
+}
+
+/* Where verification of a unit reads values: its own groups from the values just solved,
+ * everything else as the solver does. */
+typedef struct unit_source {
+    dk_solver *s;
+    const dk_plan *plan;
+    const dk_group *group;
+    const dk_value *values; /* the group's */
+} unit_source;
+
+static int unit_value(void *ctx, dk_material m, const dk_pos *p, dk_value *out, char *err,
+                      size_t errlen)
+{
+    const unit_source *u = ctx;
+    const dk_wpair *pair = u->plan->pair;
+    for (int side = 0; side < 2; side++) {
+        if (!dk_material_equal(m, side ? pair->twin : pair->m))
+            continue;
+        const dk_index *ix = side ? &pair->ix_twin : &pair->ix;
+        uint64_t men, k;
+        dk_index_rank_split(ix, p, &men, &k);
+        if (men == u->group->men[side]) {
+            *out = u->values[(u->group->self_flip ? 0 : (uint64_t)side) * u->plan->K + k];
+            return 0;
+        }
+    }
+    return dk_solver_value(u->s, m, p, out, err, errlen);
+}
+
+int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, uint64_t *bad_group,
+                   int *bad_side, uint64_t *bad_kings, char *err, size_t errlen)
+{
+    const dk_wpair *pair = plan->pair;
+    for (size_t gi = 0; gi < plan->ngroups; gi++) {
+        const dk_group *gr = &plan->groups[gi];
+        unit_source src = {s, plan, gr, values + gr->offset};
+        for (int side = 0; side < (gr->self_flip ? 1 : 2); side++) {
+            const dk_index *ix = side ? &pair->ix_twin : &pair->ix;
+            dk_subslice_iter it;
+            dk_subslice_begin(&it, ix, gr->men[side]);
+            do {
+                dk_value expect;
+                bool capture;
+                if (dk_expected_value(s->v, &it.pos, unit_value, &src, &expect, &capture, err,
+                                      errlen) != 0)
+                    return -1;
+                if (expect != src.values[(uint64_t)side * plan->K + it.kings_index]) {
+                    *bad_group = gi;
+                    *bad_side = side;
+                    *bad_kings = it.kings_index;
+                    return 1;
+                }
+            } while (dk_subslice_next(&it));
+        }
+    }
     return 0;
 }

@@ -21,6 +21,13 @@ void dk_solver_free(dk_solver *s);
  * one line in err (an input missing or damaged). */
 int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, size_t errlen);
 
+/* Verifies a solved unit by the forward pass of verify.h: every position's value must be the
+ * best its moves reach, read from the unit itself, the finished units above and the finished
+ * tables. Call right after dk_solve_unit on the same solver. Returns 0; 1 with the failing
+ * position (group, side, kings_index); -1 with one line in err if a value cannot be read. */
+int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, uint64_t *bad_group,
+                   int *bad_side, uint64_t *bad_kings, char *err, size_t errlen);
+
 /* The value of p (White to move, of material m) after a move, as a finished table or unit
  * says: what solving and verification read for every successor. Returns 0, or -1 with one
  * line in err. */

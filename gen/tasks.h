@@ -1,5 +1,5 @@
-/* The two kinds of generation work a rank carries out: solving a unit, and finishing a pair
- * (assembling its tables from the units, verifying them, writing tables and statistics). */
+/* The two kinds of generation work a rank carries out: solving and verifying a unit, and
+ * finishing a pair (assembling its tables from the units, writing tables and statistics). */
 #ifndef DK_TASKS_H
 #define DK_TASKS_H
 
@@ -21,14 +21,16 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
 
 void dk_worker_free(dk_worker *w);
 
-/* Solves unit u and writes its file atomically. Returns 0, or -1 with one line in err. */
+/* Solves unit u, checks every value by the independent forward pass (verify.h) and writes the
+ * unit's file atomically. Returns 0, or -1 with one line in err (a verification failure names
+ * the material and a failing position as FEN). For tests of that check, the environment
+ * variable DAMKA_TEST_CORRUPT_UNIT=u makes unit u alter one of its values before the check. */
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
 
-/* Finishes pair p, whose units are all written: builds each material's table, verifies every
- * position, writes the compressed WLD and DTW tables, the raw working copy (work/, read by later
- * units) and the statistics, then removes the unit files (unless keep_work). Returns 0, or -1
- * with one line in err (a verification failure names the material and a failing position as
- * FEN). */
+/* Finishes pair p, whose units are all written and verified: builds each material's table,
+ * writes the compressed WLD and DTW tables, the raw working copy (work/, read by later units)
+ * and the statistics, then removes the unit files (unless keep_work). Returns 0, or -1 with one
+ * line in err. */
 int dk_task_finish_pair(dk_worker *w, uint32_t p, char *err, size_t errlen);
 
 /* Whether pair p's compressed tables and statistics are all present and intact (the files'

@@ -356,6 +356,16 @@ else
     fail "$TAMPER is missing (make builds it)"
 fi
 
+# The check gen runs on every unit: a value altered between solving and checking stops the run
+# with the material and a position named.
+DAMKA_TEST_CORRUPT_UNIT=30 "$DAMKA" gen --pieces 4 --out "$TMP/corrupt" --quiet 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
+    fail "gen with a corrupted unit: exit status $rc"
+fi
+grep -Eq '^damka: gen: verification failed: material [0-9]m[0-9]k-[0-9]m[0-9]k, position [WB]:W.*:B' "$TMP/err" ||
+    fail "gen with a corrupted unit: $(cat "$TMP/err")"
+
 # ============================================================================================
 echo "-- f. a second run on a finished directory does nothing"
 ls -l --full-time "$BR" >"$TMP/ls.before"
