@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../query/fileio.h"
 #include "../query/tablebase.h"
 #include "stats.h"
 #include "tasks.h"
@@ -96,22 +97,12 @@ int dk_manifest_write(const char *dir, const dk_workgraph *g, char *err, size_t 
     print_json(dir, g->v, st, n, mem);
     fclose(mem);
     free_all(st, n);
-    char path[4096], tmp[4200];
+    char path[4096];
     snprintf(path, sizeof path, "%s/manifest.json", dir);
-    if (same_content(path, text, len)) { /* a finished directory stays untouched */
-        free(text);
-        return 0;
-    }
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    int rc = f && fwrite(text, 1, len, f) == len && fflush(f) == 0 && fsync(fileno(f)) == 0 ? 0 : -1;
+    /* a finished directory stays untouched */
+    int rc = same_content(path, text, len) ? 0 : dk_write_file_atomic(path, text, len, err, errlen);
     free(text);
-    if (!f || fclose(f) != 0 || rc != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        snprintf(err, errlen, "cannot write %s", path);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 static void print_text(const dk_variant *v, const dk_stats *st, size_t n, FILE *f)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../query/fileio.h"
 #include "../rules/notation.h"
 
 int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value *values)
@@ -55,9 +56,9 @@ void dk_stats_free(dk_stats *st)
 
 int dk_stats_save(const dk_stats *st, const char *path)
 {
-    char tmp[4096], name[DK_MATERIAL_NAME_MAX];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    char name[DK_MATERIAL_NAME_MAX], err[256], *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (!f)
         return -1;
     dk_material_name(st->m, name, sizeof name);
@@ -70,12 +71,9 @@ int dk_stats_save(const dk_stats *st, const char *path)
         if (st->hist[d])
             fprintf(f, " %u:%" PRIu64, d, st->hist[d]);
     fprintf(f, "\n");
-    int rc = fflush(f) == 0 && fsync(fileno(f)) == 0 ? 0 : -1;
-    if (fclose(f) != 0 || rc != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    int rc = fclose(f) == 0 ? dk_write_file_atomic(path, text, len, err, sizeof err) : -1;
+    free(text);
+    return rc;
 }
 
 int dk_stats_load(dk_stats *st, const char *path)

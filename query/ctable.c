@@ -1,18 +1,16 @@
 #include "ctable.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zdict.h>
 #include <zstd.h>
 
 #include "../rules/errors.h"
 #include "checksum.h"
+#include "fileio.h"
 
 enum { HEADER = 64, TRAILER = 8, VERSION = 1 };
 enum { WLD_BLOCK = 65536, DTW_BLOCK = 16384, WLD_LEVEL = 15, DTW_LEVEL = 9 };
@@ -20,24 +18,9 @@ enum { DICT_CAP = 16384, DICT_SAMPLES = 64 };
 static const char MAGIC[8] = {'D', 'A', 'M', 'K', 'A', 'T', 'B', '1'};
 static const char END[4] = {'D', 'K', 'T', 'E'};
 
-static void put32(uint8_t *p, uint32_t x)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(x >> (8 * i));
-}
 
-static void put64(uint8_t *p, uint64_t x)
-{
-    put32(p, (uint32_t)x);
-    put32(p + 4, (uint32_t)(x >> 32));
-}
 
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
-static uint64_t get64(const uint8_t *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
 
 static size_t block_bytes(const dk_ctable_info *in, uint32_t b)
 {
@@ -166,22 +149,16 @@ static size_t choose_dictionary(const encoder *e, ZSTD_CCtx *cctx, int level, ui
 static int write_file(const char *path, const uint8_t *parts[], const size_t lens[], int nparts,
                       char *err, size_t errlen)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%.4000s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return dk_errorf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
-    int ok = 1;
-    for (int i = 0; i < nparts && ok; i++)
-        ok = fwrite(parts[i], 1, lens[i], f) == lens[i];
-    ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return dk_errorf(err, errlen, "cannot write %s: %s", path, strerror(e));
+    dk_atomic_file f;
+    if (dk_atomic_begin(&f, path, err, errlen) != 0)
+        return -1;
+    for (int i = 0; i < nparts; i++) {
+        if (dk_atomic_write(&f, parts[i], lens[i], -1) != 0) {
+            dk_atomic_abort(&f);
+            return dk_errorf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        }
     }
-    return 0;
+    return dk_atomic_commit(&f, path, err, errlen);
 }
 
 int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value *values,
@@ -238,30 +215,30 @@ int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value 
         goto out;
     }
     for (uint32_t b = 0; b < in.nblocks; b++)
-        put64(index + 8 * (size_t)b, base + offs[b]);
-    put64(index + 8 * (size_t)in.nblocks, base + blocks.n);
+        dk_put64(index + 8 * (size_t)b, base + offs[b]);
+    dk_put64(index + 8 * (size_t)in.nblocks, base + blocks.n);
     in.file_size = base + blocks.n + TRAILER;
 
     uint8_t h[HEADER] = {0}, trailer[TRAILER];
     memcpy(h, MAGIC, 8);
-    put32(h + 8, VERSION);
+    dk_put32(h + 8, VERSION);
     h[12] = in.variant;
     h[13] = in.metric;
     memcpy(h + 14, in.material, 4);
     h[18] = in.width;
-    put32(h + 20, in.block_size);
-    put64(h + 24, in.count);
-    put32(h + 32, in.nblocks);
-    put32(h + 36, in.dict_size);
-    put64(h + 40, in.file_size);
-    put32(h + 48, dk_crc32c(dk_crc32c(0, dict, in.dict_size), index, index_len));
-    put32(h + 52, dk_crc32c(0, h, 52));
+    dk_put32(h + 20, in.block_size);
+    dk_put64(h + 24, in.count);
+    dk_put32(h + 32, in.nblocks);
+    dk_put32(h + 36, in.dict_size);
+    dk_put64(h + 40, in.file_size);
+    dk_put32(h + 48, dk_crc32c(dk_crc32c(0, dict, in.dict_size), index, index_len));
+    dk_put32(h + 52, dk_crc32c(0, h, 52));
     uint32_t crc = dk_crc32c(0, h, HEADER);
     crc = dk_crc32c(crc, dict, in.dict_size);
     crc = dk_crc32c(crc, index, index_len);
     crc = dk_crc32c(crc, blocks.data, blocks.n);
     in.file_crc = crc;
-    put32(trailer, crc);
+    dk_put32(trailer, crc);
     memcpy(trailer + 4, END, 4);
     const uint8_t *parts[] = {h, dict, index, blocks.data, trailer};
     const size_t lens[] = {HEADER, in.dict_size, index_len, blocks.n, TRAILER};
@@ -293,32 +270,18 @@ struct dk_ctable {
 
 dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        dk_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    const uint8_t *map = NULL;
+    size_t len = 0;
+    dk_ctable *t = calloc(1, sizeof *t);
+    if (!t) {
+        dk_errorf(err, errlen, "out of memory");
         return NULL;
     }
-    struct stat st;
-    dk_ctable *t = calloc(1, sizeof *t);
-    void *map = MAP_FAILED;
-    size_t len = 0;
-    if (!t || fstat(fd, &st) != 0) {
-        dk_errorf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    if (dk_map_file(path, HEADER + TRAILER, &map, &len, err, errlen) != 0)
         goto fail;
-    }
-    len = (size_t)st.st_size;
-    if (len < HEADER + TRAILER) {
-        dk_errorf(err, errlen, "%s is damaged: truncated", path);
-        goto fail;
-    }
-    map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) {
-        dk_errorf(err, errlen, "cannot map %s: %s", path, strerror(errno));
-        goto fail;
-    }
     const uint8_t *h = map;
     dk_ctable_info *in = &t->info;
-    if (memcmp(h, MAGIC, 8) != 0 || get32(h + 52) != dk_crc32c(0, h, 52) || get32(h + 8) != VERSION) {
+    if (memcmp(h, MAGIC, 8) != 0 || dk_get32(h + 52) != dk_crc32c(0, h, 52) || dk_get32(h + 8) != VERSION) {
         dk_errorf(err, errlen, "%s is damaged or not a damka table (bad header)", path);
         goto fail;
     }
@@ -326,11 +289,11 @@ dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen)
     in->metric = h[13];
     memcpy(in->material, h + 14, 4);
     in->width = h[18];
-    in->block_size = get32(h + 20);
-    in->count = get64(h + 24);
-    in->nblocks = get32(h + 32);
-    in->dict_size = get32(h + 36);
-    in->file_size = get64(h + 40);
+    in->block_size = dk_get32(h + 20);
+    in->count = dk_get64(h + 24);
+    in->nblocks = dk_get32(h + 32);
+    in->dict_size = dk_get32(h + 36);
+    in->file_size = dk_get64(h + 40);
     bool wld = in->metric == DK_METRIC_WLD;
     uint64_t index_end = HEADER + (uint64_t)in->dict_size + ((uint64_t)in->nblocks + 1) * 8;
     if ((!wld && in->metric != DK_METRIC_DTW) || (wld ? in->width != 0 : in->width < 1 || in->width > 2) ||
@@ -341,20 +304,20 @@ dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen)
         goto fail;
     }
     t->index = h + HEADER + in->dict_size;
-    if (get32(h + 48) != dk_crc32c(0, h + HEADER, index_end - HEADER) ||
+    if (dk_get32(h + 48) != dk_crc32c(0, h + HEADER, index_end - HEADER) ||
         memcmp(h + len - 4, END, 4) != 0) {
         dk_errorf(err, errlen, "%s is damaged: block index or trailer", path);
         goto fail;
     }
     for (uint32_t b = 0; b <= in->nblocks; b++) {
-        uint64_t o = get64(t->index + 8 * (size_t)b);
-        uint64_t prev = b ? get64(t->index + 8 * (size_t)(b - 1)) : index_end;
+        uint64_t o = dk_get64(t->index + 8 * (size_t)b);
+        uint64_t prev = b ? dk_get64(t->index + 8 * (size_t)(b - 1)) : index_end;
         if (o < prev || (b == 0 && o != index_end) || (b == in->nblocks && o != len - TRAILER)) {
             dk_errorf(err, errlen, "%s is damaged: block index", path);
             goto fail;
         }
     }
-    in->file_crc = get32(h + len - TRAILER);
+    in->file_crc = dk_get32(h + len - TRAILER);
     if (in->dict_size && !(t->ddict = ZSTD_createDDict(h + HEADER, in->dict_size))) {
         dk_errorf(err, errlen, "%s is damaged: bad dictionary", path);
         goto fail;
@@ -362,13 +325,10 @@ dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen)
     t->map = map;
     t->map_len = len;
     snprintf(t->path, sizeof t->path, "%s", path);
-    close(fd);
     return t;
 fail:
-    if (map != MAP_FAILED)
-        munmap(map, len);
+    dk_unmap_file(map, len);
     free(t);
-    close(fd);
     return NULL;
 }
 
@@ -377,7 +337,7 @@ void dk_ctable_close(dk_ctable *t)
     if (!t)
         return;
     ZSTD_freeDDict(t->ddict);
-    munmap((void *)t->map, t->map_len);
+    dk_unmap_file(t->map, t->map_len);
     free(t);
 }
 
@@ -390,12 +350,12 @@ size_t dk_ctable_max_block_bytes(const dk_ctable *t) { return block_bytes(&t->in
 int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint32_t b, uint8_t *out, char *err,
                          size_t errlen)
 {
-    uint64_t from = get64(t->index + 8 * (size_t)b), to = get64(t->index + 8 * (size_t)b + 8);
+    uint64_t from = dk_get64(t->index + 8 * (size_t)b), to = dk_get64(t->index + 8 * (size_t)b + 8);
     size_t want = block_bytes(&t->info, b);
     const uint8_t *src = t->map + from;
     /* every frame must carry its content checksum (bit 2 of the frame header descriptor), or a
      * damaged flag could turn the check off */
-    if (to - from < 5 || get32(src) != 0xFD2FB528u || !(src[4] & 0x04) ||
+    if (to - from < 5 || dk_get32(src) != 0xFD2FB528u || !(src[4] & 0x04) ||
         ZSTD_getFrameContentSize(src, to - from) != want)
         return dk_errorf(err, errlen, "%s is damaged: block %u", t->path, b);
     size_t n = t->ddict ? ZSTD_decompress_usingDDict(dctx, out, want, src, to - from, t->ddict)

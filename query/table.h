@@ -50,7 +50,7 @@ void dk_table_close(dk_table *t);
 struct dk_table {
     dk_table_info info;
     const uint8_t *values;
-    void *map;
+    const uint8_t *map;
     size_t map_len;
 };
 

@@ -1,0 +1,54 @@
+/* What both table formats need from files: little-endian fields, a whole file mapped read-only,
+ * and atomic replacement (temporary file, fsync, rename, fsync of the directory). */
+#ifndef DK_FILEIO_H
+#define DK_FILEIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+static inline void dk_put32(uint8_t *p, uint32_t x)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(x >> (8 * i));
+}
+
+static inline void dk_put64(uint8_t *p, uint64_t x)
+{
+    dk_put32(p, (uint32_t)x);
+    dk_put32(p + 4, (uint32_t)(x >> 32));
+}
+
+static inline uint32_t dk_get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t dk_get64(const uint8_t *p) { return dk_get32(p) | (uint64_t)dk_get32(p + 4) << 32; }
+
+/* Maps the whole file at path read-only: *map and *len, or -1 with one line in err (missing,
+ * unreadable, or shorter than min_len bytes: "damaged: truncated"). Thread-safe. */
+int dk_map_file(const char *path, size_t min_len, const uint8_t **map, size_t *len, char *err,
+                size_t errlen);
+
+void dk_unmap_file(const uint8_t *map, size_t len);
+
+/* An atomic writer: bytes go to "<path>.tmp.<pid>", dk_atomic_commit makes them `path` (fsync,
+ * rename, fsync of the directory), dk_atomic_abort removes them. */
+typedef struct dk_atomic_file {
+    int fd;
+    char tmp[4096];
+} dk_atomic_file;
+
+int dk_atomic_begin(dk_atomic_file *f, const char *path, char *err, size_t errlen);
+
+/* Appends len bytes; at_offset >= 0 writes there instead (a header filled in last). */
+int dk_atomic_write(dk_atomic_file *f, const void *data, size_t len, long long at_offset);
+
+int dk_atomic_commit(dk_atomic_file *f, const char *path, char *err, size_t errlen);
+
+void dk_atomic_abort(dk_atomic_file *f);
+
+/* The whole of a small file, atomically. Returns 0, or -1 with one line in err. */
+int dk_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
+
+#endif
