@@ -32,7 +32,7 @@ LIB      := $(BUILD)/libdamka_core.a
 DAMKA    := $(BUILD)/damka
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all deps test test-sanitize bench bench-index bench-probe run clean lib install
+.PHONY: all deps test test-sanitize bench bench-index bench-probe run clean lib install FORCE
 .SECONDARY:
 all: $(DAMKA) lib
 
@@ -49,7 +49,15 @@ $(BUILD)/gen/%.o $(BUILD)/cli/%.o: XFLAGS = $(MPI_CFLAGS)
 
 # The library layers are compiled once, position-independent, for the executable and for both
 # libdamka libraries; only the damka_ API (DAMKA_API in query/damka.h) is exported by the .so.
-$(LIB_OBJ): XFLAGS = -fPIC -fvisibility=hidden
+# Objects built before with other flags (an older build tree) are rebuilt: the stamp changes
+# only when LIB_XFLAGS do.
+LIB_XFLAGS = -fPIC -fvisibility=hidden
+$(LIB_OBJ): XFLAGS = $(LIB_XFLAGS)
+$(LIB_OBJ): $(BUILD)/.lib-flags
+$(BUILD)/.lib-flags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(LIB_XFLAGS)' | cmp -s - $@ || echo '$(LIB_XFLAGS)' >$@
+FORCE:
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@

@@ -53,9 +53,9 @@ const char *damka_status_text(damka_status status)
 /* Every material with exactly n pieces has both files in dir. */
 static int complete(const damka_tb *t, const char *dir, int n)
 {
-    dk_material ms[256];
-    size_t k = dk_material_list(t->v, n, 0, ms, 256);
-    if (k > 256)
+    dk_material ms[512]; /* 406 materials up to 8 pieces */
+    size_t k = dk_material_list(t->v, n, 0, ms, 512);
+    if (k > 512)
         return 0;
     int found = 0;
     for (size_t i = 0; i < k; i++) {
@@ -219,7 +219,7 @@ static damka_status probe_ready(const damka_tb *tb, const damka_position *p, dk_
         return fail(DAMKA_BAD_POSITION, "no piece on the board");
     if (q->pieces[q->side] && !q->pieces[q->side ^ 1])
         return fail(DAMKA_BAD_POSITION, "the side not to move has no piece");
-    if (dk_popcount(dk_occupied(q)) > DK_TB_MAX_PIECES)
+    if (q->pieces[q->side] && dk_popcount(dk_occupied(q)) > DK_TB_MAX_PIECES)
         return fail(DAMKA_NOT_IN_TABLES, "%d pieces: no table holds more than %d",
                     dk_popcount(dk_occupied(q)), DK_TB_MAX_PIECES);
     return DAMKA_OK;
