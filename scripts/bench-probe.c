@@ -315,6 +315,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench-probe [--variant V] [--seconds S] [--no-external] DIR\n");
         return 2;
     }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress is visible when piped */
     scan(dir);
     if (!NT) {
         fprintf(stderr, "bench-probe: no %s tables in %s\n", V->name, dir);
