@@ -17,6 +17,10 @@ typedef struct slot {
     dk_index ix;
     _Atomic(dk_ctable *) ct[3]; /* by metric (compressed) */
     _Atomic(dk_table *) raw;
+    /* compressed: a file that could not be opened stays so until dk_tb_close, so that probes
+     * of a material outside the set cost no lock and no system call */
+    _Atomic int failed[3];      /* dk_tb_status, 0 while not tried or open */
+    char why[3][1024];          /* written before failed is published */
 } slot;
 
 struct dk_tablebase {
@@ -147,9 +151,19 @@ static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_tb_
     dk_ctable *t = atomic_load_explicit(&s->ct[metric], memory_order_acquire);
     if (t)
         return t;
+    int failed = atomic_load_explicit(&s->failed[metric], memory_order_acquire);
+    if (failed) {
+        snprintf(last_error, sizeof last_error, "%s", s->why[metric]);
+        *st = (dk_tb_status)failed;
+        return NULL;
+    }
     pthread_mutex_lock(&tb->lock);
     t = atomic_load_explicit(&s->ct[metric], memory_order_relaxed);
-    if (!t) {
+    failed = atomic_load_explicit(&s->failed[metric], memory_order_relaxed);
+    if (failed) {
+        snprintf(last_error, sizeof last_error, "%s", s->why[metric]);
+        *st = (dk_tb_status)failed;
+    } else if (!t) {
         char path[1024], err[1024];
         dk_tb_path(tb->dir, tb->v, s->ix.m, metric == DK_METRIC_WLD ? "wld" : "dtw", path, sizeof path);
         t = dk_ctable_open(path, err, sizeof err);
@@ -159,10 +173,13 @@ static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_tb_
             dk_ctable_close(t);
             t = NULL;
         }
-        if (t)
+        if (t) {
             atomic_store_explicit(&s->ct[metric], t, memory_order_release);
-        else
+        } else {
             *st = open_failure(path, err);
+            snprintf(s->why[metric], sizeof s->why[metric], "%s", last_error);
+            atomic_store_explicit(&s->failed[metric], (int)*st, memory_order_release);
+        }
     }
     pthread_mutex_unlock(&tb->lock);
     return t;

@@ -34,7 +34,8 @@ typedef struct dk_tb_options {
 typedef struct dk_tablebase dk_tablebase;
 
 /* Opens directory dir for variant v; no file is read yet. Returns NULL only when out of memory.
- * o may be NULL (compressed, default cache). */
+ * o may be NULL (compressed, default cache). A compressed table that is missing or damaged when
+ * first needed is remembered as such until dk_tb_close (files added later need a new handle). */
 dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_options *o);
 
 /* Closes every table and frees the cache. No probe may be running. */
