@@ -13,7 +13,7 @@
 #include "fileio.h"
 
 enum { HEADER = 64, TRAILER = 8, VERSION = 1 };
-enum { WLD_BLOCK = 65536, DTW_BLOCK = 16384, WLD_LEVEL = 15, DTW_LEVEL = 9 };
+enum { WLD_BLOCK = 262144, DTW_BLOCK = 16384, WLD_LEVEL = 15, DTW_LEVEL = 9 };
 enum { DICT_CAP = 16384, DICT_SAMPLES = 64 };
 static const char MAGIC[8] = {'D', 'A', 'M', 'K', 'A', 'T', 'B', '1'};
 static const char END[4] = {'D', 'K', 'T', 'E'};
