@@ -42,6 +42,11 @@ dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_optio
     dk_tablebase *tb = calloc(1, sizeof *tb);
     if (!tb)
         return NULL;
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&tb->lock, &attr);
+    pthread_mutexattr_destroy(&attr);
     tb->v = v;
     tb->o = o ? *o : (dk_tb_options){DK_TB_COMPRESSED, 0, NULL, false};
     tb->dir = strdup(dir);
@@ -60,11 +65,6 @@ dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_optio
         dk_tb_close(tb);
         return NULL;
     }
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&tb->lock, &attr);
-    pthread_mutexattr_destroy(&attr);
     return tb;
 }
 
@@ -81,8 +81,7 @@ void dk_tb_close(dk_tablebase *tb)
         dk_table_close(atomic_load(&s->raw));
         free(s);
     }
-    if (tb->dir)
-        pthread_mutex_destroy(&tb->lock);
+    pthread_mutex_destroy(&tb->lock);
     dk_cache_free(tb->cache);
     free(tb->dir);
     free(tb->raw_dir);
