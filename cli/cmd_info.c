@@ -49,6 +49,19 @@ static unit_summary summarise(const dk_workgraph *g)
     return s;
 }
 
+/* Positions with both sides to move of the materials with p pieces; their number in *count. */
+static uint64_t piece_total(const material_row *rows, size_t n, int p, uint64_t *count)
+{
+    uint64_t sum = 0;
+    *count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (dk_material_pieces(rows[i].m) == p) {
+            sum += 2 * rows[i].positions;
+            ++*count;
+        }
+    return sum;
+}
+
 static void print_text(const dk_variant *v, int pieces, int per_side, const material_row *rows, size_t n,
                        const dk_workgraph *g)
 {
@@ -65,12 +78,7 @@ static void print_text(const dk_variant *v, int pieces, int per_side, const mate
     printf("\n%-7s %10s %28s\n", "pieces", "materials", "positions (both sides to move)");
     uint64_t total = 0;
     for (int p = 2; p <= pieces; p++) {
-        uint64_t sum = 0, count = 0;
-        for (size_t i = 0; i < n; i++)
-            if (dk_material_pieces(rows[i].m) == p) {
-                sum += 2 * rows[i].positions;
-                count++;
-            }
+        uint64_t count, sum = piece_total(rows, n, p, &count);
         total += sum;
         printf("%-7d %10llu %28llu\n", p, (unsigned long long)count, (unsigned long long)sum);
     }
@@ -101,12 +109,7 @@ static void print_json(const dk_variant *v, int pieces, int per_side, const mate
     }
     printf("],\n \"totals\": [");
     for (int p = 2; p <= pieces; p++) {
-        uint64_t sum = 0, count = 0;
-        for (size_t i = 0; i < n; i++)
-            if (dk_material_pieces(rows[i].m) == p) {
-                sum += 2 * rows[i].positions;
-                count++;
-            }
+        uint64_t count, sum = piece_total(rows, n, p, &count);
         printf("%s\n  {\"pieces\": %d, \"materials\": %llu, \"positions\": %llu}", p > 2 ? "," : "", p,
                (unsigned long long)count, (unsigned long long)sum);
     }
@@ -121,23 +124,6 @@ static void print_json(const dk_variant *v, int pieces, int per_side, const mate
            (unsigned long long)big->positions);
 }
 
-/* The value of option argv[*i] ("--name V" or "--name=V"), or NULL if argv[*i] is not it. */
-static const char *option_value(int argc, char **argv, int *i, const char *opt, bool *missing)
-{
-    size_t len = strlen(opt);
-    if (strncmp(argv[*i], opt, len) != 0)
-        return NULL;
-    if (argv[*i][len] == '=')
-        return argv[*i] + len + 1;
-    if (argv[*i][len] != 0)
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return opt;
-    }
-    return argv[++*i];
-}
-
 int cmd_info(int argc, char **argv)
 {
     const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
@@ -145,25 +131,23 @@ int cmd_info(int argc, char **argv)
     long pieces = 0, per_side = 0, unit = 1L << 28;
     int status = 0;
     for (int i = 1; i < argc; i++) {
-        bool missing = false;
         const char *val;
         if (cli_variant_option(argc, argv, &i, &v, &status)) {
             if (status)
                 return status;
         } else if (strcmp(argv[i], "--json") == 0) {
             json = true;
-        } else if ((val = option_value(argc, argv, &i, "--pieces", &missing))) {
-            if (missing || !cli_parse_int(val, 2, INFO_MAX_PIECES, &pieces))
-                return cli_error("info: --pieces needs a whole number from 2 to %d, got '%s'", INFO_MAX_PIECES,
-                                 missing ? "nothing" : val);
-        } else if ((val = option_value(argc, argv, &i, "--per-side", &missing))) {
-            if (missing || !cli_parse_int(val, 1, 20, &per_side))
-                return cli_error("info: --per-side needs a whole number from 1 to 20, got '%s'",
-                                 missing ? "nothing" : val);
-        } else if ((val = option_value(argc, argv, &i, "--unit-positions", &missing))) {
-            if (missing || !cli_parse_int(val, 1, 1L << 40, &unit))
-                return cli_error("info: --unit-positions needs a whole number from 1 to 2^40, got '%s'",
-                                 missing ? "nothing" : val);
+        } else if (cli_option_value(argc, argv, &i, "--pieces", &val, &status)) {
+            if (status || !cli_parse_int(val, 2, INFO_MAX_PIECES, &pieces))
+                return status ? status : cli_error("info: --pieces needs a whole number from 2 to %d, got '%s'",
+                                                   INFO_MAX_PIECES, val);
+        } else if (cli_option_value(argc, argv, &i, "--per-side", &val, &status)) {
+            if (status || !cli_parse_int(val, 1, 20, &per_side))
+                return status ? status : cli_error("info: --per-side needs a whole number from 1 to 20, got '%s'", val);
+        } else if (cli_option_value(argc, argv, &i, "--unit-positions", &val, &status)) {
+            if (status || !cli_parse_int(val, 1, 1L << 40, &unit))
+                return status ? status
+                              : cli_error("info: --unit-positions needs a whole number from 1 to 2^40, got '%s'", val);
         } else if (cli_is_option(argv[i])) {
             return cli_error("info: unknown option '%s' (" INFO_USAGE ")", argv[i]);
         } else {
