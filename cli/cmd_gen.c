@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "../gen/generate.h"
+#include "../query/drawrule.h"
 #include "../query/tablebase.h"
 #include "cli.h"
 
 static const char USAGE[] =
     "usage: gen [--variant V] (--pieces N [--per-side K] | --materials LIST) --out DIR "
-    "[--quiet] [--keep-work] [--dictionary] [--unit-size POSITIONS]";
+    "[--draw-rule MOVES] [--quiet] [--keep-work] [--dictionary] [--unit-size POSITIONS]";
 
 /* Parses "2m1k-0m1k,1m1k-1m0k" into at most cap materials; returns how many, or -1. */
 static int parse_materials(const dk_variant *v, const char *list, dk_material *out, int cap)
@@ -38,7 +39,7 @@ static int parse_materials(const dk_variant *v, const char *list, dk_material *o
 
 static int parse_args(int argc, char **argv, dk_gen_options *o, dk_material *mats, int cap)
 {
-    const char *pieces = NULL, *per_side = NULL, *materials = NULL, *unit = NULL;
+    const char *pieces = NULL, *per_side = NULL, *materials = NULL, *unit = NULL, *rule = NULL;
     int status = 0;
     for (int i = 1; i < argc; i++) {
         if (cli_variant_option(argc, argv, &i, &o->v, &status) ||
@@ -46,7 +47,8 @@ static int parse_args(int argc, char **argv, dk_gen_options *o, dk_material *mat
             cli_option_value(argc, argv, &i, "--pieces", &pieces, &status) ||
             cli_option_value(argc, argv, &i, "--per-side", &per_side, &status) ||
             cli_option_value(argc, argv, &i, "--materials", &materials, &status) ||
-            cli_option_value(argc, argv, &i, "--unit-size", &unit, &status)) {
+            cli_option_value(argc, argv, &i, "--unit-size", &unit, &status) ||
+            cli_option_value(argc, argv, &i, "--draw-rule", &rule, &status)) {
             if (status)
                 return status;
         } else if (strcmp(argv[i], "--quiet") == 0) {
@@ -83,6 +85,13 @@ static int parse_args(int argc, char **argv, dk_gen_options *o, dk_material *mat
         o->only = mats;
         o->nonly = (size_t)k;
     }
+    o->rule_limit = 2 * (unsigned)o->v->draw_rule_moves;
+    if (rule) {
+        if (!cli_parse_int(rule, 0, DK_RULE_MAX_LIMIT / 2, &n))
+            return cli_error("gen: --draw-rule must be a whole number of moves a player from 0 (no "
+                             "rule-aware tables) to %d, got '%s'", DK_RULE_MAX_LIMIT / 2, rule);
+        o->rule_limit = 2 * (unsigned)n;
+    }
     if (unit) {
         if (!cli_parse_int(unit, 1, 1L << 40, &n))
             return cli_error("gen: --unit-size must be a whole number of positions, got '%s'", unit);
@@ -99,7 +108,7 @@ int cmd_gen(int argc, char **argv)
     if (rank != 0 && !freopen("/dev/null", "w", stderr)) /* rank 0 speaks for the job */
         return 1;
     dk_gen_options o = {dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, (uint64_t)1 << 22,
-                        false, false, false};
+                        false, false, false, 0};
     dk_material mats[256];
     int status = parse_args(argc, argv, &o, mats, 256);
     if (status == 0 && provided < MPI_THREAD_FUNNELED)

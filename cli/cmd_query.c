@@ -1,14 +1,70 @@
-/* damka query: a position's value and DTW, and every legal move's, best first. */
+/* damka query: a position's value and DTW, and every legal move's, best first; with draw-rule
+ * tables, also under the rule at a given counter, moves ordered best first under the rule. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../query/drawrule.h"
 #include "../query/rank.h"
 #include "../rules/notation.h"
 #include "cli.h"
 
 static const char USAGE[] =
-    "usage: query [--variant V] [--tables DIR] [--json] (FEN | --batch [FILE])";
+    "usage: query [--variant V] [--tables DIR] [--counter PLIES] [--json] (FEN | --batch [FILE])";
+
+/* What every answer shares: the rule's limit (0: the directory has no DTC tables) and the
+ * counter positions are met with. */
+typedef struct rule_ctx {
+    unsigned limit, counter;
+} rule_ctx;
+
+static const char *category_name(dk_value r)
+{
+    switch (dk_rule_category(r)) {
+    case DK_CAT_WIN: return "win";
+    case DK_CAT_CURSED_WIN: return "cursed-win";
+    case DK_CAT_DRAW: return "draw";
+    case DK_CAT_BLESSED_LOSS: return "blessed-loss";
+    case DK_CAT_LOSS: return "loss";
+    }
+    return "draw";
+}
+
+static void json_rule(FILE *f, dk_value r, const rule_ctx *rc)
+{
+    fprintf(f, ", \"rule\": {\"limit\": %u, \"counter\": %u, \"category\": \"%s\", \"dtc\": ",
+            rc->limit, rc->counter, category_name(r));
+    if (dk_rule_is_decided(r))
+        fprintf(f, "%u}", dk_rule_dtc(r));
+    else
+        fputs("null}", f);
+}
+
+/* The value under the rule in words: "15-move rule: win, 11 plies to conversion", "cursed
+ * win: a draw under the 15-move rule"; brief (for a move): "rule: win, 11 plies to
+ * conversion", "rule: cursed win (draw)". */
+static void text_rule(FILE *f, dk_value r, const rule_ctx *rc, bool brief)
+{
+    char rule[64];
+    dk_category c = dk_rule_category(r);
+    if (brief && (c == DK_CAT_CURSED_WIN || c == DK_CAT_BLESSED_LOSS)) {
+        fprintf(f, "rule: %s (draw)", c > 0 ? "cursed win" : "blessed loss");
+        return;
+    }
+    if (brief)
+        snprintf(rule, sizeof rule, "rule");
+    else if (rc->counter)
+        snprintf(rule, sizeof rule, "%u-move rule (counter %u)", rc->limit / 2, rc->counter);
+    else
+        snprintf(rule, sizeof rule, "%u-move rule", rc->limit / 2);
+    if (c == DK_CAT_CURSED_WIN || c == DK_CAT_BLESSED_LOSS)
+        fprintf(f, "%s: a draw under the %s", c > 0 ? "cursed win" : "blessed loss", rule);
+    else if (c == DK_CAT_DRAW)
+        fprintf(f, "%s: draw", rule);
+    else
+        fprintf(f, "%s: %s, %u %s to conversion", rule, c > 0 ? "win" : "loss", dk_rule_dtc(r),
+                dk_rule_dtc(r) == 1 ? "ply" : "plies");
+}
 
 static const char *result_name(dk_value v)
 {
@@ -61,19 +117,23 @@ static void text_value(FILE *f, dk_value v)
 /* Answers one FEN on stdout; returns 0, or 1 after reporting an error (on stderr, or as a JSON
  * error object in batch mode). */
 static int answer(dk_tablebase *tb, const dk_variant *v, const char *fen, bool json, bool batch,
-                  const char *dir)
+                  const char *dir, const rule_ctx *rc)
 {
     dk_pos p;
     char err[2048], why[DK_ERR_MAX];
     dk_movelist list;
-    dk_value values[DK_MAX_MOVES], value = DK_DRAW;
+    dk_value values[DK_MAX_MOVES], rules[DK_MAX_MOVES], value = DK_DRAW, rule = DK_RULE_DRAW;
     dk_tb_status st = DK_TB_OK;
     if (dk_fen_parse(v, fen, &p, why, sizeof why) != 0) {
         snprintf(err, sizeof err, "bad FEN for %s: %s", v->name, why);
     } else {
         st = dk_tb_probe(tb, &p, DK_METRIC_DTW, &value);
+        if (st == DK_TB_OK && rc->limit)
+            st = dk_tb_probe(tb, &p, DK_METRIC_DTC, &rule);
+        rule = dk_rule_at(rule, rc->counter, rc->limit);
         if (st == DK_TB_OK)
-            st = dk_tb_rank_moves(tb, &p, &list, values);
+            st = rc->limit ? dk_tb_rank_moves_rule(tb, &p, rc->counter, rc->limit, &list, values, rules)
+                           : dk_tb_rank_moves(tb, &p, &list, values);
         if (st != DK_TB_OK)
             snprintf(err, sizeof err, "%s (%.1500s)", status_text(st),
                      st == DK_TB_BAD_POSITION ? "each side needs a piece and at most 8 in all"
@@ -102,6 +162,10 @@ static int answer(dk_tablebase *tb, const dk_variant *v, const char *fen, bool j
         json_string(stdout, canon);
         fputs(", ", stdout);
         json_value(stdout, value);
+        if (rc->limit)
+            json_rule(stdout, rule, rc);
+        else
+            fputs(", \"rule\": null", stdout);
         fputs(", \"moves\": [", stdout);
         for (int i = 0; i < list.n; i++) {
             char text[DK_MOVE_TEXT_MAX];
@@ -113,29 +177,52 @@ static int answer(dk_tablebase *tb, const dk_variant *v, const char *fen, bool j
                 printf("%s%d", sep, dk_lsb(c) + 1);
             fputs("], ", stdout);
             json_value(stdout, values[i]);
+            if (rc->limit)
+                json_rule(stdout, rules[i], rc);
             fputs("}", stdout);
         }
         fputs("]}\n", stdout);
     } else if (batch) {
         printf("%s\t", canon);
         text_value(stdout, value);
+        if (rc->limit) {
+            fputc('\t', stdout);
+            text_rule(stdout, rule, rc, false);
+        }
         fputc('\n', stdout);
     } else {
         printf("%s  ", canon);
         text_value(stdout, value);
-        printf(" (%s to move)\n", p.side == DK_WHITE ? "White" : "Black");
+        printf(" (%s to move)", p.side == DK_WHITE ? "White" : "Black");
+        if (rc->limit) {
+            fputs(" \xc2\xb7 ", stdout);
+            text_rule(stdout, rule, rc, false);
+        }
+        fputc('\n', stdout);
         for (int i = 0; i < list.n; i++) {
-            char text[DK_MOVE_TEXT_MAX];
+            char text[DK_MOVE_TEXT_MAX], gt[32];
             dk_move_format(v, &list, i, v->algebraic, text, sizeof text);
             printf("  %-16s ", text);
-            text_value(stdout, values[i]);
+            if (!rc->limit) {
+                text_value(stdout, values[i]);
+                fputc('\n', stdout);
+                continue;
+            }
+            FILE *g = fmemopen(gt, sizeof gt, "w");
+            if (g) {
+                text_value(g, values[i]);
+                fclose(g);
+            }
+            printf("%-9s \xc2\xb7 ", g ? gt : "");
+            text_rule(stdout, rules[i], rc, true);
             fputc('\n', stdout);
         }
     }
     return 0;
 }
 
-static int run_batch(dk_tablebase *tb, const dk_variant *v, FILE *in, bool json, const char *dir)
+static int run_batch(dk_tablebase *tb, const dk_variant *v, FILE *in, bool json, const char *dir,
+                     const rule_ctx *rc)
 {
     char line[4096];
     int failures = 0;
@@ -148,7 +235,7 @@ static int run_batch(dk_tablebase *tb, const dk_variant *v, FILE *in, bool json,
             s++;
         if (!*s || *s == '#')
             continue;
-        failures += answer(tb, v, s, json, true, dir);
+        failures += answer(tb, v, s, json, true, dir, rc);
         fflush(stdout);
     }
     return failures ? 1 : 0;
@@ -157,14 +244,15 @@ static int run_batch(dk_tablebase *tb, const dk_variant *v, FILE *in, bool json,
 int cmd_query(int argc, char **argv)
 {
     const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
-    const char *dir = getenv("DAMKA_TABLES"), *arg = NULL;
+    const char *dir = getenv("DAMKA_TABLES"), *arg = NULL, *counter = NULL;
     bool json = false, batch = false;
     int status = 0;
     if (!dir || !*dir)
         dir = "tables";
     for (int i = 1; i < argc; i++) {
         if (cli_variant_option(argc, argv, &i, &v, &status) ||
-            cli_option_value(argc, argv, &i, "--tables", &dir, &status)) {
+            cli_option_value(argc, argv, &i, "--tables", &dir, &status) ||
+            cli_option_value(argc, argv, &i, "--counter", &counter, &status)) {
             if (status)
                 return status;
         } else if (strcmp(argv[i], "--json") == 0) {
@@ -184,11 +272,26 @@ int cmd_query(int argc, char **argv)
     FILE *in = stdin;
     if (batch && arg && strcmp(arg, "-") != 0 && !(in = fopen(arg, "r")))
         return cli_error("query: cannot read %s", arg);
-    dk_tb_options opt = {DK_TB_COMPRESSED, (size_t)256 << 20, NULL, false};
+    long n = 0;
+    if (counter && !cli_parse_int(counter, 0, DK_RULE_MAX_LIMIT, &n)) {
+        if (in != stdin)
+            fclose(in);
+        return cli_error("query: --counter must be a whole number of plies, got '%s'", counter);
+    }
+    dk_tb_options opt = {DK_TB_COMPRESSED, (size_t)256 << 20, NULL, false, 0};
     dk_tablebase *tb = dk_tb_open(dir, v, &opt);
     if (!tb)
         return cli_error("query: out of memory");
-    int rc = batch ? run_batch(tb, v, in, json, dir) : answer(tb, v, arg, json, false, dir);
+    rule_ctx rule = {dk_tb_rule_limit(tb), (unsigned)n};
+    int rc;
+    if (counter && !rule.limit)
+        rc = cli_error("query: --counter needs draw-rule tables, and %s has none (made with "
+                       "--draw-rule 0, or no tables)", dir);
+    else if (rule.limit && rule.counter >= rule.limit)
+        rc = cli_error("query: --counter %u: the %u-move rule has drawn the game at %u plies", rule.counter,
+                       rule.limit / 2, rule.limit);
+    else
+        rc = batch ? run_batch(tb, v, in, json, dir, &rule) : answer(tb, v, arg, json, false, dir, &rule);
     if (in != stdin)
         fclose(in);
     dk_tb_close(tb);

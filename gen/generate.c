@@ -262,7 +262,7 @@ static uint64_t *scan(sched *s, uint64_t *positions_done, uint32_t *materials_do
     if (!bits)
         return NULL;
     for (uint32_t p = 0; p < g->npairs; p++) {
-        bool pair_done = dk_pair_finished(g, s->o->dir, p);
+        bool pair_done = dk_pair_finished(g, s->o->dir, p, s->o->rule_limit);
         s->pair_state[p] = pair_done ? PAIR_DONE : PAIR_OPEN;
         *materials_done += pair_done ? (g->pairs[p].self_twin ? 1 : 2) : 0;
     }
@@ -272,7 +272,8 @@ static uint64_t *scan(sched *s, uint64_t *positions_done, uint32_t *materials_do
         return NULL;
     }
     for (uint32_t u = 0; u < g->nunits; u++) {
-        if (s->pair_state[g->units[u].pair] == PAIR_DONE || dk_unit_finished(plans, s->o->dir, u)) {
+        if (s->pair_state[g->units[u].pair] == PAIR_DONE ||
+            dk_unit_finished(plans, s->o->dir, u, s->o->rule_limit)) {
             bits[u / 64] |= (uint64_t)1 << (u % 64);
             *positions_done += g->units[u].positions;
         }
@@ -299,6 +300,22 @@ static void remove_files(const char *dir, const char *part)
             unlink(path);
     }
     closedir(d);
+}
+
+/* A directory holds tables of one draw rule: extending it with another would mix them. */
+static int check_rule(const dk_gen_options *o, char *err, size_t errlen)
+{
+    unsigned found;
+    char which[DK_MATERIAL_NAME_MAX];
+    if (!dk_dir_rule_differs(o->dir, o->v, o->rule_limit, &found, which, sizeof which))
+        return 0;
+    if (found)
+        snprintf(err, errlen, "%.900s holds tables made with --draw-rule %u (%s), not %u: use the "
+                 "same rule or another directory", o->dir, found / 2, which, o->rule_limit / 2);
+    else
+        snprintf(err, errlen, "%.900s holds tables made with --draw-rule 0 (%s): use --draw-rule 0 "
+                 "or another directory", o->dir, which);
+    return -1;
 }
 
 static int make_dirs(const char *dir, char *err, size_t errlen)
@@ -339,8 +356,8 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks)
     uint64_t done_pos = 0, total_pos = 0;
     uint32_t done_mat = 0, total_mat = 0;
     uint64_t *bits = NULL;
-    if (!s.pair_state || !s.ready || !s.scratch || !s.local || make_dirs(o->dir, s.err, sizeof s.err) != 0 ||
-        !(bits = scan(&s, &done_pos, &done_mat))) {
+    if (!s.pair_state || !s.ready || !s.scratch || !s.local || check_rule(o, s.err, sizeof s.err) != 0 ||
+        make_dirs(o->dir, s.err, sizeof s.err) != 0 || !(bits = scan(&s, &done_pos, &done_mat))) {
         if (!s.err[0])
             snprintf(s.err, sizeof s.err, "out of memory");
         s.failed = true;
@@ -364,7 +381,8 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks)
     s.pr.done_materials = done_mat;
     /* the local worker always runs, so that the stop protocol is the same for every rank */
     pthread_t th;
-    bool local_ok = s.local && dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary) == 0;
+    bool local_ok = s.local &&
+                    dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit) == 0;
     if (local_ok) {
         pthread_mutex_init(&s.local->box.lock, NULL);
         pthread_cond_init(&s.local->box.cond, NULL);
@@ -376,7 +394,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks)
         s.failed = true;
         s.stopped = 1; /* rank 0's worker does not exist */
     }
-    bool nothing_to_do = !s.failed && all_done(&s);
+    bool nothing_to_do = s.failed || all_done(&s); /* no progress line to finish */
     schedule(&s);
     if (local_ok)
         pthread_join(th, NULL);
@@ -426,7 +444,7 @@ int dk_generate(const dk_gen_options *o)
         status = run_scheduler(o, g, nranks);
     } else {
         dk_worker w;
-        if (dk_worker_init(&w, g, o->dir, o->keep_work, o->dictionary) != 0) {
+        if (dk_worker_init(&w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit) != 0) {
             fprintf(stderr, "damka: gen: rank %d is out of memory\n", rank);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }

@@ -20,6 +20,7 @@ typedef struct dk_gen_options {
     uint64_t unit_positions;  /* the bound on positions per work unit */
     bool quiet, keep_work;
     bool dictionary;          /* try a zstd dictionary per table file */
+    unsigned rule_limit;      /* the draw rule in plies (0: no rule-aware tables) */
 } dk_gen_options;
 
 /* Runs the generation on this rank (MPI initialised by the caller, MPI_THREAD_FUNNELED or

@@ -44,9 +44,11 @@ static void free_all(dk_stats *st, size_t n)
 static void print_json(const char *dir, const dk_variant *v, const dk_stats *st, size_t n, FILE *f)
 {
     (void)dir;
-    uint64_t pos = 0, w = 0, l = 0, d = 0, bytes = 0;
-    fprintf(f, "{\"variant\": \"%s\", \"format\": \"damka-tb-1\", \"metrics\": [\"wld\", \"dtw\"], \"tables\": [\n",
-            v->name);
+    uint64_t pos = 0, w = 0, l = 0, d = 0, bytes = 0, rule[DK_RC_N] = {0};
+    unsigned limit = n ? st[0].limit : 0; /* gen keeps one draw rule per directory */
+    fprintf(f, "{\"variant\": \"%s\", \"format\": \"damka-tb-1\", \"metrics\": [\"wld\", \"dtw\"%s], "
+               "\"draw_rule_plies\": %u, \"tables\": [\n",
+            v->name, limit ? ", \"dtc\"" : "", limit);
     for (size_t i = 0; i < n; i++) {
         char file[512], name[DK_MATERIAL_NAME_MAX];
         dk_material_name(st[i].m, name, sizeof name);
@@ -58,11 +60,20 @@ static void print_json(const char *dir, const dk_variant *v, const dk_stats *st,
         w += st[i].wins;
         l += st[i].losses;
         d += st[i].draws;
-        bytes += st[i].file_size[0] + st[i].file_size[1];
+        for (int k = 0; k < DK_STATS_FILES; k++)
+            bytes += st[i].file_size[k];
+        for (int k = 0; k < DK_RC_N; k++)
+            rule[k] += st[i].rule[k];
     }
     fprintf(f, "], \"totals\": {\"tables\": %zu, \"positions\": %" PRIu64 ", \"wins\": %" PRIu64
-               ", \"losses\": %" PRIu64 ", \"draws\": %" PRIu64 ", \"bytes\": %" PRIu64 "}}\n",
+               ", \"losses\": %" PRIu64 ", \"draws\": %" PRIu64 ", \"bytes\": %" PRIu64,
             n, pos, w, l, d, bytes);
+    if (limit)
+        fprintf(f, ", \"rule\": {\"wins\": %" PRIu64 ", \"cursed_wins\": %" PRIu64 ", \"draws\": %" PRIu64
+                   ", \"blessed_losses\": %" PRIu64 ", \"losses\": %" PRIu64 "}",
+                rule[DK_RC_WIN], rule[DK_RC_CURSED_WIN], rule[DK_RC_DRAW], rule[DK_RC_BLESSED_LOSS],
+                rule[DK_RC_LOSS]);
+    fprintf(f, "}}\n");
 }
 
 /* Whether the file at path holds exactly len bytes equal to data. */
@@ -105,6 +116,8 @@ int dk_manifest_write(const char *dir, const dk_workgraph *g, char *err, size_t 
     return rc;
 }
 
+/* One line per table; with a draw rule, a second block: the categories under it and the
+ * longest distance to conversion. */
 static void print_text(const dk_variant *v, const dk_stats *st, size_t n, FILE *f)
 {
     fprintf(f, "%-14s %-13s %14s %6s %6s %6s %8s  %s\n", "variant", "material", "positions", "win%",
@@ -117,6 +130,20 @@ static void print_text(const dk_variant *v, const dk_stats *st, size_t n, FILE *
                 st[i].positions, 100.0 * st[i].wins / t, 100.0 * st[i].losses / t,
                 100.0 * st[i].draws / t, st[i].longest_win,
                 st[i].longest_win ? st[i].longest_fen : "-");
+    }
+    if (!n || !st[0].limit)
+        return;
+    fprintf(f, "\nunder the draw rule (%u plies without a capture or a man move), White to move:\n",
+            st[0].limit);
+    fprintf(f, "%-14s %-13s %14s %14s %14s %14s %14s %4s  %s\n", "variant", "material", "win",
+            "cursed win", "draw", "blessed loss", "loss", "DTC", "longest DTC of a win");
+    for (size_t i = 0; i < n; i++) {
+        char name[DK_MATERIAL_NAME_MAX];
+        dk_material_name(st[i].m, name, sizeof name);
+        fprintf(f, "%-14s %-13s", v->name, name);
+        for (int k = 0; k < DK_RC_N; k++)
+            fprintf(f, " %14" PRIu64, st[i].rule[k]);
+        fprintf(f, " %4u  %s\n", st[i].longest_dtc, st[i].longest_dtc ? st[i].longest_dtc_fen : "-");
     }
 }
 

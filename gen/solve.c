@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../query/drawrule.h"
 #include "../rules/movegen.h"
 #include "verify.h"
 
@@ -19,7 +20,9 @@ typedef struct bucket {
     size_t n, cap;
 } bucket;
 
-enum { DONE = 1, DRAW_EXIT = 2, MUST_CAPTURE = 4 };
+/* Per position while a group is solved: DTW settled, an exit that draws (DTW); the side to move
+ * must capture; the rule value settled, an exit not lost under the rule. */
+enum { DONE = 1, DRAW_EXIT = 2, MUST_CAPTURE = 4, RULE_DONE = 8, RULE_DRAW_EXIT = 16 };
 
 /* Man moves from one group reach a few subslices of the level above, again and again. */
 enum { EXIT_CACHE = 64 };
@@ -28,13 +31,15 @@ typedef struct exit_slot {
     uint64_t men;
     int side; /* -1: empty */
     const dk_table *file;
-    uint64_t base; /* value index of kings_index 0 */
+    uint64_t base; /* position of kings_index 0 in the file */
 } exit_slot;
 
 struct dk_solver {
     const dk_workgraph *g;
     const dk_variant *v;
     dk_tablebase *tb;
+    unsigned limit;       /* the draw rule in plies; 0: no rule values */
+    unsigned stride;      /* values per position in units and outputs: 1, or 2 with a rule */
     const dk_wpair *pair; /* the pair of the unit being solved */
     dk_plan_cache *plans;
     const char *why; /* why push failed */
@@ -44,8 +49,8 @@ struct dk_solver {
     size_t nabove, capabove;
     /* per-group scratch, grown to the largest group */
     size_t cap;
-    dk_value *val, *worst;
-    uint8_t *cnt, *flag;
+    dk_value *val, *worst, *rule;
+    uint8_t *cnt, *rule_cnt, *flag;
     bucket *buckets;
     size_t nbuckets;
 };
@@ -61,7 +66,7 @@ static void drop_above(dk_solver *s)
     s->nabove = 0;
 }
 
-dk_solver *dk_solver_new(const dk_workgraph *g, dk_tablebase *tb, const char *dir)
+dk_solver *dk_solver_new(const dk_workgraph *g, dk_tablebase *tb, const char *dir, unsigned limit)
 {
     dk_solver *s = calloc(1, sizeof *s);
     if (!s || !(s->dir = strdup(dir))) {
@@ -71,6 +76,8 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_tablebase *tb, const char *di
     s->g = g;
     s->v = g->v;
     s->tb = tb;
+    s->limit = limit;
+    s->stride = limit ? 2 : 1;
     if (!(s->plans = dk_plan_cache_new(g))) {
         free(s->dir);
         free(s);
@@ -92,7 +99,9 @@ void dk_solver_free(dk_solver *s)
     free(s->buckets);
     free(s->val);
     free(s->worst);
+    free(s->rule);
     free(s->cnt);
+    free(s->rule_cnt);
     free(s->flag);
     free(s->dir);
     free(s);
@@ -118,8 +127,9 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
     char path[2048];
     dk_plan_path(&a->plan, s->dir, path, sizeof path);
     a->file = dk_table_open(path, false, err, errlen);
-    if (a->file && dk_table_get_info(a->file)->count != a->plan.npositions) {
-        snprintf(err, errlen, "%s is damaged: wrong number of values", path);
+    const dk_table_info *in = a->file ? dk_table_get_info(a->file) : NULL;
+    if (in && (in->count != a->plan.npositions || in->stride != s->stride || in->limit != s->limit)) {
+        snprintf(err, errlen, "%s is damaged: wrong number of values or another draw rule", path);
         dk_table_close(a->file);
         a->file = NULL;
     }
@@ -131,11 +141,12 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
     return a;
 }
 
-int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value *out, char *err,
+int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2], char *err,
                     size_t errlen)
 {
     if (!p->pieces[DK_WHITE]) {
-        *out = dk_value_of_dtw(0);
+        out[0] = dk_value_of_dtw(0);
+        out[1] = dk_rule_loss(0);
         return 0;
     }
     const dk_wpair *pair = s->pair;
@@ -160,10 +171,12 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value *out,
             *c = (exit_slot){men, side, a->file,
                              a->plan.groups[gi].offset + (uint64_t)in_group * a->plan.K};
         }
-        *out = dk_table_value(c->file, c->base + k);
+        uint64_t at = (c->base + k) * s->stride;
+        out[0] = dk_table_value(c->file, at);
+        out[1] = s->stride > 1 ? dk_table_value(c->file, at + 1) : DK_RULE_DRAW;
         return 0;
     }
-    dk_tb_status st = dk_tb_probe_normal(s->tb, m, p, DK_METRIC_DTW, out);
+    dk_tb_status st = dk_tb_probe_raw(s->tb, m, p, out);
     if (st != DK_TB_OK) {
         char name[DK_MATERIAL_NAME_MAX];
         dk_material_name(m, name, sizeof name);
@@ -179,24 +192,24 @@ static int grow(dk_solver *s, size_t n)
         return 0;
     free(s->val);
     free(s->worst);
+    free(s->rule);
     free(s->cnt);
+    free(s->rule_cnt);
     free(s->flag);
     s->val = malloc(n * sizeof *s->val);
     s->worst = malloc(n * sizeof *s->worst);
+    s->rule = malloc(n * sizeof *s->rule);
     s->cnt = malloc(n);
+    s->rule_cnt = malloc(n);
     s->flag = malloc(n);
-    s->cap = (s->val && s->worst && s->cnt && s->flag) ? n : 0;
+    s->cap = (s->val && s->worst && s->rule && s->cnt && s->rule_cnt && s->flag) ? n : 0;
     return s->cap ? 0 : -1;
 }
 
-static int push(dk_solver *s, dk_value v, uint32_t i)
+/* Queues position i for distance d (DTW or DTC, one pass at a time). */
+static int push_at(dk_solver *s, size_t d, uint32_t i)
 {
-    if (v >= DK_VALUE_MAX) { /* the next ply would not fit in a value: stop, never wrap */
-        s->why = "a distance beyond 65534 plies";
-        return -1;
-    }
     s->why = "out of memory";
-    size_t d = dk_value_dtw(v);
     if (d >= s->nbuckets) {
         size_t n = d + 64;
         bucket *b = realloc(s->buckets, n * sizeof *b);
@@ -219,6 +232,15 @@ static int push(dk_solver *s, dk_value v, uint32_t i)
     return 0;
 }
 
+static int push(dk_solver *s, dk_value v, uint32_t i)
+{
+    if (v >= DK_VALUE_MAX) { /* the next ply would not fit in a value: stop, never wrap */
+        s->why = "a distance beyond 65534 plies";
+        return -1;
+    }
+    return push_at(s, dk_value_dtw(v), i);
+}
+
 /* What one group needs while it is solved. */
 typedef struct group_ctx {
     const dk_index *ix[2];
@@ -237,8 +259,6 @@ static inline uint32_t local_index(const group_ctx *c, int side, const dk_pos *n
                       dk_index_kings_rank(c->ix[side], men, n->pieces[0] & n->kings, n->pieces[1] & n->kings));
 }
 
-/* First values of position i (P, White to move): from its exits, or final when it must capture
- * or has no move; otherwise the number of king moves still open. */
 /* push, with the reason in err on failure */
 static int settle(dk_solver *s, dk_value v, uint32_t i, char *err, size_t errlen)
 {
@@ -248,6 +268,30 @@ static int settle(dk_solver *s, dk_value v, uint32_t i, char *err, size_t errlen
     return -1;
 }
 
+/* The first rule value of position i from its exits (all conversions), before king moves are
+ * resolved: a win or loss in 1 ply, no move at all (loss in 0), or undecided with the number
+ * of king moves still open. Queued by the rule pass (solve_rule), not here. */
+static void classify_rule(dk_solver *s, uint32_t i, int nmoves, int internal, bool win_exit,
+                          bool draw_exit)
+{
+    s->rule_cnt[i] = 0;
+    s->rule[i] = DK_RULE_DRAW;
+    if (nmoves == 0)
+        s->rule[i] = dk_rule_loss(0);
+    else if (win_exit)
+        s->rule[i] = dk_rule_win(1);
+    else if (internal == 0 && !draw_exit)
+        s->rule[i] = dk_rule_loss(1);
+    else if (internal == 0)
+        s->flag[i] |= RULE_DONE; /* undecided for good: its kind comes from its DTW */
+    else
+        s->rule_cnt[i] = (uint8_t)internal;
+    if (draw_exit)
+        s->flag[i] |= RULE_DRAW_EXIT;
+}
+
+/* First values of position i (P, White to move): from its exits, or final when it must capture
+ * or has no move; otherwise the number of king moves still open. */
 static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
                     size_t errlen)
 {
@@ -258,15 +302,11 @@ static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
     s->cnt[i] = 0;
     s->val[i] = DK_DRAW;
     s->worst[i] = DK_DRAW;
-    if (list.n == 0) {
-        s->val[i] = dk_value_of_dtw(0);
-        return settle(s, s->val[i], i, err, errlen);
-    }
-    bool capture = list.m[0].captures != 0;
+    bool capture = list.n > 0 && list.m[0].captures != 0;
     if (capture)
         s->flag[i] = MUST_CAPTURE;
     dk_value best_win = DK_DRAW, worst_loss = DK_DRAW;
-    bool draw = false;
+    bool draw = false, rule_win = false, rule_draw = false;
     int internal = 0;
     for (int k = 0; k < list.n; k++) {
         const dk_move *m = &list.m[k];
@@ -276,10 +316,10 @@ static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
         }
         dk_pos after = dk_apply(p, m);
         dk_pos n = dk_pos_flip(v, &after);
-        dk_value e;
-        if (dk_solver_value(s, dk_material_of(&n), &n, &e, err, errlen) != 0)
+        dk_value e[2];
+        if (dk_solver_value(s, dk_material_of(&n), &n, e, err, errlen) != 0)
             return -1;
-        dk_value t = dk_value_through(e);
+        dk_value t = dk_value_through(e[0]);
         if (dk_value_is_win(t)) {
             if (best_win == DK_DRAW || t < best_win)
                 best_win = t;
@@ -288,8 +328,17 @@ static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
         } else if (t > worst_loss) {
             worst_loss = t;
         }
+        /* every exit is a conversion: the child counts with the counter at 0 */
+        rule_win |= dk_rule_is_loss(e[1]);
+        rule_draw |= !dk_rule_is_win(e[1]);
     }
+    if (s->limit)
+        classify_rule(s, i, list.n, internal, rule_win, rule_draw);
     s->worst[i] = worst_loss;
+    if (list.n == 0) {
+        s->val[i] = dk_value_of_dtw(0);
+        return settle(s, s->val[i], i, err, errlen);
+    }
     if (best_win != DK_DRAW) {
         s->val[i] = best_win;
         return settle(s, best_win, i, err, errlen);
@@ -303,24 +352,39 @@ static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
         return settle(s, worst_loss, i, err, errlen);
     }
     s->cnt[i] = (uint8_t)internal;
-    s->flag[i] = draw ? DRAW_EXIT : 0;
+    if (draw)
+        s->flag[i] |= DRAW_EXIT;
     return 0;
 }
 
-/* Passes the final value of position i (side `side`) back to its predecessors by king moves. */
-static int propagate(dk_solver *s, const group_ctx *c, uint32_t i, int side)
+/* The positions of the group (local indexes into preds) from which a quiet king move leads to
+ * position i of side `side`, leaving out those that had to capture. Returns the count. */
+static int predecessors(const dk_solver *s, const group_ctx *c, uint32_t i, int side,
+                        uint32_t preds[DK_MAX_MOVES])
 {
-    const dk_variant *v = s->v;
-    dk_value val = s->val[i];
     dk_pos q = dk_index_unrank_split(c->ix[side], c->men[side], i - (uint64_t)side * c->K);
     dk_movelist back;
-    dk_gen_king_unmoves_unchecked(v, &q, &back);
-    int os = other_side(c, side);
+    dk_gen_king_unmoves_unchecked(s->v, &q, &back);
+    int os = other_side(c, side), n = 0;
     for (int k = 0; k < back.n; k++) {
         dk_pos pred = dk_unapply(&q, &back.m[k]);
-        dk_pos n = dk_pos_flip(v, &pred);
-        uint32_t j = local_index(c, os, &n);
-        if (s->flag[j] & (DONE | MUST_CAPTURE)) /* a capture was compulsory: no quiet move led here */
+        dk_pos f = dk_pos_flip(s->v, &pred);
+        uint32_t j = local_index(c, os, &f);
+        if (!(s->flag[j] & MUST_CAPTURE)) /* a capture was compulsory: no quiet move led here */
+            preds[n++] = j;
+    }
+    return n;
+}
+
+/* Passes the final DTW value of position i back to its predecessors by king moves. */
+static int propagate(dk_solver *s, const group_ctx *c, uint32_t i, int side)
+{
+    dk_value val = s->val[i];
+    uint32_t preds[DK_MAX_MOVES];
+    int np = predecessors(s, c, i, side, preds);
+    for (int k = 0; k < np; k++) {
+        uint32_t j = preds[k];
+        if (s->flag[j] & DONE)
             continue;
         dk_value through = dk_value_through(val);
         if (dk_value_is_loss(val)) {
@@ -340,6 +404,53 @@ static int propagate(dk_solver *s, const group_ctx *c, uint32_t i, int side)
                 if (push(s, s->val[j], j))
                     return -1;
             }
+        }
+    }
+    return 0;
+}
+
+/* Passes the decided rule value of position i (DTC d < limit) back by king moves: a
+ * predecessor wins in d + 1 by moving into a loss; it loses in d + 1 once its last open king
+ * move leads to a win and no exit holds (its other king moves led to wins settled earlier, in
+ * no more plies). */
+static int propagate_rule(dk_solver *s, const group_ctx *c, uint32_t i, int side)
+{
+    dk_value r = s->rule[i];
+    unsigned d = dk_rule_dtc(r) + 1;
+    uint32_t preds[DK_MAX_MOVES];
+    int np = predecessors(s, c, i, side, preds);
+    for (int k = 0; k < np; k++) {
+        uint32_t j = preds[k];
+        if ((s->flag[j] & RULE_DONE) || dk_rule_is_win(s->rule[j]))
+            continue;
+        if (dk_rule_is_loss(r)) {
+            s->rule[j] = dk_rule_win(d);
+        } else if (--s->rule_cnt[j] == 0 && !(s->flag[j] & RULE_DRAW_EXIT)) {
+            s->rule[j] = dk_rule_loss(d);
+        } else {
+            continue;
+        }
+        if (push_at(s, d, j))
+            return -1;
+    }
+    return 0;
+}
+
+/* The rule values of a group whose DTW values are solved: the decided ones in increasing DTC
+ * up to the limit, from the exits classify found; the rest take their kind from their DTW. */
+static int solve_rule(dk_solver *s, const group_ctx *c, size_t n, char *err, size_t errlen)
+{
+    for (size_t b = 0; b < s->nbuckets; b++)
+        s->buckets[b].n = 0;
+    for (size_t i = 0; i < n; i++)
+        if (dk_rule_is_decided(s->rule[i]) && push_at(s, dk_rule_dtc(s->rule[i]), (uint32_t)i))
+            return snprintf(err, errlen, "%s", s->why), -1;
+    for (size_t d = 0; d <= s->limit && d < s->nbuckets; d++) {
+        for (size_t k = 0; k < s->buckets[d].n; k++) {
+            uint32_t i = s->buckets[d].a[k];
+            s->flag[i] |= RULE_DONE;
+            if (d < s->limit && propagate_rule(s, c, i, i >= c->K ? 1 : 0) != 0)
+                return snprintf(err, errlen, "%s", s->why), -1;
         }
     }
     return 0;
@@ -376,7 +487,13 @@ static int solve_group(dk_solver *s, const dk_plan *plan, const dk_group *gr, dk
         }
     }
     for (size_t i = 0; i < n; i++)
-        out[i] = (s->flag[i] & DONE) ? s->val[i] : DK_DRAW;
+        out[i * s->stride] = (s->flag[i] & DONE) ? s->val[i] : DK_DRAW;
+    if (!s->limit)
+        return 0;
+    if (solve_rule(s, &c, n, err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        out[i * 2 + 1] = dk_rule_is_decided(s->rule[i]) ? s->rule[i] : dk_rule_undecided(out[i * 2]);
     return 0;
 }
 
@@ -386,7 +503,7 @@ int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, s
     drop_above(s);
     for (size_t gi = 0; gi < plan->ngroups; gi++) {
         const dk_group *gr = &plan->groups[gi];
-        if (solve_group(s, plan, gr, out + gr->offset, err, errlen) != 0)
+        if (solve_group(s, plan, gr, out + gr->offset * s->stride, err, errlen) != 0)
             return -1;
     }
     return 0; /* the units above stay open for dk_verify_unit */
@@ -401,11 +518,12 @@ typedef struct unit_source {
     const dk_value *values; /* the group's */
 } unit_source;
 
-static int unit_value(void *ctx, dk_material m, const dk_pos *p, dk_value *out, char *err,
+static int unit_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err,
                       size_t errlen)
 {
     const unit_source *u = ctx;
     const dk_wpair *pair = u->plan->pair;
+    unsigned stride = u->s->stride;
     for (int side = 0; side < 2; side++) {
         if (!dk_material_equal(m, side ? pair->twin : pair->m))
             continue;
@@ -413,7 +531,10 @@ static int unit_value(void *ctx, dk_material m, const dk_pos *p, dk_value *out, 
         uint64_t men, k;
         dk_index_rank_split(ix, p, &men, &k);
         if (men == u->group->men[side]) {
-            *out = u->values[(u->group->self_flip ? 0 : (uint64_t)side) * u->plan->K + k];
+            const dk_value *at = u->values +
+                ((u->group->self_flip ? 0 : (uint64_t)side) * u->plan->K + k) * stride;
+            out[0] = at[0];
+            out[1] = stride > 1 ? at[1] : DK_RULE_DRAW;
             return 0;
         }
     }
@@ -426,18 +547,18 @@ int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, ui
     const dk_wpair *pair = plan->pair;
     for (size_t gi = 0; gi < plan->ngroups; gi++) {
         const dk_group *gr = &plan->groups[gi];
-        unit_source src = {s, plan, gr, values + gr->offset};
+        unit_source src = {s, plan, gr, values + gr->offset * s->stride};
         for (int side = 0; side < (gr->self_flip ? 1 : 2); side++) {
             const dk_index *ix = side ? &pair->ix_twin : &pair->ix;
             dk_subslice_iter it;
             dk_subslice_begin(&it, ix, gr->men[side]);
             do {
-                dk_value expect;
-                bool capture;
-                if (dk_expected_value(s->v, &it.pos, unit_value, &src, &expect, &capture, err,
-                                      errlen) != 0)
+                dk_value stored[2], expect[2];
+                if (unit_value(&src, ix->m, &it.pos, stored, err, errlen) != 0 ||
+                    dk_expected_values(s->v, &it.pos, s->limit, unit_value, &src, expect, err,
+                                       errlen) != 0)
                     return -1;
-                if (expect != src.values[(uint64_t)side * plan->K + it.kings_index]) {
+                if (!dk_values_pass(stored, expect, s->limit)) {
                     *bad_group = gi;
                     *bad_side = side;
                     *bad_kings = it.kings_index;

@@ -6,18 +6,68 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../query/drawrule.h"
 #include "../query/fileio.h"
 #include "../rules/notation.h"
 
-int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value *values)
+static const char *const RULE_KEY[DK_RC_N] = {"wins", "cursed_wins", "draws", "blessed_losses",
+                                              "losses"};
+
+static int rule_index(dk_value r)
+{
+    switch (dk_rule_category(r)) {
+    case DK_CAT_WIN: return DK_RC_WIN;
+    case DK_CAT_CURSED_WIN: return DK_RC_CURSED_WIN;
+    case DK_CAT_DRAW: return DK_RC_DRAW;
+    case DK_CAT_BLESSED_LOSS: return DK_RC_BLESSED_LOSS;
+    case DK_CAT_LOSS: return DK_RC_LOSS;
+    }
+    return DK_RC_DRAW;
+}
+
+/* The rule part of dk_stats_compute. */
+static int compute_rule(dk_stats *st, const dk_index *ix, const dk_value *values, unsigned limit)
+{
+    st->limit = limit;
+    st->dtc_win = calloc(limit + 1, sizeof *st->dtc_win);
+    st->dtc_loss = calloc(limit + 1, sizeof *st->dtc_loss);
+    if (!st->dtc_win || !st->dtc_loss)
+        return -1;
+    uint64_t longest_at = 0;
+    for (uint64_t i = 0; i < ix->size; i++) {
+        dk_value r = values[2 * i + 1];
+        st->rule[rule_index(r)]++;
+        if (!dk_rule_is_decided(r))
+            continue;
+        unsigned d = dk_rule_dtc(r);
+        d = d > limit ? limit : d; /* never: verified values stay within the limit */
+        if (dk_rule_is_loss(r)) {
+            st->dtc_loss[d]++;
+            continue;
+        }
+        st->dtc_win[d]++;
+        if (d > st->longest_dtc) {
+            st->longest_dtc = d;
+            longest_at = i;
+        }
+    }
+    if (st->longest_dtc) {
+        dk_pos p = dk_index_unrank(ix, longest_at);
+        dk_fen_format(ix->v, &p, false, st->longest_dtc_fen, sizeof st->longest_dtc_fen);
+    }
+    return 0;
+}
+
+int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value *values, unsigned limit)
 {
     memset(st, 0, sizeof *st);
     st->m = ix->m;
     st->positions = ix->size;
+    unsigned stride = limit ? 2 : 1;
     dk_value maxv = 0, longest = 0;
     uint64_t longest_at = 0;
     for (uint64_t i = 0; i < ix->size; i++) {
-        dk_value v = values[i];
+        dk_value v = values[i * stride];
         maxv = v > maxv ? v : maxv;
         if (dk_value_is_win(v) && v > longest) {
             longest = v;
@@ -29,7 +79,7 @@ int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value *values)
     if (!st->hist)
         return -1;
     for (uint64_t i = 0; i < ix->size; i++) {
-        dk_value v = values[i];
+        dk_value v = values[i * stride];
         if (v == DK_DRAW) {
             st->draws++;
             continue;
@@ -45,13 +95,23 @@ int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value *values)
         dk_pos p = dk_index_unrank(ix, longest_at);
         dk_fen_format(ix->v, &p, false, st->longest_fen, sizeof st->longest_fen);
     }
-    return 0;
+    return limit ? compute_rule(st, ix, values, limit) : 0;
 }
 
 void dk_stats_free(dk_stats *st)
 {
     free(st->hist);
-    st->hist = NULL;
+    free(st->dtc_win);
+    free(st->dtc_loss);
+    st->hist = st->dtc_win = st->dtc_loss = NULL;
+}
+
+/* " d:n" for every non-zero entry of h[0..max]. */
+static void print_hist(FILE *f, const uint64_t *h, unsigned max)
+{
+    for (unsigned d = 0; d <= max; d++)
+        if (h[d])
+            fprintf(f, " %u:%" PRIu64, d, h[d]);
 }
 
 int dk_stats_save(const dk_stats *st, const char *path)
@@ -67,13 +127,77 @@ int dk_stats_save(const dk_stats *st, const char *path)
             name, st->positions, st->wins, st->losses, st->draws, st->file_size[0], st->file_crc[0],
             st->file_size[1], st->file_crc[1], st->longest_win, st->longest_win ? st->longest_fen : "-");
     fprintf(f, "histogram");
-    for (unsigned d = 0; d <= st->max_dtw; d++)
-        if (st->hist[d])
-            fprintf(f, " %u:%" PRIu64, d, st->hist[d]);
+    print_hist(f, st->hist, st->max_dtw);
     fprintf(f, "\n");
+    if (st->limit) {
+        fprintf(f, "rule %u", st->limit);
+        for (int k = 0; k < DK_RC_N; k++)
+            fprintf(f, " %s %" PRIu64, RULE_KEY[k], st->rule[k]);
+        fprintf(f, "\ndtc %" PRIu64 " %08x\nlongest_dtc %u %s\ndtc_wins", st->file_size[2],
+                st->file_crc[2], st->longest_dtc, st->longest_dtc ? st->longest_dtc_fen : "-");
+        print_hist(f, st->dtc_win, st->limit);
+        fprintf(f, "\ndtc_losses");
+        print_hist(f, st->dtc_loss, st->limit);
+        fprintf(f, "\n");
+    }
     int rc = fclose(f) == 0 ? dk_write_file_atomic(path, text, len, err, sizeof err) : -1;
     free(text);
     return rc;
+}
+
+/* Reads " d:n" pairs into *h (grown as needed, d < cap_limit when cap_limit > 0), setting *max
+ * to the largest d read. Returns 0, or -1 if out of memory or out of range. */
+static int load_hist(FILE *f, uint64_t **h, unsigned *max, unsigned cap_limit)
+{
+    unsigned d;
+    uint64_t n;
+    size_t cap = cap_limit;
+    if (cap_limit && !(*h = calloc(cap, sizeof **h)))
+        return -1;
+    while (fscanf(f, " %u:%" SCNu64, &d, &n) == 2) {
+        if (cap_limit && d >= cap_limit)
+            return -1;
+        if (d >= cap) {
+            size_t nc = (size_t)d + 64;
+            uint64_t *g = realloc(*h, nc * sizeof *g);
+            if (!g)
+                return -1;
+            memset(g + cap, 0, (nc - cap) * sizeof *g);
+            *h = g;
+            cap = nc;
+        }
+        (*h)[d] = n;
+        if (max)
+            *max = d;
+    }
+    if (!*h && !(*h = calloc(1, sizeof **h)))
+        return -1;
+    return 0;
+}
+
+/* The optional rule lines after the histogram. Returns 0 (also when there are none), or -1. */
+static int load_rule(FILE *f, dk_stats *st)
+{
+    if (fscanf(f, " rule %u", &st->limit) != 1)
+        return 0; /* a table without the rule */
+    if (st->limit < 1 || st->limit > DK_RULE_MAX_LIMIT)
+        return -1;
+    for (int k = 0; k < DK_RC_N; k++) {
+        char key[32];
+        if (fscanf(f, " %31s %" SCNu64, key, &st->rule[k]) != 2 || strcmp(key, RULE_KEY[k]) != 0)
+            return -1;
+    }
+    char fen[128];
+    int end = -1;
+    if (fscanf(f, " dtc %" SCNu64 " %x longest_dtc %u %127s dtc_wins%n", &st->file_size[2],
+               &st->file_crc[2], &st->longest_dtc, fen, &end) != 4 || end < 0)
+        return -1;
+    snprintf(st->longest_dtc_fen, sizeof st->longest_dtc_fen, "%s", st->longest_dtc ? fen : "");
+    end = -1;
+    if (load_hist(f, &st->dtc_win, NULL, st->limit + 1) != 0 ||
+        (fscanf(f, " dtc_losses%n", &end), end < 0))
+        return -1;
+    return load_hist(f, &st->dtc_loss, NULL, st->limit + 1);
 }
 
 int dk_stats_load(dk_stats *st, const char *path)
@@ -93,44 +217,38 @@ int dk_stats_load(dk_stats *st, const char *path)
              dk_material_parse(name, &st->m) == 0;
     if (ok) {
         snprintf(st->longest_fen, sizeof st->longest_fen, "%s", st->longest_win ? fen : "");
-        unsigned d;
-        uint64_t n;
-        size_t cap = 0;
-        while (ok && fscanf(f, " %u:%" SCNu64, &d, &n) == 2) {
-            if (d >= cap) {
-                size_t nc = d + 64;
-                uint64_t *h = realloc(st->hist, nc * sizeof *h);
-                if (!h) {
-                    ok = 0;
-                    break;
-                }
-                memset(h + cap, 0, (nc - cap) * sizeof *h);
-                st->hist = h;
-                cap = nc;
-            }
-            st->hist[d] = n;
-            st->max_dtw = d;
-        }
-        if (!st->hist)
-            st->hist = calloc(1, sizeof *st->hist);
+        ok = load_hist(f, &st->hist, &st->max_dtw, 0) == 0 && load_rule(f, st) == 0;
     }
     fclose(f);
-    if (!ok || !st->hist) {
+    if (!ok) {
         dk_stats_free(st);
         return -1;
     }
     return 0;
 }
 
+/* {"d": n, ...} for every non-zero entry of h[0..max]. */
+static void json_hist(FILE *f, const uint64_t *h, unsigned max)
+{
+    const char *sep = "";
+    fputc('{', f);
+    for (unsigned d = 0; d <= max; d++)
+        if (h[d]) {
+            fprintf(f, "%s\"%u\": %" PRIu64, sep, d, h[d]);
+            sep = ", ";
+        }
+    fputc('}', f);
+}
+
 void dk_stats_json(const dk_stats *st, const char *file, FILE *f)
 {
     char name[DK_MATERIAL_NAME_MAX];
     dk_material_name(st->m, name, sizeof name);
+    static const char *const ext[DK_STATS_FILES] = {"wld", "dtw", "dtc"};
     fprintf(f, "{\"material\": \"%s\", \"side_to_move\": \"white\", \"files\": {", name);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < (st->limit ? 3 : 2); k++)
         fprintf(f, "%s\"%s\": {\"file\": \"%s.%s\", \"size\": %" PRIu64 ", \"crc32c\": \"%08x\"}",
-                k ? ", " : "", k ? "dtw" : "wld", file, k ? "dtw" : "wld", st->file_size[k],
-                st->file_crc[k]);
+                k ? ", " : "", ext[k], file, ext[k], st->file_size[k], st->file_crc[k]);
     fprintf(f,
             "}, \"positions\": %" PRIu64 ", \"wins\": %" PRIu64 ", \"losses\": %" PRIu64
             ", \"draws\": %" PRIu64 ", \"longest_win\": ",
@@ -139,12 +257,22 @@ void dk_stats_json(const dk_stats *st, const char *file, FILE *f)
         fprintf(f, "{\"plies\": %u, \"fen\": \"%s\"}", st->longest_win, st->longest_fen);
     else
         fprintf(f, "null");
-    fprintf(f, ", \"dtw_histogram\": {");
-    const char *sep = "";
-    for (unsigned d = 0; d <= st->max_dtw; d++)
-        if (st->hist[d]) {
-            fprintf(f, "%s\"%u\": %" PRIu64, sep, d, st->hist[d]);
-            sep = ", ";
-        }
-    fprintf(f, "}}");
+    fprintf(f, ", \"dtw_histogram\": ");
+    json_hist(f, st->hist, st->max_dtw);
+    if (st->limit) {
+        fprintf(f, ", \"rule\": {\"limit\": %u", st->limit);
+        for (int k = 0; k < DK_RC_N; k++)
+            fprintf(f, ", \"%s\": %" PRIu64, RULE_KEY[k], st->rule[k]);
+        fprintf(f, ", \"longest_dtc\": ");
+        if (st->longest_dtc)
+            fprintf(f, "{\"plies\": %u, \"fen\": \"%s\"}", st->longest_dtc, st->longest_dtc_fen);
+        else
+            fprintf(f, "null");
+        fprintf(f, ", \"dtc_wins\": ");
+        json_hist(f, st->dtc_win, st->limit);
+        fprintf(f, ", \"dtc_losses\": ");
+        json_hist(f, st->dtc_loss, st->limit);
+        fprintf(f, "}");
+    }
+    fprintf(f, "}");
 }

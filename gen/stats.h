@@ -1,6 +1,8 @@
 /* Statistics of a finished table (one material, White to move): counts of wins, losses and
- * draws, the DTW histogram and the longest win. Kept beside the table in a small text file of
- * "key value" lines, from which the manifest and `damka stats` are made. */
+ * draws, the DTW histogram and the longest win; with a draw rule, the counts of the five
+ * categories under it, the DTC histograms of its wins and losses and the longest DTC. Kept
+ * beside the table in a small text file of "key value" lines, from which the manifest and
+ * `damka stats` are made. */
 #ifndef DK_STATS_H
 #define DK_STATS_H
 
@@ -9,6 +11,11 @@
 #include "../index/perfect.h"
 #include "../query/value.h"
 
+enum { DK_STATS_FILES = 3 }; /* .wld, .dtw, .dtc */
+
+/* Rule categories as the statistics count them. */
+enum { DK_RC_WIN, DK_RC_CURSED_WIN, DK_RC_DRAW, DK_RC_BLESSED_LOSS, DK_RC_LOSS, DK_RC_N };
+
 typedef struct dk_stats {
     dk_material m;
     uint64_t positions, wins, losses, draws;
@@ -16,12 +23,19 @@ typedef struct dk_stats {
     uint64_t *hist;             /* positions by DTW (wins odd, losses even) */
     unsigned longest_win;       /* plies of the longest win (0: no win) */
     char longest_fen[128];      /* its position: the lowest index among the longest wins */
-    uint64_t file_size[2];      /* the .wld and the .dtw file: bytes ... */
-    uint32_t file_crc[2];       /* ... and CRC-32C of all but their trailer */
+    uint64_t file_size[DK_STATS_FILES]; /* the .wld, .dtw and .dtc files: bytes ... */
+    uint32_t file_crc[DK_STATS_FILES];  /* ... and CRC-32C of all but their trailer */
+    /* under the draw rule (limit 0: no rule-aware table; the rest is zero) */
+    unsigned limit;             /* L in plies */
+    uint64_t rule[DK_RC_N];     /* positions by category */
+    uint64_t *dtc_win, *dtc_loss; /* rule wins and losses by DTC, 0..limit */
+    unsigned longest_dtc;       /* the largest DTC of a rule win (0: none) */
+    char longest_dtc_fen[128];  /* its position: the lowest index among them */
 } dk_stats;
 
-/* Counts values[0..ix->size-1] of material ix->m. Returns 0, or -1 if out of memory. */
-int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value *values);
+/* Counts the values of material ix->m: per position its DTW value, followed by its rule value
+ * when limit > 0 (a draw rule of limit plies). Returns 0, or -1 if out of memory. */
+int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value *values, unsigned limit);
 
 void dk_stats_free(dk_stats *st);
 

@@ -5,19 +5,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../query/drawrule.h"
 #include "../rules/errors.h"
 #include "../rules/movegen.h"
 #include "../rules/notation.h"
 #include "stats.h"
 
 int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
-                   bool dictionary)
+                   bool dictionary, unsigned limit)
 {
-    dk_tb_options raw = {DK_TB_RAW, 0, NULL, false};
-    *w = (dk_worker){g, dir, keep_work, dictionary, dk_tb_open(dir, g->v, &raw), NULL,
+    dk_tb_options raw = {DK_TB_RAW, 0, NULL, false, limit};
+    *w = (dk_worker){g, dir, keep_work, dictionary, limit, dk_tb_open(dir, g->v, &raw), NULL,
                      dk_plan_cache_new(g)};
     if (w->tb)
-        w->solver = dk_solver_new(g, w->tb, dir);
+        w->solver = dk_solver_new(g, w->tb, dir, limit);
     if (!w->solver || !w->plans) {
         dk_worker_free(w);
         return -1;
@@ -63,13 +64,22 @@ static int verify_unit(dk_worker *w, const dk_plan *plan, const dk_value *values
     return dk_errorf(err, errlen, "verification failed: material %s, position %s", name, fen);
 }
 
-static void corrupt_for_test(uint32_t u, dk_value *values, uint64_t n)
+static bool corrupt_requested(const char *var, uint32_t u)
 {
-    const char *e = getenv("DAMKA_TEST_CORRUPT_UNIT");
-    if (!e || !*e || strtoul(e, NULL, 10) != u || n == 0)
+    const char *e = getenv(var);
+    return e && *e && strtoul(e, NULL, 10) == u;
+}
+
+/* The test hooks of dk_task_unit: one wrong value in the middle of the unit. */
+static void corrupt_for_test(uint32_t u, dk_value *values, uint64_t n, unsigned stride)
+{
+    if (n == 0)
         return;
-    dk_value *v = &values[n / 2];
-    *v = *v == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(*v + 2);
+    dk_value *v = &values[n / 2 * stride];
+    if (corrupt_requested("DAMKA_TEST_CORRUPT_UNIT", u))
+        *v = *v == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(*v + 2);
+    if (stride > 1 && corrupt_requested("DAMKA_TEST_CORRUPT_RULE", u))
+        v[1] = dk_rule_is_decided(v[1]) ? (dk_value)(v[1] + 2) : dk_rule_win(1);
 }
 
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
@@ -77,16 +87,18 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
     dk_plan plan;
     if (dk_plan_build(&plan, w->plans, u) != 0)
         return snprintf(err, errlen, "out of memory"), -1;
-    dk_value *values = malloc((plan.npositions ? plan.npositions : 1) * sizeof *values);
+    unsigned stride = w->limit ? 2 : 1;
+    dk_value *values = malloc((plan.npositions ? plan.npositions : 1) * stride * sizeof *values);
     int rc = -1;
     if (!values) {
         snprintf(err, errlen, "out of memory for a unit of %llu positions",
                  (unsigned long long)plan.npositions);
     } else if (dk_solve_unit(w->solver, &plan, values, err, errlen) == 0 &&
-               (corrupt_for_test(u, values, plan.npositions), verify_unit(w, &plan, values, err, errlen) == 0)) {
+               (corrupt_for_test(u, values, plan.npositions, stride),
+                verify_unit(w, &plan, values, err, errlen) == 0)) {
         const dk_wpair *p = plan.pair;
         dk_table_info info = {DK_FILE_UNIT, (uint8_t)w->g->v->id, {p->m.wm, p->m.wk, p->m.bm, p->m.bk},
-                              0, (uint32_t)plan.level, plan.npositions, 0};
+                              0, (uint32_t)plan.level, plan.npositions, 0, (uint8_t)stride, w->limit};
         char path[2048];
         dk_plan_path(&plan, w->dir, path, sizeof path);
         rc = dk_table_save(path, &info, values, err, errlen);
@@ -96,10 +108,11 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
     return rc;
 }
 
-/* Copies every unit of the pair into the two material arrays. */
+/* Copies every unit of the pair into the two material arrays (stride values a position). */
 static int assemble(dk_worker *w, uint32_t pi, dk_value *values[2], char *err, size_t errlen)
 {
     const dk_wpair *p = &w->g->pairs[pi];
+    unsigned stride = w->limit ? 2 : 1;
     for (uint32_t l = p->first_layer; l < p->first_layer + p->nlayers; l++) {
         const dk_layer *layer = &w->g->layers[l];
         for (uint32_t u = layer->first_unit; u < layer->first_unit + layer->nunits; u++) {
@@ -109,8 +122,9 @@ static int assemble(dk_worker *w, uint32_t pi, dk_value *values[2], char *err, s
             char path[2048];
             dk_plan_path(&plan, w->dir, path, sizeof path);
             dk_table *t = dk_table_open(path, true, err, errlen);
-            if (t && dk_table_get_info(t)->count != plan.npositions) {
-                snprintf(err, errlen, "%s is damaged: wrong number of values", path);
+            const dk_table_info *in = t ? dk_table_get_info(t) : NULL;
+            if (in && (in->count != plan.npositions || in->stride != stride || in->limit != w->limit)) {
+                snprintf(err, errlen, "%s is damaged: wrong number of values or another draw rule", path);
                 dk_table_close(t);
                 t = NULL;
             }
@@ -121,9 +135,9 @@ static int assemble(dk_worker *w, uint32_t pi, dk_value *values[2], char *err, s
             for (size_t gi = 0; gi < plan.ngroups; gi++) {
                 const dk_group *gr = &plan.groups[gi];
                 for (int side = 0; side < (gr->self_flip ? 1 : 2); side++) {
-                    dk_value *dst = values[side] + gr->men[side] * plan.K;
-                    uint64_t src = gr->offset + (uint64_t)side * plan.K;
-                    for (uint64_t k = 0; k < plan.K; k++)
+                    dk_value *dst = values[side] + gr->men[side] * plan.K * stride;
+                    uint64_t src = (gr->offset + (uint64_t)side * plan.K) * stride;
+                    for (uint64_t k = 0; k < plan.K * stride; k++)
                         dst[k] = dk_table_value(t, src + k);
                 }
             }
@@ -162,28 +176,34 @@ static uint8_t *capture_map(const dk_index *ix)
     return map;
 }
 
-/* Writes one verified material: the raw working copy, the compressed WLD and DTW tables, and
- * the statistics (last, as the mark of a finished table). */
+static const char *const FILE_EXT[DK_STATS_FILES] = {"wld", "dtw", "dtc"};
+
+/* Writes one verified material: the raw working copy, the compressed WLD, DTW and DTC tables,
+ * and the statistics (last, as the mark of a finished table). */
 static int write_tables(dk_worker *w, const dk_index *ix, const dk_value *values,
                         const uint8_t *must_capture, char *err, size_t errlen)
 {
     const dk_variant *v = w->g->v;
     dk_material m = ix->m;
+    unsigned stride = w->limit ? 2 : 1;
     char path[2048], work[2048];
     snprintf(work, sizeof work, "%s/work", w->dir);
-    dk_table_info info = {DK_FILE_TABLE, (uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, 0, 0, ix->size, 0};
+    dk_table_info info = {DK_FILE_TABLE, (uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, 0, 0, ix->size, 0,
+                          (uint8_t)stride, w->limit};
     dk_tb_path(work, v, m, "raw", path, sizeof path);
     if (dk_table_save(path, &info, values, err, errlen) != 0)
         return -1;
     dk_stats st;
-    if (dk_stats_compute(&st, ix, values) != 0)
+    if (dk_stats_compute(&st, ix, values, w->limit) != 0)
         return dk_errorf(err, errlen, "out of memory");
-    for (int k = 0; k < 2; k++) {
-        dk_metric metric = k ? DK_METRIC_DTW : DK_METRIC_WLD;
-        dk_ctable_params cp = {(uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, metric, 0, 0, w->dictionary};
+    for (int k = 0; k < (w->limit ? 3 : 2); k++) {
+        dk_metric metric = k == 0 ? DK_METRIC_WLD : k == 1 ? DK_METRIC_DTW : DK_METRIC_DTC;
+        dk_ctable_params cp = {(uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, metric, 0, 0, w->dictionary,
+                               metric == DK_METRIC_DTC ? w->limit : 0, stride};
         dk_ctable_info ci;
-        dk_tb_path(w->dir, v, m, k ? "dtw" : "wld", path, sizeof path);
-        if (dk_ctable_write(path, &cp, values, must_capture, ix->size, &ci, err, errlen) != 0) {
+        dk_tb_path(w->dir, v, m, FILE_EXT[k], path, sizeof path);
+        if (dk_ctable_write(path, &cp, values + (metric == DK_METRIC_DTC), must_capture, ix->size,
+                            &ci, err, errlen) != 0) {
             dk_stats_free(&st);
             return -1;
         }
@@ -204,7 +224,7 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
     int rc = -1;
     for (int side = 0; side < nsides; side++) {
         const dk_index *ix = side ? &p->ix_twin : &p->ix;
-        if (!(values[side] = malloc(ix->size * sizeof(dk_value)))) {
+        if (!(values[side] = malloc(ix->size * (w->limit ? 2 : 1) * sizeof(dk_value)))) {
             snprintf(err, errlen, "out of memory");
             goto out;
         }
@@ -232,7 +252,7 @@ out:
     return rc;
 }
 
-bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi)
+bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi, unsigned limit)
 {
     const dk_wpair *p = &g->pairs[pi];
     for (int side = 0; side < (p->self_twin ? 1 : 2); side++) {
@@ -243,8 +263,10 @@ bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi)
         if (dk_stats_load(&st, path) != 0)
             return false;
         dk_stats_free(&st);
-        for (int k = 0; k < 2; k++) {
-            dk_tb_path(dir, g->v, ix->m, k ? "dtw" : "wld", path, sizeof path);
+        if (st.limit != limit)
+            return false;
+        for (int k = 0; k < (limit ? 3 : 2); k++) {
+            dk_tb_path(dir, g->v, ix->m, FILE_EXT[k], path, sizeof path);
             dk_ctable *t = dk_ctable_open(path, err, sizeof err);
             const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
             bool ok = t && in->count == ix->size && in->file_crc == st.file_crc[k] &&
@@ -257,7 +279,7 @@ bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi)
     return true;
 }
 
-bool dk_unit_finished(dk_plan_cache *plans, const char *dir, uint32_t u)
+bool dk_unit_finished(dk_plan_cache *plans, const char *dir, uint32_t u, unsigned limit)
 {
     dk_plan plan;
     if (dk_plan_build(&plan, plans, u) != 0)
@@ -267,9 +289,36 @@ bool dk_unit_finished(dk_plan_cache *plans, const char *dir, uint32_t u)
     bool ok = false;
     if (access(path, F_OK) == 0) {
         dk_table *t = dk_table_open(path, true, err, sizeof err);
-        ok = t && dk_table_get_info(t)->count == plan.npositions;
+        const dk_table_info *in = t ? dk_table_get_info(t) : NULL;
+        ok = in && in->count == plan.npositions && in->limit == limit && in->stride == (limit ? 2 : 1);
         dk_table_close(t);
     }
     dk_plan_free(&plan);
     return ok;
+}
+
+bool dk_dir_rule_differs(const char *dir, const dk_variant *v, unsigned limit, unsigned *found,
+                         char *which, size_t len)
+{
+    size_t n = dk_material_list(v, DK_TB_MAX_PIECES, 0, NULL, 0);
+    dk_material *ms = malloc(n * sizeof *ms);
+    bool differs = false;
+    if (!ms)
+        return false;
+    dk_material_list(v, DK_TB_MAX_PIECES, 0, ms, n);
+    for (size_t i = 0; i < n && !differs; i++) {
+        char path[4096];
+        dk_stats st;
+        dk_stats_path(dir, v, ms[i], path, sizeof path);
+        if (access(path, F_OK) != 0 || dk_stats_load(&st, path) != 0)
+            continue;
+        dk_stats_free(&st);
+        if (st.limit != limit) {
+            differs = true;
+            *found = st.limit;
+            dk_material_name(ms[i], which, len);
+        }
+    }
+    free(ms);
+    return differs;
 }

@@ -10,6 +10,7 @@ typedef struct dk_worker {
     const char *dir;
     bool keep_work;
     bool dictionary;   /* try a zstd dictionary per table file */
+    unsigned limit;    /* the draw rule in plies (0: no rule-aware tables) */
     dk_tablebase *tb;
     dk_solver *solver;
     dk_plan_cache *plans;
@@ -17,28 +18,34 @@ typedef struct dk_worker {
 
 /* Opens what a worker needs over directory dir. Returns 0, or -1 when out of memory. */
 int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
-                   bool dictionary);
+                   bool dictionary, unsigned limit);
 
 void dk_worker_free(dk_worker *w);
 
 /* Solves unit u, checks every value by the independent forward pass (verify.h) and writes the
  * unit's file atomically. Returns 0, or -1 with one line in err (a verification failure names
  * the material and a failing position as FEN). For tests of that check, the environment
- * variable DAMKA_TEST_CORRUPT_UNIT=u makes unit u alter one of its values before the check. */
+ * variable DAMKA_TEST_CORRUPT_UNIT=u makes unit u alter one of its DTW values before the check,
+ * DAMKA_TEST_CORRUPT_RULE=u one of its rule values. */
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
 
 /* Finishes pair p, whose units are all written and verified: builds each material's table,
- * writes the compressed WLD and DTW tables, the raw working copy (work/, read by later units)
- * and the statistics, then removes the unit files (unless keep_work). Returns 0, or -1 with one
- * line in err. */
+ * writes the compressed WLD, DTW and (with a draw rule) DTC tables, the raw working copy
+ * (work/, read by later units) and the statistics, then removes the unit files (unless
+ * keep_work). Returns 0, or -1 with one line in err. */
 int dk_task_finish_pair(dk_worker *w, uint32_t p, char *err, size_t errlen);
 
 /* Whether pair p's compressed tables and statistics are all present and intact (the files'
- * CRC checked against the statistics). */
-bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t p);
+ * CRC checked against the statistics) and follow the draw rule of `limit` plies. */
+bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t p, unsigned limit);
 
-/* Whether unit u's file is present and intact (CRC checked, right size). */
-bool dk_unit_finished(dk_plan_cache *plans, const char *dir, uint32_t u);
+/* Whether unit u's file is present and intact (CRC checked, right size, the same draw rule). */
+bool dk_unit_finished(dk_plan_cache *plans, const char *dir, uint32_t u, unsigned limit);
+
+/* Whether the finished tables in dir (their statistics) follow another draw rule than `limit`;
+ * if so, *found is theirs and *which names one of them. */
+bool dk_dir_rule_differs(const char *dir, const dk_variant *v, unsigned limit, unsigned *found,
+                         char *which, size_t len);
 
 /* "<dir>/<variant>-<material>.stats". */
 int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf, size_t len);

@@ -1,57 +1,67 @@
 #include "verify.h"
 
-#include "../rules/movegen.h"
 #include "../index/material.h"
+#include "../query/ctable.h"
+#include "../query/drawrule.h"
+#include "../rules/movegen.h"
 
-int dk_expected_value(const dk_variant *v, const dk_pos *p, dk_value_fn get, void *ctx,
-                      dk_value *out, bool *capture, char *err, size_t errlen)
+int dk_expected_values(const dk_variant *v, const dk_pos *p, unsigned limit, dk_value_fn get,
+                       void *ctx, dk_value out[2], char *err, size_t errlen)
 {
     dk_movelist list;
     dk_gen_moves(v, p, &list);
-    *capture = list.n > 0 && list.m[0].captures != 0;
-    if (list.n == 0) {
-        *out = dk_value_of_dtw(0);
-        return 0;
-    }
-    int32_t best_rank = INT32_MIN;
+    out[0] = dk_value_of_dtw(0);
+    out[1] = dk_rule_loss(0);
+    int32_t best = INT32_MIN, best_rule = INT32_MIN;
     for (int k = 0; k < list.n; k++) {
-        dk_pos after = dk_apply(p, &list.m[k]);
-        dk_value e;
-        if (!after.pieces[after.side]) {
-            e = dk_value_of_dtw(0);
-        } else {
+        const dk_move *m = &list.m[k];
+        dk_pos after = dk_apply(p, m);
+        dk_value e[2] = {dk_value_of_dtw(0), dk_rule_loss(0)};
+        if (after.pieces[after.side]) {
             dk_pos n = dk_pos_flip(v, &after);
-            if (get(ctx, dk_material_of(&n), &n, &e, err, errlen) != 0)
+            if (get(ctx, dk_material_of(&n), &n, e, err, errlen) != 0)
                 return -1;
         }
-        dk_value t = dk_value_through(e);
-        if (dk_value_rank(t) > best_rank) {
-            best_rank = dk_value_rank(t);
-            *out = t;
+        dk_value t = dk_value_through(e[0]);
+        if (dk_value_rank(t) > best) {
+            best = dk_value_rank(t);
+            out[0] = t;
+        }
+        if (limit) {
+            bool conversion = m->captures || !(p->kings & dk_bit(m->from));
+            dk_value r = dk_rule_through(e[1], conversion, 0, limit);
+            if (dk_rule_rank(r) > best_rule) {
+                best_rule = dk_rule_rank(r);
+                out[1] = r;
+            }
         }
     }
     return 0;
 }
 
-int dk_verify_subslices(const dk_index *ix, uint64_t men_lo, uint64_t men_hi, dk_value_fn get,
-                        void *ctx, uint8_t *must_capture, uint64_t *bad, char *err, size_t errlen)
+bool dk_values_pass(const dk_value stored[2], const dk_value expect[2], unsigned limit)
+{
+    if (stored[0] != expect[0])
+        return false;
+    return !limit || (stored[1] == expect[1] &&
+                      dk_rule_theory(stored[1]) == dk_value_of_code(dk_code_of(stored[0])));
+}
+
+int dk_verify_subslices(const dk_index *ix, uint64_t men_lo, uint64_t men_hi, unsigned limit,
+                        dk_value_fn get, void *ctx, uint64_t *bad, char *err, size_t errlen)
 {
     for (uint64_t men = men_lo; men < men_hi; men++) {
         dk_subslice_iter it;
         dk_subslice_begin(&it, ix, men);
         do {
-            dk_value stored, expect;
-            bool capture;
-            uint64_t i = men * ix->kings_count + it.kings_index;
-            if (get(ctx, ix->m, &it.pos, &stored, err, errlen) != 0 ||
-                dk_expected_value(ix->v, &it.pos, get, ctx, &expect, &capture, err, errlen) != 0)
+            dk_value stored[2], expect[2];
+            if (get(ctx, ix->m, &it.pos, stored, err, errlen) != 0 ||
+                dk_expected_values(ix->v, &it.pos, limit, get, ctx, expect, err, errlen) != 0)
                 return -1;
-            if (stored != expect) {
-                *bad = i;
+            if (!dk_values_pass(stored, expect, limit)) {
+                *bad = men * ix->kings_count + it.kings_index;
                 return 1;
             }
-            if (capture && must_capture)
-                must_capture[i / 8] |= (uint8_t)(1u << (i % 8));
         } while (dk_subslice_next(&it));
     }
     return 0;

@@ -1,28 +1,37 @@
 /* Verification: an independent forward pass that checks every value against the values of all
- * successors. A value passes when it is exactly the best the side to move can get through its
- * moves (the fastest win, else a draw, else the slowest loss), or LOSS 0 without a move. By
- * induction on the distance, a table that passes everywhere is the game-theoretic table. */
+ * successors. A DTW value passes when it is exactly the best the side to move can get through
+ * its moves (the fastest win, else a draw, else the slowest loss), or LOSS 0 without a move. A
+ * rule value (query/drawrule.h) passes when it is exactly the best by dk_rule_rank through the
+ * moves (a conversion reads the child at counter 0, a quiet king move at counter 1) and its
+ * game-theoretic kind is the DTW value's. By induction on the distance, tables that pass
+ * everywhere are the game-theoretic table and the rule-aware table. */
 #ifndef DK_VERIFY_H
 #define DK_VERIFY_H
 
 #include "../index/perfect.h"
 #include "../query/value.h"
 
-/* Gives the value of p (White to move, material m): a table, or an array being checked. */
-typedef int (*dk_value_fn)(void *ctx, dk_material m, const dk_pos *p, dk_value *out, char *err,
+/* Gives the values of p (White to move, material m): out[0] its DTW value and, when the
+ * tables follow a draw rule, out[1] its rule value; from a table, or an array being checked.
+ * Returns 0, or -1 with one line in err. */
+typedef int (*dk_value_fn)(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err,
                            size_t errlen);
 
 /* Checks the positions of subslices men_lo..men_hi-1 of the material of ix, reading their
- * values and their successors' through get. Sets bit i of must_capture (if not NULL) for each
- * position i where the side to move must capture. Returns 0 if all pass; 1 with the first
- * failing index in *bad; -1 with one line in err if a value cannot be read. Thread-safe if get
- * is (and threads use disjoint bytes of must_capture). */
-int dk_verify_subslices(const dk_index *ix, uint64_t men_lo, uint64_t men_hi, dk_value_fn get,
-                        void *ctx, uint8_t *must_capture, uint64_t *bad, char *err, size_t errlen);
+ * values and their successors' through get; limit is the draw rule in plies (0: DTW only).
+ * Returns 0 if all pass; 1 with the first failing index in *bad; -1 with one line in err if a
+ * value cannot be read. Thread-safe if get is. */
+int dk_verify_subslices(const dk_index *ix, uint64_t men_lo, uint64_t men_hi, unsigned limit,
+                        dk_value_fn get, void *ctx, uint64_t *bad, char *err, size_t errlen);
 
-/* The value p should have given its successors' values (what verification compares with);
- * *capture tells whether p's moves are captures. */
-int dk_expected_value(const dk_variant *v, const dk_pos *p, dk_value_fn get, void *ctx,
-                      dk_value *out, bool *capture, char *err, size_t errlen);
+/* The values p should have given its successors' values (what verification compares with):
+ * out[0] DTW, out[1] the rule value (only when limit > 0). Returns 0, or -1 with one line in
+ * err. */
+int dk_expected_values(const dk_variant *v, const dk_pos *p, unsigned limit, dk_value_fn get,
+                       void *ctx, dk_value out[2], char *err, size_t errlen);
+
+/* Whether stored values equal the expected ones, including the rule value's game-theoretic
+ * kind against the DTW value. Pure. */
+bool dk_values_pass(const dk_value stored[2], const dk_value expect[2], unsigned limit);
 
 #endif

@@ -11,25 +11,28 @@
 #include "progress.h"
 #include "verify.h"
 
-/* Values come from the compressed DTW tables; for the material being checked the WLD table is
- * read too and must agree. */
+/* Values come from the compressed DTW tables (and DTC tables, with a draw rule); for the
+ * material being checked the WLD table is read too and must agree. */
 typedef struct source {
     dk_tablebase *tb;
     dk_material m;
+    unsigned limit;
 } source;
 
-static int tb_value(void *ctx, dk_material m, const dk_pos *p, dk_value *out, char *err,
+static int tb_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err,
                     size_t errlen)
 {
     const source *src = ctx;
-    dk_tb_status st = dk_tb_probe_normal(src->tb, m, p, DK_METRIC_DTW, out);
+    dk_tb_status st = dk_tb_probe_normal(src->tb, m, p, DK_METRIC_DTW, &out[0]);
     dk_value wld;
+    if (st == DK_TB_OK && src->limit)
+        st = dk_tb_probe_normal(src->tb, m, p, DK_METRIC_DTC, &out[1]);
     if (st == DK_TB_OK && dk_material_equal(m, src->m))
         st = dk_tb_probe_normal(src->tb, m, p, DK_METRIC_WLD, &wld);
     if (st != DK_TB_OK)
         return dk_errorf(err, errlen, "%s %s", st == DK_TB_MISSING ? "missing table" : "damaged table",
                          dk_tb_last_error());
-    if (dk_material_equal(m, src->m) && dk_code_of(wld) != dk_code_of(*out)) {
+    if (dk_material_equal(m, src->m) && dk_code_of(wld) != dk_code_of(out[0])) {
         char fen[DK_FEN_MAX];
         dk_fen_format(dk_tb_variant(src->tb), p, false, fen, sizeof fen);
         return dk_errorf(err, errlen, "the WLD and DTW tables disagree at %s", fen);
@@ -48,15 +51,15 @@ typedef struct job {
 static void *run_job(void *arg)
 {
     job *j = arg;
-    j->rc = dk_verify_subslices(j->ix, j->lo, j->hi, tb_value, j->src, NULL, &j->bad, j->err,
-                                sizeof j->err);
+    j->rc = dk_verify_subslices(j->ix, j->lo, j->hi, j->src->limit, tb_value, j->src, &j->bad,
+                                j->err, sizeof j->err);
     return NULL;
 }
 
 /* Checks one material with nthreads threads; returns 0 or prints the failure and returns 1. */
-static int verify_material(dk_tablebase *tb, const dk_index *ix, int nthreads)
+static int verify_material(dk_tablebase *tb, const dk_index *ix, unsigned limit, int nthreads)
 {
-    source src = {tb, ix->m};
+    source src = {tb, ix->m, limit};
     job jobs[64];
     pthread_t th[64];
     int started[64] = {0};
@@ -94,7 +97,7 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
 {
     memset(sum, 0, sizeof *sum);
     threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
-    dk_tb_options o = {DK_TB_COMPRESSED, (size_t)512 << 20, NULL, false};
+    dk_tb_options o = {DK_TB_COMPRESSED, (size_t)512 << 20, NULL, false, 0};
     dk_tablebase *tb = dk_tb_open(dir, v, &o);
     size_t n = dk_material_list(v, DK_TB_MAX_PIECES, 0, NULL, 0);
     dk_material *mats = malloc(n * sizeof *mats);
@@ -106,9 +109,10 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
     }
     dk_material_list(v, DK_TB_MAX_PIECES, 0, mats, n);
     for (size_t i = 0; i < n; i++) {
-        char wld[4096], dtw[4096], name[DK_MATERIAL_NAME_MAX], err[1024];
+        char wld[4096], dtw[4096], dtc[4096], name[DK_MATERIAL_NAME_MAX], err[1024];
         dk_tb_path(dir, v, mats[i], "wld", wld, sizeof wld);
         dk_tb_path(dir, v, mats[i], "dtw", dtw, sizeof dtw);
+        dk_tb_path(dir, v, mats[i], "dtc", dtc, sizeof dtc);
         if (access(wld, F_OK) != 0 && access(dtw, F_OK) != 0)
             continue;
         dk_material_name(mats[i], name, sizeof name);
@@ -122,12 +126,15 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
             sum->failed++;
             continue;
         }
-        int bad = verify_material(tb, ix, threads);
+        /* the DTC file was opened by dk_tb_check_files: the limit is known */
+        unsigned limit = access(dtc, F_OK) == 0 ? dk_tb_rule_limit(tb) : 0;
+        int bad = verify_material(tb, ix, limit, threads);
         sum->failed += bad;
         sum->positions += ix->size;
         if (out)
-            fprintf(out, "%s %-13s %12llu positions  %s  %.2f s\n", v->name, name,
-                    (unsigned long long)ix->size, bad ? "FAILED" : "ok", dk_now() - t0);
+            fprintf(out, "%s %-13s %12llu positions  %s%s  %.2f s\n", v->name, name,
+                    (unsigned long long)ix->size, limit ? "wld dtw dtc " : "wld dtw ",
+                    bad ? "FAILED" : "ok", dk_now() - t0);
     }
     dk_tb_close(tb);
     free(mats);

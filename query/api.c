@@ -11,6 +11,7 @@
 
 #include "../rules/movegen.h"
 #include "../rules/notation.h"
+#include "drawrule.h"
 #include "rank.h"
 #include "tablebase.h"
 
@@ -95,7 +96,7 @@ damka_tb *damka_open(const char *dir, const char *variant, size_t cache_mb, damk
     }
     /* the cache budget in bytes, saturated rather than wrapped */
     size_t mb = cache_mb ? cache_mb : 64, max_mb = ((size_t)-1 >> 20);
-    dk_tb_options o = {DK_TB_COMPRESSED, (mb > max_mb ? max_mb : mb) << 20, NULL, false};
+    dk_tb_options o = {DK_TB_COMPRESSED, (mb > max_mb ? max_mb : mb) << 20, NULL, false, 0};
     damka_tb *t = calloc(1, sizeof *t);
     if (t)
         t->tb = dk_tb_open(dir, v, &o);
@@ -307,6 +308,92 @@ damka_status damka_rank_moves_wdl(damka_tb *tb, const damka_position *p,
     return rank(tb, p, DK_METRIC_WLD, moves, cap, count);
 }
 
+/* --- the draw rule --- */
+
+int damka_draw_rule(damka_tb *tb) { return tb ? (int)dk_tb_rule_limit(tb->tb) : 0; }
+
+static damka_rule_value to_rule_value(dk_value r, unsigned counter, unsigned limit)
+{
+    damka_rule_value out = {DAMKA_RULE_DRAW, -1, (int)limit, (int)counter};
+    switch (dk_rule_category(r)) {
+    case DK_CAT_WIN: out.category = DAMKA_RULE_WIN; break;
+    case DK_CAT_CURSED_WIN: out.category = DAMKA_RULE_CURSED_WIN; break;
+    case DK_CAT_DRAW: out.category = DAMKA_RULE_DRAW; break;
+    case DK_CAT_BLESSED_LOSS: out.category = DAMKA_RULE_BLESSED_LOSS; break;
+    case DK_CAT_LOSS: out.category = DAMKA_RULE_LOSS; break;
+    }
+    if (dk_rule_is_decided(r))
+        out.dtc = (int)dk_rule_dtc(r);
+    return out;
+}
+
+/* The directory's limit, checking that counter is within 0..limit (0..limit-1 when moves are
+ * to be made). Returns OK, NOT_IN_TABLES or BAD_ARGUMENT. */
+static damka_status rule_ready(damka_tb *tb, int counter, bool moving, unsigned *limit)
+{
+    *limit = dk_tb_rule_limit(tb->tb);
+    if (!*limit)
+        return fail(DAMKA_NOT_IN_TABLES, "no draw-rule (.dtc) tables in %.900s", tb->dir);
+    if (counter < 0 || counter > (int)*limit - (moving ? 1 : 0))
+        return fail(DAMKA_BAD_ARGUMENT, "counter %d outside 0..%u", counter, *limit - (moving ? 1 : 0));
+    return DAMKA_OK;
+}
+
+damka_status damka_probe_rule(damka_tb *tb, const damka_position *p, int counter,
+                              damka_rule_value *out)
+{
+    dk_pos q;
+    damka_status st = probe_ready(tb, p, &q);
+    unsigned limit;
+    if (st != DAMKA_OK)
+        return st;
+    if (!out)
+        return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
+    if ((st = rule_ready(tb, counter, false, &limit)) != DAMKA_OK)
+        return st;
+    dk_value r;
+    st = from_tb(dk_tb_probe(tb->tb, &q, DK_METRIC_DTC, &r));
+    if (st == DAMKA_OK)
+        *out = to_rule_value(dk_rule_at(r, (unsigned)counter, limit), (unsigned)counter, limit);
+    return st;
+}
+
+damka_status damka_rank_moves_rule(damka_tb *tb, const damka_position *p, int counter,
+                                   damka_rule_move *moves, int cap, int *count)
+{
+    if (count)
+        *count = 0;
+    dk_pos q;
+    unsigned limit;
+    damka_status st = probe_ready(tb, p, &q);
+    if (st != DAMKA_OK)
+        return st;
+    if (!count || cap < 0 || (cap > 0 && !moves))
+        return fail(DAMKA_BAD_ARGUMENT, "NULL argument or negative capacity");
+    if ((st = rule_ready(tb, counter, true, &limit)) != DAMKA_OK)
+        return st;
+    dk_movelist *list = malloc(sizeof *list);
+    dk_value *values = malloc(2 * DK_MAX_MOVES * sizeof *values);
+    if (!list || !values) {
+        free(list);
+        free(values);
+        return fail(DAMKA_NO_MEMORY, "out of memory");
+    }
+    dk_value *rule = values + DK_MAX_MOVES;
+    st = from_tb(dk_tb_rank_moves_rule(tb->tb, &q, (unsigned)counter, limit, list, values, rule));
+    if (st == DAMKA_OK) {
+        for (int i = 0; i < list->n && i < cap; i++) {
+            fill_move(tb->v, list, i, &moves[i].move);
+            moves[i].move.value = to_value(values[i], DK_METRIC_DTW);
+            moves[i].rule = to_rule_value(rule[i], (unsigned)counter, limit);
+        }
+        *count = list->n;
+    }
+    free(list);
+    free(values);
+    return st;
+}
+
 damka_status damka_apply_move(const damka_tb *tb, const damka_position *p,
                               const damka_move_value *m, damka_position *out)
 {
@@ -351,9 +438,11 @@ damka_status damka_check_files(damka_tb *tb, int *files)
     damka_status st = DAMKA_OK;
     int checked = 0;
     for (size_t i = 0; i < n && st == DAMKA_OK; i++) {
-        for (int metric = DK_METRIC_WLD; metric <= DK_METRIC_DTW && st == DAMKA_OK; metric++) {
+        for (int metric = DK_METRIC_WLD; metric <= DK_METRIC_DTC && st == DAMKA_OK; metric++) {
             char path[4096], err[1024];
-            dk_tb_path(tb->dir, tb->v, ms[i], metric == DK_METRIC_WLD ? "wld" : "dtw", path, sizeof path);
+            dk_tb_path(tb->dir, tb->v, ms[i],
+                       metric == DK_METRIC_WLD ? "wld" : metric == DK_METRIC_DTW ? "dtw" : "dtc", path,
+                       sizeof path);
             if (access(path, F_OK) != 0)
                 continue;
             dk_ctable *t = dk_ctable_open(path, err, sizeof err);

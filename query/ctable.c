@@ -10,10 +10,12 @@
 
 #include "../rules/errors.h"
 #include "checksum.h"
+#include "drawrule.h"
 #include "fileio.h"
 
 enum { HEADER = 64, TRAILER = 8, VERSION = 1 };
 enum { WLD_BLOCK = 262144, DTW_BLOCK = 16384, WLD_LEVEL = 15, DTW_LEVEL = 9 };
+enum { DTC_BLOCK = 16384, DTC_LEVEL = 9 };
 enum { DICT_CAP = 16384, DICT_SAMPLES = 64 };
 static const char MAGIC[8] = {'D', 'A', 'M', 'K', 'A', 'T', 'B', '1'};
 static const char END[4] = {'D', 'K', 'T', 'E'};
@@ -34,6 +36,7 @@ static size_t block_bytes(const dk_ctable_info *in, uint32_t b)
 typedef struct encoder {
     const dk_ctable_info *in;
     const dk_value *values;
+    size_t stride;
     const uint8_t *dont_care;
 } encoder;
 
@@ -53,7 +56,7 @@ static size_t encode_block(const encoder *e, uint32_t b, uint8_t *out)
     memset(out, 0, bytes);
     dk_value last = DK_DRAW;
     for (uint64_t k = 0; k < n; k++) {
-        dk_value v = is_dont_care(e, first + k) ? last : e->values[first + k];
+        dk_value v = is_dont_care(e, first + k) ? last : e->values[(first + k) * e->stride];
         last = v;
         if (in->metric == DK_METRIC_WLD)
             out[k / 4] |= (uint8_t)(dk_code_of(v) << (2 * (k % 4)));
@@ -165,23 +168,27 @@ int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value 
                     const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
                     size_t errlen)
 {
-    dk_ctable_info in = {p->variant, (uint8_t)p->metric, {0}, 0, p->block_size, count, 0, 0, 0, 0};
+    bool wld = p->metric == DK_METRIC_WLD, dtc = p->metric == DK_METRIC_DTC;
+    dk_ctable_info in = {p->variant, (uint8_t)p->metric, {0}, 0, p->block_size, count, 0, 0, 0, 0,
+                         dtc ? p->limit : 0};
     memcpy(in.material, p->material, 4);
-    bool wld = p->metric == DK_METRIC_WLD;
     if (!in.block_size)
-        in.block_size = wld ? WLD_BLOCK : DTW_BLOCK;
+        in.block_size = wld ? WLD_BLOCK : dtc ? DTC_BLOCK : DTW_BLOCK;
     if (in.block_size % 4 || count == 0)
         return dk_errorf(err, errlen, "bad block size or empty table");
-    int level = p->level ? p->level : wld ? WLD_LEVEL : DTW_LEVEL;
+    size_t stride = p->stride ? p->stride : 1;
+    if (dtc && (p->limit < 1 || p->limit > DK_RULE_MAX_LIMIT))
+        return dk_errorf(err, errlen, "bad draw-rule limit %u", p->limit);
+    int level = p->level ? p->level : wld ? WLD_LEVEL : dtc ? DTC_LEVEL : DTW_LEVEL;
     if (!wld) {
         dk_value max = 0;
         for (uint64_t i = 0; i < count; i++)
-            if (!(dont_care && (dont_care[i / 8] >> (i % 8) & 1)) && values[i] > max)
-                max = values[i];
+            if (!(dont_care && (dont_care[i / 8] >> (i % 8) & 1)) && values[i * stride] > max)
+                max = values[i * stride];
         in.width = max > 0xff ? 2 : 1;
     }
     in.nblocks = (uint32_t)((count + in.block_size - 1) / in.block_size);
-    encoder e = {&in, values, dont_care};
+    encoder e = {&in, values, stride, dont_care};
 
     size_t maxraw = block_bytes(&in, 0), tmpcap = ZSTD_compressBound(maxraw);
     uint8_t *raw = malloc(maxraw), *tmp = malloc(tmpcap), *dict = malloc(DICT_CAP);
@@ -232,6 +239,7 @@ int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value 
     dk_put32(h + 36, in.dict_size);
     dk_put64(h + 40, in.file_size);
     dk_put32(h + 48, dk_crc32c(dk_crc32c(0, dict, in.dict_size), index, index_len));
+    dk_put32(h + 56, in.limit);
     dk_put32(h + 52, dk_crc32c(0, h, 52));
     uint32_t crc = dk_crc32c(0, h, HEADER);
     crc = dk_crc32c(crc, dict, in.dict_size);
@@ -281,7 +289,8 @@ dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen)
         goto fail;
     const uint8_t *h = map;
     dk_ctable_info *in = &t->info;
-    if (memcmp(h, MAGIC, 8) != 0 || dk_get32(h + 52) != dk_crc32c(0, h, 52) || dk_get32(h + 8) != VERSION) {
+    if (memcmp(h, MAGIC, 8) != 0 || dk_get32(h + 52) != dk_crc32c(0, h, 52) || dk_get32(h + 8) != VERSION ||
+        dk_get32(h + 60) != 0) {
         dk_errorf(err, errlen, "%s is damaged or not a damka table (bad header)", path);
         goto fail;
     }
@@ -294,9 +303,11 @@ dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen)
     in->nblocks = dk_get32(h + 32);
     in->dict_size = dk_get32(h + 36);
     in->file_size = dk_get64(h + 40);
-    bool wld = in->metric == DK_METRIC_WLD;
+    in->limit = dk_get32(h + 56);
+    bool wld = in->metric == DK_METRIC_WLD, dtc = in->metric == DK_METRIC_DTC;
     uint64_t index_end = HEADER + (uint64_t)in->dict_size + ((uint64_t)in->nblocks + 1) * 8;
-    if ((!wld && in->metric != DK_METRIC_DTW) || (wld ? in->width != 0 : in->width < 1 || in->width > 2) ||
+    if ((!wld && !dtc && in->metric != DK_METRIC_DTW) || (wld ? in->width != 0 : in->width < 1 || in->width > 2) ||
+        (dtc ? in->limit < 1 || in->limit > DK_RULE_MAX_LIMIT : in->limit != 0) ||
         !in->block_size || in->block_size % 4 || !in->count ||
         in->nblocks != (in->count + in->block_size - 1) / in->block_size || in->file_size != len ||
         index_end + TRAILER > len) {

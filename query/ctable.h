@@ -10,7 +10,9 @@
 
 #include "value.h"
 
-typedef enum { DK_METRIC_WLD = 1, DK_METRIC_DTW = 2 } dk_metric;
+/* WLD: game-theoretic win/draw/loss; DTW: with the distance to win; DTC: the value under the
+ * draw rule with the distance to conversion (drawrule.h). */
+typedef enum { DK_METRIC_WLD = 1, DK_METRIC_DTW = 2, DK_METRIC_DTC = 3 } dk_metric;
 
 /* WLD codes as stored: the result for the side to move. */
 enum { DK_CODE_DRAW = 0, DK_CODE_WIN = 1, DK_CODE_LOSS = 2 };
@@ -19,13 +21,14 @@ typedef struct dk_ctable_info {
     uint8_t variant;       /* dk_variant_id */
     uint8_t metric;        /* dk_metric */
     uint8_t material[4];   /* white men, white kings, black men, black kings */
-    uint8_t width;         /* DTW: bytes per value (1 or 2); WLD: 0 (2 bits per position) */
+    uint8_t width;         /* DTW, DTC: bytes per value (1 or 2); WLD: 0 (2 bits per position) */
     uint32_t block_size;   /* positions per block (a multiple of 4) */
     uint64_t count;        /* positions */
     uint32_t nblocks;
     uint32_t dict_size;    /* bytes of zstd dictionary, 0 if none */
     uint64_t file_size;
     uint32_t file_crc;     /* CRC-32C of every byte before the trailer */
+    uint32_t limit;        /* DTC: the draw rule's limit L in plies; 0 for WLD and DTW */
 } dk_ctable_info;
 
 /* How to write a table. */
@@ -36,6 +39,8 @@ typedef struct dk_ctable_params {
     uint32_t block_size;   /* 0: the default of the metric */
     int level;             /* zstd level; 0: the default of the metric */
     bool try_dictionary;   /* train a dictionary and keep it if the file gets smaller */
+    uint32_t limit;        /* DTC: the draw rule's limit in plies (1..DK_RULE_MAX_LIMIT) */
+    unsigned stride;       /* the value of position i is values[i * stride] (0 means 1) */
 } dk_ctable_params;
 
 /* The WLD code of a value. */
@@ -44,7 +49,7 @@ static inline uint8_t dk_code_of(dk_value v)
     return dk_value_is_draw(v) ? DK_CODE_DRAW : dk_value_is_win(v) ? DK_CODE_WIN : DK_CODE_LOSS;
 }
 
-/* Writes count values to path atomically (temporary file, fsync, rename). Positions whose bit
+/* Writes count values (every p->stride-th of `values`) to path atomically (temporary file, fsync, rename). Positions whose bit
  * is set in dont_care (bit i of byte i/8; NULL: none) are the ones where the side to move must
  * capture: their stored value is free, and the writer repeats the previous stored value there,
  * which lengthens runs. Fills *out (may be NULL). Returns 0, or -1 with one line in err.
@@ -75,8 +80,8 @@ size_t dk_ctable_max_block_bytes(const dk_ctable *t);
 int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint32_t b, uint8_t *out, char *err,
                          size_t errlen);
 
-/* The value stored for position `at` of a decompressed block: a DTW value, or for WLD a value
- * of the right kind without distance (dk_value_of_code). Pure. */
+/* The value stored for position `at` of a decompressed block: a DTW or rule value, or for WLD
+ * a value of the right kind without distance (dk_value_of_code). Pure. */
 dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *block, uint32_t at);
 
 /* A WLD code as a value: DK_DRAW, a win (2) or a loss (1): the distance is unknown. */

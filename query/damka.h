@@ -19,6 +19,13 @@
  * n-th ply (n odd), a loss in n plies with the opponent's (n even; a loss in 0 plies: the side
  * to move has no legal move or no piece).
  *
+ * The draw rule (the .dtc files, when the tables were made with one; damka_draw_rule): the game
+ * is drawn once L plies in a row were quiet king moves (a king moving without capturing); a
+ * capture or a man move is a conversion and sets the counter back to 0. L is 30 (15 moves each)
+ * for Brazilian and 50 for International by default. damka_probe_rule gives a position's value
+ * under the rule for the counter it is met with, and DTC, the plies to the next conversion with
+ * best play under the rule; damka_rank_moves_rule ranks every move by it.
+ *
  * Thread safety: every function may be called from any number of threads at once on the same
  * damka_tb (there is no global lock: the block cache is split into independently locked
  * shards), except damka_close, which must not run while another call uses the same damka_tb.
@@ -44,7 +51,7 @@ extern "C" {
 #endif
 
 #define DAMKA_VERSION_MAJOR 0
-#define DAMKA_VERSION_MINOR 1
+#define DAMKA_VERSION_MINOR 2
 
 /* Why a call has no answer. */
 typedef enum {
@@ -135,6 +142,40 @@ DAMKA_API damka_status damka_probe_wdl(damka_tb *tb, const damka_position *p, da
 /* The same from the DTW files: out->dtw holds the plies to the end (-1 for a draw). */
 DAMKA_API damka_status damka_probe_dtw(damka_tb *tb, const damka_position *p, damka_value *out);
 
+/* --- the draw rule --- */
+
+/* A result under the draw rule, for the side to move: a game-theoretic win that the rule turns
+ * into a draw is a cursed win, a game-theoretic loss it turns into a draw a blessed loss. */
+typedef enum {
+    DAMKA_RULE_LOSS = -2,
+    DAMKA_RULE_BLESSED_LOSS = -1,
+    DAMKA_RULE_DRAW = 0,
+    DAMKA_RULE_CURSED_WIN = 1,
+    DAMKA_RULE_WIN = 2,
+} damka_category;
+
+typedef struct damka_rule_value {
+    damka_category category; /* at `counter` */
+    int dtc;                 /* WIN and LOSS: plies to the next conversion with best play under
+                              * the rule, counted from the position (a win in n ends with the
+                              * winner's conversion or the end of the game, n <= limit - counter;
+                              * 0: no legal move); -1 for the other categories */
+    int limit;               /* L, the rule's limit in plies */
+    int counter;             /* quiet king plies already played since the last conversion */
+} damka_rule_value;
+
+/* The draw rule's limit L in plies of the directory's .dtc tables (30 for Brazilian tables
+ * made by default), or 0 if it has none (made with `damka gen --draw-rule 0`). Thread-safe. */
+DAMKA_API int damka_draw_rule(damka_tb *tb);
+
+/* The value of p under the draw rule when `counter` quiet king plies (0..limit) have been
+ * played since the last conversion: with counter = limit the game is drawn, unless the side
+ * to move has no legal move. Returns OK, NOT_IN_TABLES (also when the directory has no .dtc
+ * tables), DAMAGED, BAD_POSITION, BAD_ARGUMENT (NULL, or counter outside 0..limit) or
+ * NO_MEMORY; *out is only written on OK. Thread-safe. */
+DAMKA_API damka_status damka_probe_rule(damka_tb *tb, const damka_position *p, int counter,
+                                        damka_rule_value *out);
+
 /* Enough for every legal move of any position, and for any move's notation. */
 enum { DAMKA_MAX_MOVES = 768, DAMKA_NOTATION_MAX = 96 };
 
@@ -164,6 +205,27 @@ DAMKA_API damka_status damka_rank_moves(damka_tb *tb, const damka_position *p,
  * generation order. */
 DAMKA_API damka_status damka_rank_moves_wdl(damka_tb *tb, const damka_position *p,
                                             damka_move_value *moves, int cap, int *count);
+
+/* A legal move with its game-theoretic value (move.value, from the DTW files) and its value
+ * under the draw rule (rule). */
+typedef struct damka_rule_move {
+    damka_move_value move;
+    damka_rule_value rule;   /* for the side making the move, with the counter at `counter`
+                              * before it: after a conversion the position reached counts at
+                              * counter 0, after a quiet king move at counter + 1; dtc counted
+                              * from p (the conversion itself: 1) */
+} damka_rule_move;
+
+/* Every legal move of p with both values, best first under the draw rule with `counter`
+ * (0..limit-1) quiet king plies played: by category (win, cursed win, draw, blessed loss,
+ * loss), then fastest win / slowest loss by DTW as damka_rank_moves (ties in generation
+ * order). The first move has p's category (following it keeps a win under the rule), and
+ * among the moves of that category the smallest dtc of a win (largest of a loss) is p's.
+ * Writes min(cap, count) moves and the number of legal moves to *count. Returns OK,
+ * NOT_IN_TABLES (a material without .dtw or .dtc table), DAMAGED, BAD_POSITION, BAD_ARGUMENT
+ * (also counter outside 0..limit-1) or NO_MEMORY; on failure *count is 0. Thread-safe. */
+DAMKA_API damka_status damka_rank_moves_rule(damka_tb *tb, const damka_position *p, int counter,
+                                             damka_rule_move *moves, int cap, int *count);
 
 /* The position after a move that damka_rank_moves returned for p (the other side to move).
  * Returns OK, BAD_POSITION (p not legal, or m not one of its legal moves) or BAD_ARGUMENT.

@@ -1,11 +1,40 @@
 #include "rank.h"
 
 #include "../rules/movegen.h"
+#include "drawrule.h"
 
 dk_tb_status dk_tb_rank_moves(dk_tablebase *tb, const dk_pos *p, dk_movelist *list,
                               dk_value values[DK_MAX_MOVES])
 {
     return dk_tb_rank_moves_in(tb, p, DK_METRIC_DTW, list, values);
+}
+
+/* The sort key of move i: its DTW rank, after its rule rank's category when rule is given. */
+static int64_t key(const dk_value *values, const dk_value *rule, int i)
+{
+    int64_t k = dk_value_rank(values[i]);
+    return rule ? (int64_t)dk_rule_category(rule[i]) * ((int64_t)1 << 32) + k : k;
+}
+
+/* Insertion sort of the moves by key, best first: stable, and lists are short. */
+static void sort_moves(dk_movelist *list, dk_value *values, dk_value *rule)
+{
+    for (int i = 1; i < list->n; i++) {
+        dk_move m = list->m[i];
+        dk_value v = values[i], r = rule ? rule[i] : 0;
+        int64_t k = key(values, rule, i);
+        int j = i;
+        for (; j > 0 && key(values, rule, j - 1) < k; j--) {
+            list->m[j] = list->m[j - 1];
+            values[j] = values[j - 1];
+            if (rule)
+                rule[j] = rule[j - 1];
+        }
+        list->m[j] = m;
+        values[j] = v;
+        if (rule)
+            rule[j] = r;
+    }
 }
 
 dk_tb_status dk_tb_rank_moves_in(dk_tablebase *tb, const dk_pos *p, dk_metric metric,
@@ -22,17 +51,28 @@ dk_tb_status dk_tb_rank_moves_in(dk_tablebase *tb, const dk_pos *p, dk_metric me
         if (metric == DK_METRIC_WLD)
             values[i] = dk_value_of_code(dk_code_of(values[i]));
     }
-    /* insertion sort: stable, and lists are short */
-    for (int i = 1; i < list->n; i++) {
-        dk_move m = list->m[i];
-        dk_value v = values[i];
-        int j = i;
-        for (; j > 0 && dk_value_rank(values[j - 1]) < dk_value_rank(v); j--) {
-            list->m[j] = list->m[j - 1];
-            values[j] = values[j - 1];
-        }
-        list->m[j] = m;
-        values[j] = v;
+    sort_moves(list, values, NULL);
+    return DK_TB_OK;
+}
+
+dk_tb_status dk_tb_rank_moves_rule(dk_tablebase *tb, const dk_pos *p, unsigned counter,
+                                   unsigned limit, dk_movelist *list, dk_value dtw[DK_MAX_MOVES],
+                                   dk_value rule[DK_MAX_MOVES])
+{
+    dk_gen_moves(dk_tb_variant(tb), p, list);
+    for (int i = 0; i < list->n; i++) {
+        const dk_move *m = &list->m[i];
+        dk_pos after = dk_apply(p, m);
+        dk_value v, r;
+        dk_tb_status st = dk_tb_probe(tb, &after, DK_METRIC_DTW, &v);
+        if (st == DK_TB_OK)
+            st = dk_tb_probe(tb, &after, DK_METRIC_DTC, &r);
+        if (st != DK_TB_OK)
+            return st;
+        bool conversion = m->captures || !(p->kings & dk_bit(m->from));
+        dtw[i] = dk_value_through(v);
+        rule[i] = dk_rule_through(r, conversion, counter, limit);
     }
+    sort_moves(list, dtw, rule);
     return DK_TB_OK;
 }

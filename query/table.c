@@ -9,9 +9,10 @@
 #include "checksum.h"
 #include "fileio.h"
 
-/* Layout, little-endian: magic[8] version u32 kind u8 variant u8 material[4] width u8 pad u8
- * part u32 count u64 crc u32 header_crc u32, zeros up to HEADER_SIZE, then the values. */
-enum { HEADER_SIZE = DK_TABLE_HEADER, VERSION = 1 };
+/* Layout, little-endian: magic[8] version u32 kind u8 variant u8 material[4] width u8 stride u8
+ * part u32 count u64 crc u32 zero u32 limit u32 header_crc u32, zeros up to HEADER_SIZE, then
+ * the values. Version 1 (before draw rules) had the header CRC at 36, stride 1 and no limit. */
+enum { HEADER_SIZE = DK_TABLE_HEADER, VERSION = 2 };
 static const char MAGIC[8] = {'D', 'A', 'M', 'K', 'A', 'V', 'A', 'L'};
 
 
@@ -27,17 +28,21 @@ static void encode_header(const dk_table_info *in, uint8_t *h)
     h[13] = in->variant;
     memcpy(h + 14, in->material, 4);
     h[18] = in->width;
+    h[19] = in->stride;
     dk_put32(h + 20, in->part);
     dk_put64(h + 24, in->count);
     dk_put32(h + 32, in->crc);
-    dk_put32(h + 36, dk_crc32c(0, h, 36));
+    dk_put32(h + 40, in->limit);
+    dk_put32(h + 44, dk_crc32c(0, h, 44));
 }
 
 static int decode_header(const uint8_t *h, dk_table_info *out)
 {
     if (memcmp(h, MAGIC, 8) != 0)
         return -1;
-    if (dk_get32(h + 8) != VERSION || dk_get32(h + 36) != dk_crc32c(0, h, 36))
+    uint32_t version = dk_get32(h + 8);
+    if (version == 1 ? dk_get32(h + 36) != dk_crc32c(0, h, 36)
+                     : version != VERSION || dk_get32(h + 44) != dk_crc32c(0, h, 44))
         return -1;
     out->kind = h[12];
     out->variant = h[13];
@@ -46,7 +51,9 @@ static int decode_header(const uint8_t *h, dk_table_info *out)
     out->part = dk_get32(h + 20);
     out->count = dk_get64(h + 24);
     out->crc = dk_get32(h + 32);
-    return (out->width == 1 || out->width == 2) ? 0 : -1;
+    out->stride = version == 1 ? 1 : h[19];
+    out->limit = version == 1 ? 0 : dk_get32(h + 40);
+    return (out->width == 1 || out->width == 2) && (out->stride == 1 || out->stride == 2) ? 0 : -1;
 }
 
 
@@ -54,8 +61,10 @@ static int decode_header(const uint8_t *h, dk_table_info *out)
 int dk_table_save(const char *path, dk_table_info *info, const dk_value *values, char *err,
                   size_t errlen)
 {
+    info->stride = info->stride ? info->stride : 1;
+    uint64_t nvalues = info->count * info->stride;
     dk_value max = 0;
-    for (uint64_t i = 0; i < info->count; i++)
+    for (uint64_t i = 0; i < nvalues; i++)
         max = values[i] > max ? values[i] : max;
     info->width = max > 0xff ? 2 : 1;
 
@@ -72,8 +81,8 @@ int dk_table_save(const char *path, dk_table_info *info, const dk_value *values,
     memset(header, 0, sizeof header);
     int rc = dk_atomic_write(&f, header, sizeof header, -1); /* rewritten once the CRC is known */
     uint32_t crc = 0;
-    for (uint64_t at = 0; rc == 0 && at < info->count; at += CHUNK) {
-        size_t n = info->count - at < CHUNK ? (size_t)(info->count - at) : CHUNK;
+    for (uint64_t at = 0; rc == 0 && at < nvalues; at += CHUNK) {
+        size_t n = nvalues - at < CHUNK ? (size_t)(nvalues - at) : CHUNK;
         for (size_t i = 0; i < n; i++) {
             if (info->width == 1) {
                 buf[i] = (uint8_t)values[at + i];
@@ -112,13 +121,14 @@ dk_table *dk_table_open(const char *path, bool check_all, char *err, size_t errl
         dk_errorf(err, errlen, "%s is damaged or not a damka value file (bad header)", path);
         goto out;
     }
-    if ((uint64_t)len != HEADER_SIZE + t->info.count * t->info.width) {
+    uint64_t bytes = t->info.count * t->info.stride * t->info.width;
+    if (t->info.count > ((uint64_t)1 << 48) || (uint64_t)len != HEADER_SIZE + bytes) {
         dk_errorf(err, errlen, "%s is damaged: %zu bytes, the header needs %llu", path, len,
-                  (unsigned long long)(HEADER_SIZE + t->info.count * t->info.width));
+                  (unsigned long long)(HEADER_SIZE + bytes));
         goto out;
     }
     t->values = map + HEADER_SIZE;
-    if (check_all && dk_crc32c(0, t->values, t->info.count * t->info.width) != t->info.crc) {
+    if (check_all && dk_crc32c(0, t->values, bytes) != t->info.crc) {
         dk_errorf(err, errlen, "%s is damaged: checksum mismatch", path);
         goto out;
     }

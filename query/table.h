@@ -1,5 +1,6 @@
-/* Value files: a checked header and one value per position, uncompressed (1 byte per value,
- * or 2 when some value needs it). The one interface through which tables and finished work
+/* Value files: a checked header and one or two values per position, uncompressed (1 byte per
+ * value, or 2 when some value needs it): the DTW value, then, in tables that follow a draw rule,
+ * the rule value (drawrule.h) of the same position. The one interface through which tables and finished work
  * units are written and read, so that the compressed format can replace it. */
 #ifndef DK_TABLE_H
 #define DK_TABLE_H
@@ -21,13 +22,15 @@ typedef struct dk_table_info {
     uint8_t material[4]; /* white men, white kings, black men, black kings */
     uint8_t width;       /* bytes per value (filled in by dk_table_save) */
     uint32_t part;       /* for units: which unit of the material (free otherwise) */
-    uint64_t count;      /* values */
+    uint64_t count;      /* positions */
     uint32_t crc;        /* CRC-32C of the values as stored (filled in by dk_table_save) */
+    uint8_t stride;      /* values per position: 1 (DTW), or 2 (DTW, rule value); 0 means 1 */
+    uint32_t limit;      /* the draw rule's limit L in plies of the rule values (0: none) */
 } dk_table_info;
 
 typedef struct dk_table dk_table;
 
-/* Writes info->count values atomically to path: a temporary file, fsync, rename, fsync of the
+/* Writes info->count * info->stride values (position by position) atomically to path: a temporary file, fsync, rename, fsync of the
  * directory; a reader never sees a half-written file under `path`. Fills info->width and
  * info->crc. Returns 0, or -1 with one line in err. Thread-safe (distinct paths). */
 int dk_table_save(const char *path, dk_table_info *info, const dk_value *values, char *err,
@@ -40,7 +43,8 @@ dk_table *dk_table_open(const char *path, bool check_all, char *err, size_t errl
 
 const dk_table_info *dk_table_get_info(const dk_table *t);
 
-/* The value at index i (i < count). Thread-safe. */
+/* Value i of the file (i < count * stride: value k of position n is n * stride + k).
+ * Thread-safe. */
 static inline dk_value dk_table_value(const dk_table *t, uint64_t i);
 
 /* Unmaps and frees. */

@@ -10,17 +10,18 @@
 #include "../rules/errors.h"
 #include "../rules/movegen.h"
 #include "cache.h"
+#include "drawrule.h"
 
-enum { RADIX = DK_TB_MAX_PIECES + 1, NSLOTS = RADIX * RADIX * RADIX * RADIX };
+enum { RADIX = DK_TB_MAX_PIECES + 1, NSLOTS = RADIX * RADIX * RADIX * RADIX, NMETRICS = 4 };
 
 typedef struct slot {
     dk_index ix;
-    _Atomic(dk_ctable *) ct[3]; /* by metric (compressed) */
+    _Atomic(dk_ctable *) ct[NMETRICS]; /* by metric (compressed) */
     _Atomic(dk_table *) raw;
     /* compressed: a file that could not be opened stays so until dk_tb_close, so that probes
      * of a material outside the set cost no lock and no system call */
-    _Atomic int failed[3];      /* dk_tb_status, 0 while not tried or open */
-    char why[3][1024];          /* written before failed is published */
+    _Atomic int failed[NMETRICS]; /* dk_tb_status, 0 while not tried or open */
+    char why[NMETRICS][1024];     /* written before failed is published */
 } slot;
 
 struct dk_tablebase {
@@ -31,6 +32,9 @@ struct dk_tablebase {
                            * probes smaller ones) */
     _Atomic(slot *) slots[NSLOTS];
     dk_cache *cache;
+    /* the draw rule of the DTC tables (compressed: of the first one opened; 0 while none) or of
+     * the working copies (raw) */
+    _Atomic unsigned limit;
 };
 
 static _Thread_local char last_error[1024];
@@ -48,7 +52,7 @@ dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_optio
     pthread_mutex_init(&tb->lock, &attr);
     pthread_mutexattr_destroy(&attr);
     tb->v = v;
-    tb->o = o ? *o : (dk_tb_options){DK_TB_COMPRESSED, 0, NULL, false};
+    tb->o = o ? *o : (dk_tb_options){DK_TB_COMPRESSED, 0, NULL, false, 0};
     tb->dir = strdup(dir);
     size_t n = strlen(dir) + 8;
     tb->raw_dir = malloc(n);
@@ -59,6 +63,8 @@ dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_optio
         tb->raw_dir = strdup(tb->o.raw_dir);
     }
     tb->o.raw_dir = NULL;
+    if (tb->o.kind == DK_TB_RAW)
+        atomic_store(&tb->limit, tb->o.rule_limit);
     if (tb->o.kind == DK_TB_COMPRESSED)
         tb->cache = dk_cache_new(tb->o.cache_bytes ? tb->o.cache_bytes : (size_t)64 << 20);
     if (!tb->dir || !tb->raw_dir || (tb->o.kind == DK_TB_COMPRESSED && !tb->cache)) {
@@ -76,7 +82,7 @@ void dk_tb_close(dk_tablebase *tb)
         slot *s = atomic_load(&tb->slots[i]);
         if (!s)
             continue;
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < NMETRICS; k++)
             dk_ctable_close(atomic_load(&s->ct[k]));
         dk_table_close(atomic_load(&s->raw));
         free(s);
@@ -138,6 +144,28 @@ static bool header_matches(const dk_tablebase *tb, const uint8_t mat[4], uint8_t
     return variant == tb->v->id && memcmp(mat, want, 4) == 0 && count == s->ix.size;
 }
 
+static const char *metric_ext(dk_metric metric)
+{
+    return metric == DK_METRIC_WLD ? "wld" : metric == DK_METRIC_DTW ? "dtw" : "dtc";
+}
+
+/* The value of a side to move without pieces: it has lost, in 0 plies. */
+static dk_value no_piece_value(dk_metric metric)
+{
+    return metric == DK_METRIC_DTC ? dk_rule_loss(0) : dk_value_of_dtw(0);
+}
+
+/* Records the draw rule of a DTC table, or says why it does not fit the others. */
+static bool limit_fits(dk_tablebase *tb, uint32_t limit, const char *path, char *err, size_t errlen)
+{
+    unsigned expect = 0;
+    if (atomic_compare_exchange_strong(&tb->limit, &expect, limit) || expect == limit)
+        return true;
+    snprintf(err, errlen, "%.900s follows a draw rule of %u plies, the other tables of %u", path,
+             limit, expect);
+    return false;
+}
+
 static dk_tb_status open_failure(const char *path, const char *err)
 {
     bool missing = access(path, F_OK) != 0;
@@ -164,11 +192,14 @@ static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_tb_
         *st = (dk_tb_status)failed;
     } else if (!t) {
         char path[1024], err[1024];
-        dk_tb_path(tb->dir, tb->v, s->ix.m, metric == DK_METRIC_WLD ? "wld" : "dtw", path, sizeof path);
+        dk_tb_path(tb->dir, tb->v, s->ix.m, metric_ext(metric), path, sizeof path);
         t = dk_ctable_open(path, err, sizeof err);
         const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
         if (t && (in->metric != metric || !header_matches(tb, in->material, in->variant, in->count, s))) {
             snprintf(err, sizeof err, "%.900s is damaged: its header does not match its name", path);
+            dk_ctable_close(t);
+            t = NULL;
+        } else if (t && metric == DK_METRIC_DTC && !limit_fits(tb, in->limit, path, err, sizeof err)) {
             dk_ctable_close(t);
             t = NULL;
         }
@@ -205,6 +236,11 @@ static dk_table *get_raw(dk_tablebase *tb, slot *s, dk_tb_status *st)
             snprintf(err, sizeof err, "%.900s is damaged: its header does not match its name", path);
             dk_table_close(t);
             t = NULL;
+        } else if (t && (in->limit != tb->o.rule_limit || in->stride != (tb->o.rule_limit ? 2 : 1))) {
+            snprintf(err, sizeof err, "%.900s was made with a draw rule of %u plies, this run has %u",
+                     path, in->limit, tb->o.rule_limit);
+            dk_table_close(t);
+            t = NULL;
         }
         if (t)
             atomic_store_explicit(&s->raw, t, memory_order_release);
@@ -233,18 +269,26 @@ static dk_tb_status resolve_captures(dk_tablebase *tb, const dk_pos *p, dk_metri
     int32_t best = INT32_MIN;
     for (int i = 0; i < list.n; i++) {
         dk_pos after = dk_apply(p, &list.m[i]);
-        dk_value e = dk_value_of_dtw(0);
+        dk_value e = no_piece_value(metric);
         if (after.pieces[after.side]) {
             dk_pos n = dk_pos_flip(tb->v, &after);
             dk_tb_status st = dk_tb_probe_normal(tb, dk_material_of(&n), &n, metric, &e);
             if (st != DK_TB_OK)
                 return st;
         }
-        dk_value t = dk_value_through(e);
-        if (metric == DK_METRIC_WLD)
-            t = dk_value_of_code(dk_code_of(t));
-        if (dk_value_rank(t) > best) {
-            best = dk_value_rank(t);
+        dk_value t;
+        int32_t r;
+        if (metric == DK_METRIC_DTC) { /* a capture is a conversion: no limit applies to it */
+            t = dk_rule_through(e, true, 0, 0);
+            r = dk_rule_rank(t);
+        } else {
+            t = dk_value_through(e);
+            if (metric == DK_METRIC_WLD)
+                t = dk_value_of_code(dk_code_of(t));
+            r = dk_value_rank(t);
+        }
+        if (r > best) {
+            best = r;
             *out = t;
         }
     }
@@ -262,7 +306,10 @@ dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p
         dk_table *t = get_raw(tb, s, &st);
         if (!t)
             return st;
-        *out = dk_table_value(t, dk_index_rank(&s->ix, p));
+        if (metric == DK_METRIC_DTC && t->info.stride < 2)
+            return DK_TB_MISSING;
+        uint64_t i = dk_index_rank(&s->ix, p) * t->info.stride;
+        *out = dk_table_value(t, metric == DK_METRIC_DTC ? i + 1 : i);
         if (metric == DK_METRIC_WLD)
             *out = dk_value_of_code(dk_code_of(*out));
         return DK_TB_OK;
@@ -284,7 +331,7 @@ dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p
 dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out)
 {
     if (!p->pieces[p->side]) {
-        *out = dk_value_of_dtw(0);
+        *out = no_piece_value(metric);
         return DK_TB_OK;
     }
     if (!p->pieces[p->side ^ 1])
@@ -293,45 +340,102 @@ dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk
     return dk_tb_probe_normal(tb, dk_material_of(&n), &n, metric, out);
 }
 
-/* Rebuilds a missing working copy from the compressed DTW table (a later run that extends a
- * finished directory): stored values where no capture is due, resolved captures elsewhere. */
-static dk_table *rebuild_raw(dk_tablebase *tb, slot *s, const char *path, char *err, size_t errlen)
+/* Fills every stride-th value of `values` from one compressed table of slot s: stored values
+ * where no capture is due, resolved captures elsewhere. Returns 0, or -1 with one line in err. */
+static int decode_whole(dk_tablebase *shadow, slot *s, dk_metric metric, dk_value *values,
+                        unsigned stride, char *err, size_t errlen)
 {
-    char cpath[1024];
-    dk_tb_path(tb->dir, tb->v, s->ix.m, "dtw", cpath, sizeof cpath);
-    dk_ctable *ct = dk_ctable_open(cpath, err, errlen);
+    dk_tb_status st;
+    dk_ctable *ct = get_ctable(shadow, s, metric, &st);
     if (!ct)
-        return NULL;
-    dk_tablebase *shadow = dk_tb_open(tb->dir, tb->v, NULL); /* compressed, for the captures */
+        return dk_errorf(err, errlen, "%s", last_error);
     const dk_ctable_info *in = dk_ctable_get_info(ct);
-    dk_value *values = malloc(s->ix.size * sizeof *values);
     uint8_t *block = malloc(dk_ctable_max_block_bytes(ct));
     void *dctx = dk_ctable_dctx_new();
-    dk_table *t = NULL;
-    int rc = shadow && values && block && dctx ? 0 : dk_errorf(err, errlen, "out of memory");
+    int rc = block && dctx ? 0 : dk_errorf(err, errlen, "out of memory");
     for (uint64_t i = 0; rc == 0 && i < s->ix.size; i++) {
         if (i % in->block_size == 0)
             rc = dk_ctable_read_block(ct, dctx, (uint32_t)(i / in->block_size), block, err, errlen);
         dk_pos p = dk_index_unrank(&s->ix, i);
-        if (rc == 0 && dk_can_capture(tb->v, &p, DK_WHITE)) {
-            if (resolve_captures(shadow, &p, DK_METRIC_DTW, &values[i]) != DK_TB_OK)
+        dk_value *v = &values[i * stride];
+        if (rc == 0 && dk_can_capture(shadow->v, &p, DK_WHITE)) {
+            if (resolve_captures(shadow, &p, metric, v) != DK_TB_OK)
                 rc = dk_errorf(err, errlen, "%s", last_error);
         } else {
-            values[i] = dk_ctable_decode(ct, block, (uint32_t)(i % in->block_size));
+            *v = dk_ctable_decode(ct, block, (uint32_t)(i % in->block_size));
         }
-    }
-    if (rc == 0) {
-        dk_table_info info = {DK_FILE_TABLE, (uint8_t)tb->v->id,
-                              {s->ix.m.wm, s->ix.m.wk, s->ix.m.bm, s->ix.m.bk}, 0, 0, s->ix.size, 0};
-        if (dk_table_save(path, &info, values, err, errlen) == 0)
-            t = dk_table_open(path, false, err, errlen);
     }
     dk_ctable_dctx_free(dctx);
     free(block);
+    return rc;
+}
+
+/* Rebuilds a missing working copy from the compressed DTW (and DTC) tables: a later run that
+ * extends a finished directory. */
+static dk_table *rebuild_raw(dk_tablebase *tb, slot *s, const char *path, char *err, size_t errlen)
+{
+    unsigned stride = tb->o.rule_limit ? 2 : 1;
+    dk_tablebase *shadow = dk_tb_open(tb->dir, tb->v, NULL); /* compressed, for the captures */
+    slot *cs = NULL;
+    dk_tb_status st;
+    dk_value *values = malloc(s->ix.size * stride * sizeof *values);
+    dk_table *t = NULL;
+    int rc = shadow && values && (cs = get_slot(shadow, s->ix.m, &st)) ? 0
+             : dk_errorf(err, errlen, "out of memory");
+    if (rc == 0)
+        rc = decode_whole(shadow, cs, DK_METRIC_DTW, values, stride, err, errlen);
+    if (rc == 0 && stride == 2) {
+        rc = decode_whole(shadow, cs, DK_METRIC_DTC, values + 1, stride, err, errlen);
+        if (rc == 0 && dk_tb_rule_limit(shadow) != tb->o.rule_limit)
+            rc = dk_errorf(err, errlen, "the tables in %.900s follow a draw rule of %u plies, this run %u",
+                           tb->dir, dk_tb_rule_limit(shadow), tb->o.rule_limit);
+    }
+    if (rc == 0) {
+        dk_table_info info = {DK_FILE_TABLE, (uint8_t)tb->v->id,
+                              {s->ix.m.wm, s->ix.m.wk, s->ix.m.bm, s->ix.m.bk}, 0, 0, s->ix.size, 0,
+                              (uint8_t)stride, tb->o.rule_limit};
+        if (dk_table_save(path, &info, values, err, errlen) == 0)
+            t = dk_table_open(path, false, err, errlen);
+    }
     free(values);
     dk_tb_close(shadow);
-    dk_ctable_close(ct);
     return t;
+}
+
+dk_tb_status dk_tb_probe_raw(dk_tablebase *tb, dk_material m, const dk_pos *p, dk_value out[2])
+{
+    dk_tb_status st = DK_TB_OK;
+    slot *s = get_slot(tb, m, &st);
+    dk_table *t = s ? get_raw(tb, s, &st) : NULL;
+    if (!t)
+        return st;
+    uint64_t i = dk_index_rank(&s->ix, p) * t->info.stride;
+    out[0] = dk_table_value(t, i);
+    out[1] = t->info.stride > 1 ? dk_table_value(t, i + 1) : DK_RULE_DRAW;
+    return DK_TB_OK;
+}
+
+unsigned dk_tb_rule_limit(dk_tablebase *tb)
+{
+    unsigned limit = atomic_load(&tb->limit);
+    if (limit || tb->o.kind == DK_TB_RAW)
+        return limit;
+    /* no DTC table opened yet: open the first one the directory has */
+    size_t n = dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, NULL, 0);
+    dk_material *ms = malloc(n * sizeof *ms);
+    if (!ms)
+        return 0;
+    dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, ms, n);
+    for (size_t i = 0; i < n && !atomic_load(&tb->limit); i++) {
+        char path[1024];
+        dk_tb_path(tb->dir, tb->v, ms[i], "dtc", path, sizeof path);
+        dk_tb_status st;
+        slot *s = access(path, F_OK) == 0 ? get_slot(tb, ms[i], &st) : NULL;
+        if (s && get_ctable(tb, s, DK_METRIC_DTC, &st))
+            break;
+    }
+    free(ms);
+    return atomic_load(&tb->limit);
 }
 
 int dk_tb_check_files(dk_tablebase *tb, dk_material m, char *err, size_t errlen)
@@ -340,7 +444,11 @@ int dk_tb_check_files(dk_tablebase *tb, dk_material m, char *err, size_t errlen)
     slot *s = get_slot(tb, m, &st);
     if (!s)
         return dk_errorf(err, errlen, "out of memory");
-    for (int metric = DK_METRIC_WLD; metric <= DK_METRIC_DTW; metric++) {
+    for (int metric = DK_METRIC_WLD; metric <= DK_METRIC_DTC; metric++) {
+        char path[1024];
+        dk_tb_path(tb->dir, tb->v, m, metric_ext((dk_metric)metric), path, sizeof path);
+        if (metric == DK_METRIC_DTC && access(path, F_OK) != 0)
+            continue;
         dk_ctable *t = get_ctable(tb, s, (dk_metric)metric, &st);
         if (!t)
             return dk_errorf(err, errlen, "%s", last_error);

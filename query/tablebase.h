@@ -1,9 +1,10 @@
 /* A directory of finished tables, probed by position. Two kinds:
- *   - compressed: the .wld and .dtw files that engines and players use, read through a bounded
+ *   - compressed: the .wld, .dtw and .dtc files that engines and players use, read through a bounded
  *     block cache; where the side to move must capture, the stored value is free, and the
  *     probe resolves the position by trying its captures (they lead to smaller materials);
- *   - raw: the generator's working copies (one value per position, every value true), mapped
- *     whole, for the speed solving needs; a missing one is rebuilt from the compressed files.
+ *   - raw: the generator's working copies (per position the DTW value and, when the run follows
+ *     a draw rule, the rule value; every value true), mapped whole, for the speed solving
+ *     needs; a missing one is rebuilt from the compressed files.
  * Tables are opened on first use and stay open until dk_tb_close. */
 #ifndef DK_TABLEBASE_H
 #define DK_TABLEBASE_H
@@ -29,6 +30,7 @@ typedef struct dk_tb_options {
     size_t cache_bytes;   /* compressed: the block cache budget (0: 64 MiB) */
     const char *raw_dir;  /* raw: where the working copies are (NULL: <dir>/work) */
     bool check_all;       /* raw: check each working copy's CRC when it is first opened */
+    unsigned rule_limit;  /* raw: the draw rule of the working copies in plies (0: none) */
 } dk_tb_options;
 
 typedef struct dk_tablebase dk_tablebase;
@@ -41,26 +43,37 @@ dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_optio
 /* Closes every table and frees the cache. No probe may be running. */
 void dk_tb_close(dk_tablebase *tb);
 
-/* "<dir>/<variant>-<material>.<ext>", ext "wld", "dtw" or "raw". Returns the length. */
+/* "<dir>/<variant>-<material>.<ext>", ext "wld", "dtw", "dtc" or "raw". Returns the length. */
 int dk_tb_path(const char *dir, const dk_variant *v, dk_material m, const char *ext, char *buf,
                size_t len);
 
-/* The value of p (either side to move) for its side to move, in `metric`: a DTW value, or for
- * WLD a value of the right kind whose distance means nothing (dk_value_of_code). A side to move
- * without pieces is LOSS 0 without any table. Thread-safe. */
+/* The value of p (either side to move) for its side to move, in `metric`: a DTW value, a rule
+ * value with the counter at 0 (DTC, drawrule.h), or for WLD a value of the right kind whose
+ * distance means nothing (dk_value_of_code). A side to move without pieces is LOSS 0 (DTC: loss
+ * with DTC 0) without any table. Every DTC table read must follow the same draw rule: a file
+ * with another limit is DK_TB_DAMAGED. Thread-safe. */
 dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out);
 
 /* The same for p, White to move, of material m (p's material). Thread-safe. */
 dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
                                 dk_metric metric, dk_value *out);
 
+/* Raw tablebases: the DTW value of p (White to move, material m) in out[0] and, when the
+ * working copies carry one, its rule value in out[1], with one rank. Thread-safe. */
+dk_tb_status dk_tb_probe_raw(dk_tablebase *tb, dk_material m, const dk_pos *p, dk_value out[2]);
+
+/* The draw rule's limit L in plies of the directory's DTC tables: the limit of the first DTC
+ * table opened, or of the first one found in the directory; 0 if it holds none (or for a raw
+ * tablebase without rule). Thread-safe. */
+unsigned dk_tb_rule_limit(dk_tablebase *tb);
+
 /* The index of material m if its table can be opened (metric's file for compressed tables).
  * Valid until dk_tb_close. Thread-safe. */
 const dk_index *dk_tb_index(dk_tablebase *tb, dk_material m, dk_metric metric,
                             dk_tb_status *status);
 
-/* Checks every byte of material m's compressed files (CRC and every block). Returns 0, or -1
- * with one line in err. Thread-safe. */
+/* Checks every byte of material m's compressed files (CRC and every block; the DTC file too
+ * when it exists). Returns 0, or -1 with one line in err. Thread-safe. */
 int dk_tb_check_files(dk_tablebase *tb, dk_material m, char *err, size_t errlen);
 
 const dk_variant *dk_tb_variant(const dk_tablebase *tb);

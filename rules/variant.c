@@ -17,7 +17,7 @@ static int square_at(int size, int r, int c)
 }
 
 static void build(dk_variant *v, dk_variant_id id, const char *name, int gametype, int size,
-                  int algebraic)
+                  int algebraic, int draw_rule_moves)
 {
     static const int dr[4] = {-1, -1, 1, 1}, dc[4] = {-1, 1, -1, 1};
     memset(v, 0, sizeof *v);
@@ -27,6 +27,7 @@ static void build(dk_variant *v, dk_variant_id id, const char *name, int gametyp
     v->size = size;
     v->nsq = size * size / 2;
     v->algebraic = algebraic;
+    v->draw_rule_moves = draw_rule_moves;
     int half = size / 2;
     int start_rows = (size - 2) / 2;
     v->men_per_side = start_rows * half;
@@ -64,8 +65,8 @@ static void build(dk_variant *v, dk_variant_id id, const char *name, int gametyp
 
 static void build_all(void)
 {
-    build(&variants[DK_BRAZILIAN], DK_BRAZILIAN, "brazilian", 26, 8, 1);
-    build(&variants[DK_INTERNATIONAL], DK_INTERNATIONAL, "international", 20, 10, 0);
+    build(&variants[DK_BRAZILIAN], DK_BRAZILIAN, "brazilian", 26, 8, 1, 15);
+    build(&variants[DK_INTERNATIONAL], DK_INTERNATIONAL, "international", 20, 10, 0, 25);
 }
 
 const dk_variant *dk_variant_get(dk_variant_id id)

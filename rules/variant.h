@@ -27,6 +27,8 @@ typedef struct dk_variant {
     int nsq;              /* dark squares: 32 or 50 */
     int men_per_side;     /* 12 or 20: also the most pieces a side may have */
     int algebraic;        /* official notation is algebraic (a1..h8) */
+    int draw_rule_moves;  /* the draw rule: drawn after this many quiet king moves a player
+                           * (15 on 8x8, 25 under FMJD rules on 10x10; 2x as many plies) */
     dk_bb all;            /* every square */
     dk_bb promo[2];       /* promotion row of each colour (White: row 0) */
     dk_bb man_ok[2];      /* squares a man of each colour may stand on */

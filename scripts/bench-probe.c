@@ -144,11 +144,17 @@ static void sizes(const char *dir, bool ext)
             continue;
         }
         const dk_table_info *in = dk_table_get_info(t);
-        uint8_t *codes = malloc(in->count);
-        for (uint64_t k = 0; k < in->count; k++)
-            codes[k] = dk_code_of(dk_table_value(t, k));
-        fwrite(codes, 1, in->count, w);
-        fwrite(t->values, in->width, in->count, d);
+        uint8_t *codes = malloc(in->count), *dtw = malloc(in->count * in->width);
+        for (uint64_t k = 0; codes && dtw && k < in->count; k++) { /* the DTW values only */
+            dk_value v = dk_table_value(t, k * in->stride);
+            codes[k] = dk_code_of(v);
+            memcpy(dtw + k * in->width, (uint8_t[2]){(uint8_t)v, (uint8_t)(v >> 8)}, in->width);
+        }
+        if (codes && dtw) {
+            fwrite(codes, 1, in->count, w);
+            fwrite(dtw, in->width, in->count, d);
+        }
+        free(dtw);
         wide += in->width > 1;
         free(codes);
         raw_count += in->count;

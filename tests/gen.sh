@@ -146,7 +146,7 @@ while read -r fen plies mat pieces; do
     [ "$pieces" -le "$INTL_PIECES" ] || continue
     got=$("$DAMKA" query --variant international --tables "$IN" "$fen" 2>"$TMP/err" | head -n 1)
     case $got in
-        *"  win $plies (White to move)") ;;
+        *"  win $plies (White to move) "*) ;;
         *) fail "query $fen: '$got', expected win $plies $(cat "$TMP/err")" ;;
     esac
     line=$(grep "\"material\": \"$mat\"" "$TMP/stats.json")
@@ -490,7 +490,7 @@ fi
 "$DAMKA" query --tables "$BR" --batch "$TMP/batch" >"$TMP/out" 2>"$TMP/err"
 [ "$?" -eq 1 ] || fail "query --batch FILE with bad lines: exit status not 1"
 [ "$(grep -c '	error	' "$TMP/out")" -eq 3 ] || fail "query --batch: expected 3 error lines"
-grep -qx 'W:W21:B1	win 5' "$TMP/out" || fail "query --batch: W:W21:B1 not answered"
+grep -q '^W:W21:B1	win 5	15-move rule: win, ' "$TMP/out" || fail "query --batch: W:W21:B1 not answered"
 printf 'W:W21:B1\nB:WK29:BK4,K1\n' | "$DAMKA" query --tables "$BR" --batch >"$TMP/out" 2>"$TMP/err" ||
     fail "query --batch of good lines: exit status $?"
 printf 'W:WK1,K2:BK32\n' | "$DAMKA" query --tables "$TMP/trunc" --batch --json >"$TMP/out" 2>/dev/null
@@ -501,7 +501,9 @@ rc=$?
 # ============================================================================================
 echo "-- h. query output"
 # check_query VARIANT DIR FEN RESULT DTW: the JSON answer has every field; the best move carries
-# the position's value; moves are best first (fastest win, draws, slowest loss).
+# the position's value under the draw rule, and some move its DTW value; moves are best first
+# under the rule (by category: win, cursed win, draw, blessed loss, loss; then fastest win,
+# draws, slowest loss by DTW).
 check_query() {
     "$DAMKA" query --variant "$1" --tables "$2" --json "$3" >"$TMP/q" 2>"$TMP/err" ||
         { fail "query --json $3: $(cat "$TMP/err")"; return; }
@@ -511,15 +513,18 @@ check_query() {
             t = substr(s, RSTART, RLENGTH); sub(/^"[a-z]+": /, "", t); gsub(/"/, "", t); return t
         }
         function rank(r, d) { return r == "win" ? 1000 - d : r == "draw" ? 0 : -1000 + d }
+        function cat(c) { sub(/^category: /, "", c); return c == "win" ? 2 : c == "cursed-win" ? 1 : c == "draw" ? 0 : c == "blessed-loss" ? -1 : c == "loss" ? -2 : -9 }
         {
             n = split($0, part, /\{"notation": /)
             head = part[1]
             if (field(head, "^\\{\"fen\": \"[^\"]*\"") == "MISSING") print "no fen"
             r = field(head, "\"result\": \"[a-z]+\""); d = field(head, "\"dtw\": (null|[0-9]+)")
+            rule = field(head, "\"rule\": \\{[^}]*\\}")
+            if (rule == "MISSING") print "no rule object"
             if (r != want_result || d != want_dtw) print "value " r " " d ", expected " want_result " " want_dtw
             if (index(head, "\"moves\": [") == 0) print "no moves array"
             if (n < 2) print "no moves"
-            prev = 1e9
+            prev = 1e9; carried = 0
             for (i = 2; i <= n; i++) {
                 m = part[i]
                 if (field(m, "^\"[^\"]+\"") == "MISSING") print "move " i - 1 ": no notation"
@@ -529,11 +534,16 @@ check_query() {
                 mr = field(m, "\"result\": \"(win|loss|draw)\""); md = field(m, "\"dtw\": (null|[0-9]+)")
                 if (mr == "MISSING" || md == "MISSING") print "move " i - 1 ": no result or dtw"
                 if ((mr == "draw") != (md == "null")) print "move " i - 1 ": " mr " with dtw " md
-                if (i == 2 && (mr != r || md != d)) print "the best move is " mr " " md ", not the position value"
-                k = rank(mr, md)
+                mrule = field(m, "\"rule\": \\{[^}]*\\}")
+                if (mrule == "MISSING") print "move " i - 1 ": no rule object"
+                if (i == 2 && field(mrule, "category: [a-z-]+") != field(rule, "category: [a-z-]+"))
+                    print "the best move is " mrule " under the rule, the position " rule
+                if (mr == r && md == d) carried = 1
+                k = cat(field(mrule, "category: [a-z-]+")) * 100000 + rank(mr, md)
                 if (k > prev) print "move " i - 1 " (" mr " " md ") is better than the one before"
                 prev = k
             }
+            if (!carried) print "no move carries the position value " r " " d
         }' "$TMP/q" >"$TMP/qerr"
     [ -s "$TMP/qerr" ] && fail "query --json $3: $(head -n 3 "$TMP/qerr" | tr '\n' ';') -- $(head -c 300 "$TMP/q")"
     if command -v python3 >/dev/null 2>&1; then
@@ -553,7 +563,10 @@ check_query international "$IN" W:WK42:B22 win 7
 grep -q '"notation": "b6xf6", "from": 9, "to": 11, "captures": \[6, 7\]' "$TMP/q" ||
     fail "query --json: the capture b6xf6 is not described: $(cat "$TMP/q")"
 "$DAMKA" query --tables "$BR" W:WK1,K2:B28 >"$TMP/q" 2>"$TMP/err"
-[ "$(head -n 1 "$TMP/q")" = "W:WK1,K2:B28  win 7 (White to move)" ] || fail "query: $(head -n 1 "$TMP/q")"
+case $(head -n 1 "$TMP/q") in
+"W:WK1,K2:B28  win 7 (White to move) · 15-move rule: "*) ;;
+*) fail "query: $(head -n 1 "$TMP/q")" ;;
+esac
 [ "$(sed -n 2p "$TMP/q" | awk '{print $2, $3}')" = "win 7" ] || fail "query: the best move is not first"
 
 # ============================================================================================

@@ -39,7 +39,7 @@ static void round_trip(dk_metric metric, uint64_t n, bool wide, bool dictionary,
     dk_value *v = make_values(n, wide, &dc, &r);
     char path[256], err[512];
     snprintf(path, sizeof path, "%s/t-%d-%d", dir, (int)metric, (int)wide);
-    dk_ctable_params p = {1, {1, 2, 0, 1}, metric, block, 3, dictionary};
+    dk_ctable_params p = {1, {1, 2, 0, 1}, metric, block, 3, dictionary, 0, 1};
     dk_ctable_info out;
     assert_int_equal(dk_ctable_write(path, &p, v, dc, n, &out, err, sizeof err), 0);
     dk_ctable *t = dk_ctable_open(path, err, sizeof err);
@@ -108,7 +108,7 @@ static void test_damage(void **state)
     dk_value *v = make_values(50000, false, &dc, &r);
     char path[256], err[512];
     snprintf(path, sizeof path, "%s/good", dir);
-    dk_ctable_params p = {0, {0, 1, 1, 1}, DK_METRIC_DTW, 2048, 3, false};
+    dk_ctable_params p = {0, {0, 1, 1, 1}, DK_METRIC_DTW, 2048, 3, false, 0, 1};
     dk_ctable_info info;
     assert_int_equal(dk_ctable_write(path, &p, v, dc, 50000, &info, err, sizeof err), 0);
     for (long at = 0; at < (long)info.file_size; at += 1 + (long)test_rand_below(&r, 97))

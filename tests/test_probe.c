@@ -129,7 +129,7 @@ static void test_every_position(void **state)
         for (uint64_t i = k % stride; i < ix.size; i += stride) {
             dk_pos p = dk_index_unrank(&ix, i);
             dk_pos both[2] = {p, dk_pos_flip(V, &p)}; /* White to move, and the same as Black */
-            dk_value v = dk_table_value(raw, i);
+            dk_value v = dk_table_value(raw, i * dk_table_get_info(raw)->stride);
             for (int side = 0; side < 2; side++) {
                 for (int metric = 1; metric <= 2; metric++) {
                     damka_value got = {99, 99}, want = expected(v, metric);
@@ -505,7 +505,7 @@ static long probe_material(const char *dir, dk_material m, int metric, uint64_t 
         dk_pos p = dk_index_unrank(&ix, i);
         if (i % 5 == 0)
             p = dk_pos_flip(V, &p);
-        damka_value v, want = expected(dk_table_value(raw, i), metric);
+        damka_value v, want = expected(dk_table_value(raw, i * dk_table_get_info(raw)->stride), metric);
         st = probe(tb, &p, metric, &v);
         if (st == DAMKA_DAMAGED) {
             damaged++;

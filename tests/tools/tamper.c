@@ -1,17 +1,19 @@
 /* tests/gen.sh's helper: alters one stored value of a material's compressed tables and rewrites
- * both files (.dtw and .wld) with every checksum right, so that they are consistent byte by byte
- * and with each other but hold a wrong value, which only the value-by-value check of
- * `damka verify` can catch.
+ * them with every checksum right, so that they are consistent byte by byte and with each other
+ * but hold a wrong value, which only the value-by-value check of `damka verify` can catch.
  *
- * Usage: tamper DTW-FILE INDEX. From INDEX on, takes the first White-to-move position without a
- * capture (whose value the tables must hold exactly), makes its value wrong (a draw becomes a
- * win in 1, a win or loss in n becomes one in n+2) and prints that position's FEN. */
+ * Usage: tamper FILE INDEX, FILE a .dtw table (rewritten with its .wld) or a .dtc table. From
+ * INDEX on, takes the first White-to-move position without a capture (whose value the tables
+ * must hold exactly), makes its value wrong (DTW: a draw becomes a win in 1, a win or loss in n
+ * one in n+2; DTC: a decided value takes 1 more ply to conversion, an undecided one becomes a
+ * win in 1) and prints that position's FEN. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../index/perfect.h"
 #include "../../query/ctable.h"
+#include "../../query/drawrule.h"
 #include "../../rules/movegen.h"
 #include "../../rules/notation.h"
 
@@ -24,7 +26,7 @@ static int die(const char *msg, const char *path)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: tamper DTW-FILE INDEX\n");
+        fprintf(stderr, "usage: tamper DTW-OR-DTC-FILE INDEX\n");
         return 2;
     }
     const char *path = argv[1];
@@ -34,8 +36,9 @@ int main(int argc, char **argv)
     if (!t)
         return die(err, path);
     const dk_ctable_info *in = dk_ctable_get_info(t);
-    if (in->metric != DK_METRIC_DTW || in->variant >= DK_NVARIANTS)
-        return die("not a DTW table", path);
+    bool dtc = in->metric == DK_METRIC_DTC;
+    if ((in->metric != DK_METRIC_DTW && !dtc) || in->variant >= DK_NVARIANTS)
+        return die("not a DTW or DTC table", path);
     const dk_variant *v = dk_variant_get((dk_variant_id)in->variant);
     dk_material m = {in->material[0], in->material[1], in->material[2], in->material[3]};
     dk_index ix;
@@ -60,10 +63,14 @@ int main(int argc, char **argv)
         ;
     if (at >= in->count)
         return die("no position without a capture from that index on", path);
-    values[at] = values[at] == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(values[at] + 2);
+    if (dtc)
+        values[at] = dk_rule_is_decided(values[at]) ? (dk_value)(values[at] + 2) : dk_rule_win(1);
+    else
+        values[at] = values[at] == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(values[at] + 2);
     snprintf(wld, sizeof wld, "%.*s.wld", (int)(strlen(path) - 4), path);
-    for (int k = 0; k < 2; k++) {
-        dk_ctable_params cp = {in->variant, {m.wm, m.wk, m.bm, m.bk}, k ? DK_METRIC_DTW : DK_METRIC_WLD, 0, 1, false};
+    for (int k = dtc ? 1 : 0; k < 2; k++) {
+        dk_metric metric = k ? (dk_metric)in->metric : DK_METRIC_WLD;
+        dk_ctable_params cp = {in->variant, {m.wm, m.wk, m.bm, m.bk}, metric, 0, 1, false, in->limit, 1};
         if (dk_ctable_write(k ? path : wld, &cp, values, dont_care, in->count, NULL, err, sizeof err) != 0)
             return die(err, k ? path : wld);
     }
