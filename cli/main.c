@@ -12,12 +12,14 @@ static const struct {
     {"perft", cmd_perft, "perft [--variant V] [--divide] [FEN] DEPTH   count leaf positions"},
     {"info", cmd_info, "info [--variant V] --pieces N [--json]        materials, sizes, work units"},
     {"moves", cmd_moves, "moves [--variant V] [--json] FEN             list the legal moves"},
-    {"gen", cmd_gen, "gen [--variant V] --pieces N --out DIR [--materials LIST] [--quiet] [--keep-work]\n"
-                     "                                               generate tables (mpirun -np K for K ranks)"},
+    {"gen", cmd_gen, "gen [--variant V] --pieces N --out DIR [--materials LIST] [--draw-rule MOVES]\n"
+                     "          [--quiet] [--keep-work]              generate tables (mpirun -np K for K ranks);\n"
+                     "                                               the draw rule: 15 moves (8x8), 25 (10x10), 0 none"},
     {"verify", cmd_verify, "verify [--variant V] [--threads T] DIR      check every table"},
     {"stats", cmd_stats, "stats [--variant V] [--json] DIR             table statistics"},
-    {"query", cmd_query, "query [--variant V] [--tables DIR] [--json] (FEN | --batch [FILE])\n"
-                         "                                               value of a position and of every move"},
+    {"query", cmd_query, "query [--variant V] [--tables DIR] [--counter PLIES] [--json] (FEN | --batch [FILE])\n"
+                         "                                               value of a position and of every move,\n"
+                         "                                               also under the draw rule at a counter"},
 };
 
 static void usage(FILE *f)

