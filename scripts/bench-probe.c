@@ -2,13 +2,13 @@
  *
  *   bench-probe [--variant V] [--seconds S] [--no-external] DIR
  *
- * (a) bits per position of the .wld and of the .dtw files (file bytes * 8 / positions from
- *     the headers), per piece count and in all, and, when DIR/work holds the raw working copies
+ * (a) bits per position of the .wld, .dtw and (when present) .dtc files (file bytes * 8 /
+ *     positions from the headers), per piece count and in all, and, when DIR/work holds the raw working copies
  *     (damka gen --keep-work), the same raw values compressed whole with `xz -9` and
  *     `zstd -19` for comparison: WLD as one byte per position (0 draw, 1 win, 2 loss), DTW as
  *     the stored values (one byte per position, two for tables that need them);
- * (b) random probes per second through libdamka (damka_probe_wdl / damka_probe_dtw) on one
- *     thread, with a warm cache big enough for everything and with a cache of a tenth of the
+ * (b) random probes per second through libdamka (damka_probe_wdl / damka_probe_dtw /
+ *     damka_probe_rule at counter 0) on one thread, with a warm cache big enough for everything and with a cache of a tenth of the
  *     decompressed data;
  * (c) the latency of single probes (clock_gettime around each): median and 99th percentile.
  * Random positions are uniform over all positions of the directory (either side to move). */
@@ -27,10 +27,11 @@
 typedef struct table {
     dk_material m;
     uint64_t count;
-    uint64_t bytes[3];   /* file bytes by metric */
-    uint64_t decoded[3]; /* decompressed bytes by metric */
+    uint64_t bytes[4];   /* file bytes by metric */
+    uint64_t decoded[4]; /* decompressed bytes by metric */
 } table;
 
+static const char *const EXT[4] = {"", "wld", "dtw", "dtc"};
 static const dk_variant *V;
 static table *T;
 static int NT;
@@ -60,10 +61,10 @@ static void scan(const char *dir)
     for (size_t i = 0; i < n; i++) {
         table t = {ms[i], 0, {0}, {0}};
         int found = 0;
-        for (int metric = DK_METRIC_WLD; metric <= DK_METRIC_DTW; metric++) {
+        for (int metric = DK_METRIC_WLD; metric <= DK_METRIC_DTC; metric++) {
             char path[4096], name[DK_MATERIAL_NAME_MAX];
             dk_material_name(ms[i], name, sizeof name);
-            snprintf(path, sizeof path, "%s/%s-%s.%s", dir, V->name, name, metric == DK_METRIC_WLD ? "wld" : "dtw");
+            snprintf(path, sizeof path, "%s/%s-%s.%s", dir, V->name, name, EXT[metric]);
             if (access(path, F_OK) != 0)
                 continue;
             char err[512];
@@ -77,7 +78,7 @@ static void scan(const char *dir)
             t.bytes[metric] = in->file_size;
             t.decoded[metric] = metric == DK_METRIC_WLD ? (in->count + 3) / 4 : in->count * in->width;
             dk_ctable_close(c);
-            found++;
+            found += metric != DK_METRIC_DTC;
         }
         if (found == 2)
             T[NT++] = t;
@@ -103,28 +104,30 @@ static uint64_t external(const char *cmd, const char *path)
 static void sizes(const char *dir, bool ext)
 {
     printf("\n(a) size: %d tables of %s in %s\n", NT, V->name, dir);
-    printf("%-7s %15s %12s %10s %12s %10s\n", "pieces", "positions", "WLD bytes", "bits/pos", "DTW bytes", "bits/pos");
-    uint64_t tot[3] = {0}, tcount = 0;
-    for (int pieces = 2; pieces <= 8; pieces++) {
-        uint64_t b[3] = {0}, count = 0;
+    printf("%-7s %15s %12s %10s %12s %10s %12s %10s\n", "pieces", "positions", "WLD bytes", "bits/pos",
+           "DTW bytes", "bits/pos", "DTC bytes", "bits/pos");
+    uint64_t tot[4] = {0}, tcount = 0;
+    for (int pieces = 2; pieces <= 9; pieces++) {
+        uint64_t b[4] = {0}, count = 0;
         for (int i = 0; i < NT; i++)
-            if (dk_material_pieces(T[i].m) == pieces) {
+            if (pieces == 9 || dk_material_pieces(T[i].m) == pieces) { /* 9: all */
                 count += T[i].count;
-                b[1] += T[i].bytes[1];
-                b[2] += T[i].bytes[2];
+                for (int m = 1; m <= 3; m++)
+                    b[m] += T[i].bytes[m];
             }
         if (!count)
             continue;
-        printf("%-7d %15llu %12llu %10.4f %12llu %10.4f\n", pieces, (unsigned long long)count,
-               (unsigned long long)b[1], 8.0 * (double)b[1] / (double)count, (unsigned long long)b[2],
-               8.0 * (double)b[2] / (double)count);
-        tcount += count;
-        tot[1] += b[1];
-        tot[2] += b[2];
+        char label[8];
+        snprintf(label, sizeof label, pieces == 9 ? "all" : "%d", pieces);
+        printf("%-7s %15llu", label, (unsigned long long)count);
+        for (int m = 1; m <= 3; m++)
+            printf(" %12llu %10.4f", (unsigned long long)b[m], 8.0 * (double)b[m] / (double)count);
+        printf("\n");
+        if (pieces == 9) {
+            tcount = count;
+            memcpy(tot, b, sizeof tot);
+        }
     }
-    printf("%-7s %15llu %12llu %10.4f %12llu %10.4f\n", "all", (unsigned long long)tcount,
-           (unsigned long long)tot[1], 8.0 * (double)tot[1] / (double)tcount, (unsigned long long)tot[2],
-           8.0 * (double)tot[2] / (double)tcount);
 
     /* the raw working copies as two streams, compressed whole */
     char tmpl_w[] = "/tmp/bench-probe-wld-XXXXXX", tmpl_d[] = "/tmp/bench-probe-dtw-XXXXXX";
@@ -222,6 +225,16 @@ static damka_position *random_positions(int n)
 
 typedef damka_status (*probe_fn)(damka_tb *, const damka_position *, damka_value *);
 
+/* The rule value at counter 0, as a probe_fn: the category's sign in wdl, the DTC in dtw. */
+static damka_status probe_rule(damka_tb *tb, const damka_position *p, damka_value *out)
+{
+    damka_rule_value r;
+    damka_status st = damka_probe_rule(tb, p, 0, &r);
+    out->wdl = r.category > 0 ? DAMKA_WIN : r.category < 0 ? DAMKA_LOSS : DAMKA_DRAW;
+    out->dtw = r.dtc;
+    return st;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -232,16 +245,17 @@ static void speed(const char *dir, double seconds)
 {
     enum { N = 1 << 20 };
     damka_position *ps = random_positions(N);
-    uint64_t decoded[3] = {0};
+    uint64_t decoded[4] = {0};
     for (int i = 0; i < NT; i++)
-        for (int m = 1; m <= 2; m++)
+        for (int m = 1; m <= 3; m++)
             decoded[m] += T[i].decoded[m];
     printf("\n(b, c) random probes on one thread (uniform over the %d tables, either side to move),\n"
-           "through damka_probe_wdl / damka_probe_dtw; %.0f s per measurement\n", NT, seconds);
+           "through damka_probe_wdl / damka_probe_dtw / damka_probe_rule; %.0f s per measurement\n", NT,
+           seconds);
     printf("%-5s %-24s %12s %12s %12s\n", "file", "cache", "probes/s", "median ns", "p99 ns");
     double *lat = malloc(N * sizeof *lat);
-    for (int metric = 1; metric <= 2; metric++) {
-        probe_fn f = metric == 1 ? damka_probe_wdl : damka_probe_dtw;
+    for (int metric = 1; metric <= 3 && decoded[metric]; metric++) {
+        probe_fn f = metric == 1 ? damka_probe_wdl : metric == 2 ? damka_probe_dtw : probe_rule;
         for (int small = 0; small < 2; small++) {
             size_t mb = small ? decoded[metric] / 10 >> 20 : (decoded[metric] * 5 / 4 >> 20) + 16;
             if (mb < 1)
@@ -284,7 +298,8 @@ static void speed(const char *dir, double seconds)
             char label[64];
             snprintf(label, sizeof label, "%zu MB (%s)", mb, small ? "a tenth" : "warm, all");
             damka_close(tb);
-            printf("%-5s %-24s %12.0f %12.0f %12.0f%s\n", metric == 1 ? "WLD" : "DTW", label, rate,
+            printf("%-5s %-24s %12.0f %12.0f %12.0f%s\n", metric == 1 ? "WLD" : metric == 2 ? "DTW" : "DTC",
+                   label, rate,
                    lat[nl / 2], lat[(size_t)nl * 99 / 100], errors ? "  (errors!)" : "");
             if (errors)
                 fprintf(stderr, "bench-probe: %ld probes failed: %s\n", errors, damka_last_error());
@@ -292,8 +307,8 @@ static void speed(const char *dir, double seconds)
                 printf(" ");
         }
     }
-    printf("(decompressed data: WLD %.1f MB, DTW %.1f MB)\n", (double)decoded[1] / 1048576.0,
-           (double)decoded[2] / 1048576.0);
+    printf("(decompressed data: WLD %.1f MB, DTW %.1f MB, DTC %.1f MB)\n", (double)decoded[1] / 1048576.0,
+           (double)decoded[2] / 1048576.0, (double)decoded[3] / 1048576.0);
     free(lat);
     free(ps);
 }

@@ -71,6 +71,20 @@ cp "$TMP/br3/manifest.json" "$TMP/manifest"
 "$DAMKA" gen --pieces 4 --out "$TMP/br3" --quiet 2>"$TMP/err" && fail "gen with another rule on br3 accepted"
 grep -q "draw-rule 3" "$TMP/err" && [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "gen with another rule: $(cat "$TMP/err")"
 cmp -s "$TMP/manifest" "$TMP/br3/manifest.json" || fail "gen with another rule changed the manifest"
+# impossible options: one line, status 2, nothing written
+for bad in -1 x 15001 ""; do
+    "$DAMKA" gen --pieces 2 --draw-rule "$bad" --out "$TMP/badopt" 2>"$TMP/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ ! -e "$TMP/badopt" ] ||
+        fail "gen --draw-rule '$bad': status $rc, $(cat "$TMP/err")"
+done
+# extending a finished directory rebuilds the working copies from the .dtw and .dtc files: the
+# same bytes as one run
+gen "brazilian up to 3 pieces" --pieces 3 --out "$TMP/ext"
+gen "brazilian extended to 4 pieces" --pieces 4 --out "$TMP/ext"
+for f in "$TMP/br"/*.dtc "$TMP/br"/*.dtw; do
+    cmp -s "$f" "$TMP/ext/$(basename "$f")" || fail "extending 3 to 4 pieces: $(basename "$f") differs"
+done
 # --draw-rule 0 makes no .dtc files, and query says nothing of the rule
 gen "brazilian up to 3 pieces, --draw-rule 0" --pieces 3 --draw-rule 0 --out "$TMP/br0"
 [ -z "$(find "$TMP/br0" -name '*.dtc')" ] || fail "--draw-rule 0 wrote .dtc files"

@@ -3,7 +3,8 @@
  * Needs Brazilian tables up to 4 pieces made with `damka gen --pieces 4 --out DIR --keep-work`
  * in the directory DK_TABLES, so that the raw files in DIR/work hold gen's uncompressed true values
  * (tests/probe.sh makes them and runs this test); without DK_TABLES it is skipped.
- *   - every position of every table, both sides to move, probed WLD and DTW, equals the raw value;
+ *   - every position of every table, both sides to move, probed WLD, DTW and under the draw rule
+ *     (counter 0), equals the raw value;
  *   - ranked moves: the best carries the position's value, order, count, damka_apply_move;
  *   - 4 threads with a 1 MB cache (evictions all the time) answer as one thread does;
  *   - errors: materials not generated, bad positions and FENs, NULL arguments, a missing
@@ -27,6 +28,7 @@
 #include "../index/perfect.h"
 #include "../query/ctable.h"
 #include "../query/damka.h"
+#include "../query/drawrule.h"
 #include "../query/table.h"
 #include "../query/tablebase.h"
 #include "../rules/movegen.h"
@@ -51,10 +53,16 @@ static const char *fen_of(const dk_pos *p)
     return fen;
 }
 
-/* The value a raw value stands for, in a metric (1 WLD, 2 DTW). */
+/* The value a raw value stands for, in a metric (1 WLD, 2 DTW; 3 the rule value at counter 0,
+ * as {category, dtc} in the fields of a damka_value). */
 static damka_value expected(dk_value v, int metric)
 {
     damka_value r;
+    if (metric == 3) {
+        r.wdl = (damka_wdl)dk_rule_category(v);
+        r.dtw = dk_rule_is_decided(v) ? (int)dk_rule_dtc(v) : -1;
+        return r;
+    }
     r.wdl = dk_value_is_draw(v) ? DAMKA_DRAW : dk_value_is_win(v) ? DAMKA_WIN : DAMKA_LOSS;
     r.dtw = r.wdl == DAMKA_DRAW || metric == 1 ? -1 : (int)dk_value_dtw(v);
     return r;
@@ -65,6 +73,13 @@ static bool same(damka_value a, damka_value b) { return a.wdl == b.wdl && a.dtw 
 static damka_status probe(damka_tb *tb, const dk_pos *p, int metric, damka_value *out)
 {
     damka_position q = pub(p);
+    if (metric == 3) {
+        damka_rule_value r;
+        damka_status st = damka_probe_rule(tb, &q, 0, &r);
+        out->wdl = (damka_wdl)r.category;
+        out->dtw = r.dtc;
+        return st;
+    }
     return metric == 1 ? damka_probe_wdl(tb, &q, out) : damka_probe_dtw(tb, &q, out);
 }
 
@@ -129,8 +144,19 @@ static void test_every_position(void **state)
         for (uint64_t i = k % stride; i < ix.size; i += stride) {
             dk_pos p = dk_index_unrank(&ix, i);
             dk_pos both[2] = {p, dk_pos_flip(V, &p)}; /* White to move, and the same as Black */
-            dk_value v = dk_table_value(raw, i * dk_table_get_info(raw)->stride);
+            const dk_table_info *in = dk_table_get_info(raw);
+            assert_int_equal(in->stride, 2); /* made with the default draw rule */
+            dk_value v = dk_table_value(raw, i * in->stride), r = dk_table_value(raw, i * in->stride + 1);
             for (int side = 0; side < 2; side++) {
+                damka_position q = pub(&both[side]);
+                damka_rule_value rv;
+                damka_status rst = damka_probe_rule(TB, &q, 0, &rv);
+                int cat = dk_rule_category(r);
+                if (rst != DAMKA_OK || (int)rv.category != cat ||
+                    rv.dtc != (dk_rule_is_decided(r) ? (int)dk_rule_dtc(r) : -1))
+                    fail_msg("rule %s: status '%s' (%s), category %d dtc %d, raw value %u",
+                             fen_of(&both[side]), damka_status_text(rst), damka_last_error(),
+                             rv.category, rv.dtc, r);
                 for (int metric = 1; metric <= 2; metric++) {
                     damka_value got = {99, 99}, want = expected(v, metric);
                     damka_status st = probe(TB, &both[side], metric, &got);
@@ -434,7 +460,8 @@ static char *temp_copy(void)
     struct dirent *e;
     while ((e = readdir(in))) {
         size_t n = strlen(e->d_name);
-        if (n < 4 || (strcmp(e->d_name + n - 4, ".wld") && strcmp(e->d_name + n - 4, ".dtw")))
+        if (n < 4 || (strcmp(e->d_name + n - 4, ".wld") && strcmp(e->d_name + n - 4, ".dtw") &&
+                      strcmp(e->d_name + n - 4, ".dtc")))
             continue;
         char from[4096], to[4096];
         snprintf(from, sizeof from, "%s/%s", DIR_, e->d_name);
@@ -505,7 +532,8 @@ static long probe_material(const char *dir, dk_material m, int metric, uint64_t 
         dk_pos p = dk_index_unrank(&ix, i);
         if (i % 5 == 0)
             p = dk_pos_flip(V, &p);
-        damka_value v, want = expected(dk_table_value(raw, i * dk_table_get_info(raw)->stride), metric);
+        uint64_t at = i * dk_table_get_info(raw)->stride + (metric == 3);
+        damka_value v, want = expected(dk_table_value(raw, at), metric);
         st = probe(tb, &p, metric, &v);
         if (st == DAMKA_DAMAGED) {
             damaged++;
@@ -538,7 +566,7 @@ static bool full_check_fails(const char *path)
     return bad;
 }
 
-/* Flips bytes of a WLD file and a DTW file (one with a dictionary if there is one), one flip
+/* Flips bytes of a WLD, a DTW and a DTC file (one with a dictionary if there is one), one flip
  * at a time, at random offsets drawn from each region of the file. */
 static void test_flipped_bytes(void **state)
 {
@@ -564,11 +592,12 @@ static void test_flipped_bytes(void **state)
     }
     int flips = SMALL ? 20 : 60, caught = 0, harmless = 0;
     test_rng r = {77};
-    for (int which = 0; which < 2; which++) {
+    static const char *const ext[3] = {"wld", "dtw", "dtc"};
+    for (int which = 0; which < 3; which++) { /* a WLD, a DTW and a DTC file */
         dk_material m = which ? dtw_m : wld_m;
-        int metric = which ? 2 : 1;
+        int metric = which + 1;
         char path[4096];
-        dk_tb_path(dir, V, m, which ? "dtw" : "wld", path, sizeof path);
+        dk_tb_path(dir, V, m, ext[which], path, sizeof path);
         size_t len;
         uint8_t *orig = slurp(path, &len), *copy = malloc(len);
         char err[512];
@@ -588,7 +617,7 @@ static void test_flipped_bytes(void **state)
             copy[off] ^= (uint8_t)(1 + test_rand_below(&r, 255));
             spit(path, copy, len);
             char what[128];
-            snprintf(what, sizeof what, "%s byte %zu of %zu flipped", which ? "DTW" : "WLD", off, len);
+            snprintf(what, sizeof what, "%s byte %zu of %zu flipped", ext[which], off, len);
             long damaged = probe_material(dir, m, metric, opens(path) ? 1 : 97, what);
             if (damaged)
                 caught++;
@@ -610,7 +639,7 @@ static void test_flipped_bytes(void **state)
     int files = 0;
     damka_tb *tb = damka_open(dir, NULL, 1, &st);
     assert_int_equal(damka_check_files(tb, &files), DAMKA_OK);
-    assert_int_equal(files, 82);
+    assert_int_equal(files, 123); /* .wld, .dtw and .dtc of 41 materials */
     char path[4096];
     dk_tb_path(dir, V, wld_m, "wld", path, sizeof path);
     size_t len;
