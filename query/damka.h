@@ -156,10 +156,10 @@ typedef enum {
 
 typedef struct damka_rule_value {
     damka_category category; /* at `counter` */
-    int dtc;                 /* WIN and LOSS: plies to the next conversion with best play under
-                              * the rule, counted from the position (a win in n ends with the
-                              * winner's conversion or the end of the game, n <= limit - counter;
-                              * 0: no legal move); -1 for the other categories */
+    int dtc;                 /* WIN and LOSS: plies to the next conversion (a capture or man
+                              * move by either side, or the end of the game) with best play
+                              * under the rule, counted from the position; at most
+                              * limit - counter; 0: no legal move. -1 for the other categories */
     int limit;               /* L, the rule's limit in plies */
     int counter;             /* quiet king plies already played since the last conversion */
 } damka_rule_value;
