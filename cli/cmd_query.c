@@ -20,14 +20,8 @@ typedef struct rule_ctx {
 
 static const char *category_name(dk_value r)
 {
-    switch (dk_rule_category(r)) {
-    case DK_CAT_WIN: return "win";
-    case DK_CAT_CURSED_WIN: return "cursed-win";
-    case DK_CAT_DRAW: return "draw";
-    case DK_CAT_BLESSED_LOSS: return "blessed-loss";
-    case DK_CAT_LOSS: return "loss";
-    }
-    return "draw";
+    static const char *const names[] = {"loss", "blessed-loss", "draw", "cursed-win", "win"};
+    return names[dk_rule_category(r) - DK_CAT_LOSS];
 }
 
 static void json_rule(FILE *f, dk_value r, const rule_ctx *rc)

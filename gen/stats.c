@@ -8,22 +8,14 @@
 
 #include "../query/drawrule.h"
 #include "../query/fileio.h"
+#include "../query/tablebase.h"
 #include "../rules/notation.h"
 
 static const char *const RULE_KEY[DK_RC_N] = {"wins", "cursed_wins", "draws", "blessed_losses",
                                               "losses"};
 
-static int rule_index(dk_value r)
-{
-    switch (dk_rule_category(r)) {
-    case DK_CAT_WIN: return DK_RC_WIN;
-    case DK_CAT_CURSED_WIN: return DK_RC_CURSED_WIN;
-    case DK_CAT_DRAW: return DK_RC_DRAW;
-    case DK_CAT_BLESSED_LOSS: return DK_RC_BLESSED_LOSS;
-    case DK_CAT_LOSS: return DK_RC_LOSS;
-    }
-    return DK_RC_DRAW;
-}
+/* DK_RC_WIN .. DK_RC_LOSS run opposite to dk_category's DK_CAT_WIN (2) .. DK_CAT_LOSS (-2). */
+static int rule_index(dk_value r) { return DK_CAT_WIN - (int)dk_rule_category(r); }
 
 /* The rule part of dk_stats_compute. */
 static int compute_rule(dk_stats *st, const dk_index *ix, const dk_value *values, unsigned limit)
@@ -244,11 +236,11 @@ void dk_stats_json(const dk_stats *st, const char *file, FILE *f)
 {
     char name[DK_MATERIAL_NAME_MAX];
     dk_material_name(st->m, name, sizeof name);
-    static const char *const ext[DK_STATS_FILES] = {"wld", "dtw", "dtc"};
     fprintf(f, "{\"material\": \"%s\", \"side_to_move\": \"white\", \"files\": {", name);
     for (int k = 0; k < (st->limit ? 3 : 2); k++)
         fprintf(f, "%s\"%s\": {\"file\": \"%s.%s\", \"size\": %" PRIu64 ", \"crc32c\": \"%08x\"}",
-                k ? ", " : "", ext[k], file, ext[k], st->file_size[k], st->file_crc[k]);
+                k ? ", " : "", dk_tb_metric_ext((dk_metric)(k + 1)), file,
+                dk_tb_metric_ext((dk_metric)(k + 1)), st->file_size[k], st->file_crc[k]);
     fprintf(f,
             "}, \"positions\": %" PRIu64 ", \"wins\": %" PRIu64 ", \"losses\": %" PRIu64
             ", \"draws\": %" PRIu64 ", \"longest_win\": ",

@@ -11,7 +11,7 @@
 #include "../index/perfect.h"
 #include "../query/value.h"
 
-enum { DK_STATS_FILES = 3 }; /* .wld, .dtw, .dtc */
+enum { DK_STATS_FILES = 3 }; /* .wld, .dtw, .dtc: file k is metric k + 1 */
 
 /* Rule categories as the statistics count them. */
 enum { DK_RC_WIN, DK_RC_CURSED_WIN, DK_RC_DRAW, DK_RC_BLESSED_LOSS, DK_RC_LOSS, DK_RC_N };

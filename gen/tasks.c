@@ -176,8 +176,6 @@ static uint8_t *capture_map(const dk_index *ix)
     return map;
 }
 
-static const char *const FILE_EXT[DK_STATS_FILES] = {"wld", "dtw", "dtc"};
-
 /* Writes one verified material: the raw working copy, the compressed WLD, DTW and DTC tables,
  * and the statistics (last, as the mark of a finished table). */
 static int write_tables(dk_worker *w, const dk_index *ix, const dk_value *values,
@@ -197,11 +195,11 @@ static int write_tables(dk_worker *w, const dk_index *ix, const dk_value *values
     if (dk_stats_compute(&st, ix, values, w->limit) != 0)
         return dk_errorf(err, errlen, "out of memory");
     for (int k = 0; k < (w->limit ? 3 : 2); k++) {
-        dk_metric metric = k == 0 ? DK_METRIC_WLD : k == 1 ? DK_METRIC_DTW : DK_METRIC_DTC;
+        dk_metric metric = (dk_metric)(k + 1);
         dk_ctable_params cp = {(uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, metric, 0, 0, w->dictionary,
                                metric == DK_METRIC_DTC ? w->limit : 0, stride};
         dk_ctable_info ci;
-        dk_tb_path(w->dir, v, m, FILE_EXT[k], path, sizeof path);
+        dk_tb_path(w->dir, v, m, dk_tb_metric_ext(metric), path, sizeof path);
         if (dk_ctable_write(path, &cp, values + (metric == DK_METRIC_DTC), must_capture, ix->size,
                             &ci, err, errlen) != 0) {
             dk_stats_free(&st);
@@ -266,7 +264,7 @@ bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi, unsig
         if (st.limit != limit)
             return false;
         for (int k = 0; k < (limit ? 3 : 2); k++) {
-            dk_tb_path(dir, g->v, ix->m, FILE_EXT[k], path, sizeof path);
+            dk_tb_path(dir, g->v, ix->m, dk_tb_metric_ext((dk_metric)(k + 1)), path, sizeof path);
             dk_ctable *t = dk_ctable_open(path, err, sizeof err);
             const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
             bool ok = t && in->count == ix->size && in->file_crc == st.file_crc[k] &&

@@ -112,7 +112,7 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
         char wld[4096], dtw[4096], dtc[4096], name[DK_MATERIAL_NAME_MAX], err[1024];
         dk_tb_path(dir, v, mats[i], "wld", wld, sizeof wld);
         dk_tb_path(dir, v, mats[i], "dtw", dtw, sizeof dtw);
-        dk_tb_path(dir, v, mats[i], "dtc", dtc, sizeof dtc);
+        dk_tb_path(dir, v, mats[i], dk_tb_metric_ext(DK_METRIC_DTC), dtc, sizeof dtc);
         if (access(wld, F_OK) != 0 && access(dtw, F_OK) != 0)
             continue;
         dk_material_name(mats[i], name, sizeof name);

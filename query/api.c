@@ -312,18 +312,15 @@ damka_status damka_rank_moves_wdl(damka_tb *tb, const damka_position *p,
 
 int damka_draw_rule(damka_tb *tb) { return tb ? (int)dk_tb_rule_limit(tb->tb) : 0; }
 
+/* damka_category has dk_category's values (checked at compile time). */
+_Static_assert(DAMKA_RULE_LOSS == (int)DK_CAT_LOSS && DAMKA_RULE_WIN == (int)DK_CAT_WIN &&
+                   DAMKA_RULE_CURSED_WIN == (int)DK_CAT_CURSED_WIN,
+               "damka_category mirrors dk_category");
+
 static damka_rule_value to_rule_value(dk_value r, unsigned counter, unsigned limit)
 {
-    damka_rule_value out = {DAMKA_RULE_DRAW, -1, (int)limit, (int)counter};
-    switch (dk_rule_category(r)) {
-    case DK_CAT_WIN: out.category = DAMKA_RULE_WIN; break;
-    case DK_CAT_CURSED_WIN: out.category = DAMKA_RULE_CURSED_WIN; break;
-    case DK_CAT_DRAW: out.category = DAMKA_RULE_DRAW; break;
-    case DK_CAT_BLESSED_LOSS: out.category = DAMKA_RULE_BLESSED_LOSS; break;
-    case DK_CAT_LOSS: out.category = DAMKA_RULE_LOSS; break;
-    }
-    if (dk_rule_is_decided(r))
-        out.dtc = (int)dk_rule_dtc(r);
+    damka_rule_value out = {(damka_category)dk_rule_category(r),
+                            dk_rule_is_decided(r) ? (int)dk_rule_dtc(r) : -1, (int)limit, (int)counter};
     return out;
 }
 
@@ -440,9 +437,7 @@ damka_status damka_check_files(damka_tb *tb, int *files)
     for (size_t i = 0; i < n && st == DAMKA_OK; i++) {
         for (int metric = DK_METRIC_WLD; metric <= DK_METRIC_DTC && st == DAMKA_OK; metric++) {
             char path[4096], err[1024];
-            dk_tb_path(tb->dir, tb->v, ms[i],
-                       metric == DK_METRIC_WLD ? "wld" : metric == DK_METRIC_DTW ? "dtw" : "dtc", path,
-                       sizeof path);
+            dk_tb_path(tb->dir, tb->v, ms[i], dk_tb_metric_ext((dk_metric)metric), path, sizeof path);
             if (access(path, F_OK) != 0)
                 continue;
             dk_ctable *t = dk_ctable_open(path, err, sizeof err);

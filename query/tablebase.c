@@ -145,7 +145,7 @@ static bool header_matches(const dk_tablebase *tb, const uint8_t mat[4], uint8_t
     return variant == tb->v->id && memcmp(mat, want, 4) == 0 && count == s->ix.size;
 }
 
-static const char *metric_ext(dk_metric metric)
+const char *dk_tb_metric_ext(dk_metric metric)
 {
     return metric == DK_METRIC_WLD ? "wld" : metric == DK_METRIC_DTW ? "dtw" : "dtc";
 }
@@ -193,7 +193,7 @@ static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_tb_
         *st = (dk_tb_status)failed;
     } else if (!t) {
         char path[1024], err[1024];
-        dk_tb_path(tb->dir, tb->v, s->ix.m, metric_ext(metric), path, sizeof path);
+        dk_tb_path(tb->dir, tb->v, s->ix.m, dk_tb_metric_ext(metric), path, sizeof path);
         t = dk_ctable_open(path, err, sizeof err);
         const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
         if (t && (in->metric != metric || !header_matches(tb, in->material, in->variant, in->count, s))) {
@@ -429,7 +429,7 @@ unsigned dk_tb_rule_limit(dk_tablebase *tb)
     dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, ms, n);
     for (size_t i = 0; i < n && !atomic_load(&tb->limit); i++) {
         char path[1024];
-        dk_tb_path(tb->dir, tb->v, ms[i], "dtc", path, sizeof path);
+        dk_tb_path(tb->dir, tb->v, ms[i], dk_tb_metric_ext(DK_METRIC_DTC), path, sizeof path);
         dk_tb_status st;
         slot *s = access(path, F_OK) == 0 ? get_slot(tb, ms[i], &st) : NULL;
         if (s && get_ctable(tb, s, DK_METRIC_DTC, &st))
@@ -448,7 +448,7 @@ int dk_tb_check_files(dk_tablebase *tb, dk_material m, char *err, size_t errlen)
         return dk_errorf(err, errlen, "out of memory");
     for (int metric = DK_METRIC_WLD; metric <= DK_METRIC_DTC; metric++) {
         char path[1024];
-        dk_tb_path(tb->dir, tb->v, m, metric_ext((dk_metric)metric), path, sizeof path);
+        dk_tb_path(tb->dir, tb->v, m, dk_tb_metric_ext((dk_metric)metric), path, sizeof path);
         if (metric == DK_METRIC_DTC && access(path, F_OK) != 0)
             continue;
         dk_ctable *t = get_ctable(tb, s, (dk_metric)metric, &st);

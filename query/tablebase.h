@@ -43,6 +43,9 @@ dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_optio
 /* Closes every table and frees the cache. No probe may be running. */
 void dk_tb_close(dk_tablebase *tb);
 
+/* The file extension of a metric's compressed tables: "wld", "dtw" or "dtc". Pure. */
+const char *dk_tb_metric_ext(dk_metric metric);
+
 /* "<dir>/<variant>-<material>.<ext>", ext "wld", "dtw", "dtc" or "raw". Returns the length. */
 int dk_tb_path(const char *dir, const dk_variant *v, dk_material m, const char *ext, char *buf,
                size_t len);
