@@ -29,6 +29,7 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TOOLS    := $(TOOL_SRC:tests/%.c=$(BUILD)/tests/%)
 LIB      := $(BUILD)/libdamka_core.a
+GENLIB   := $(BUILD)/libdamka_gen.a
 DAMKA    := $(BUILD)/damka
 DEPS_OK  := $(BUILD)/.deps-ok
 
@@ -60,6 +61,12 @@ $(BUILD)/.lib-flags: FORCE
 FORCE:
 
 $(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# The generator's objects, for tests that check its parts (a static archive: a test pulls in
+# only what it uses, so MPI is linked only where gen/generate.o is).
+$(GENLIB): $(GEN_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -96,7 +103,7 @@ install: lib query/damka.h query/damka.pc.in
 $(DAMKA): $(CLI_OBJ) $(GEN_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $(MPI_LIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(LIB)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(GENLIB) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
 
 # Helpers of the shell tests (tests/tools/): no cmocka.
@@ -104,14 +111,22 @@ $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Suites that need generated tables run from the shell test that makes them.
-TABLE_TESTS := $(addprefix $(BUILD)/tests/,test_probe test_three_kings test_drawrule)
+TABLE_TESTS := $(addprefix $(BUILD)/tests/,test_probe test_three_kings test_drawrule test_replace)
 test: $(TESTS) $(TOOLS) $(DAMKA) lib
 	@set -e; for t in $(filter-out $(TABLE_TESTS),$(TESTS)); do echo "== $$t"; $$t; done
 	@echo "== tests/cli.sh"; tests/cli.sh $(DAMKA)
 	@echo "== tests/gen.sh"; tests/gen.sh $(DAMKA)
 	@echo "== tests/probe.sh"; MAKE="$(MAKE)" CC="$(CC)" CFLAGS="$(CFLAGS)" tests/probe.sh $(DAMKA)
 	@echo "== tests/drawrule.sh"; tests/drawrule.sh $(DAMKA)
+	@echo "== tests/cluster.sh"; tests/cluster.sh $(DAMKA)
+	@echo "== tests/reliability.sh"; tests/reliability.sh $(DAMKA)
 	@echo "all tests passed ($(BUILD))"
+
+# The Python binding (python/damka) against `damka query --json` on generated tables. Debian's
+# pytest-3 (python3-pytest), whatever python3 comes first on PATH.
+.PHONY: python-test
+python-test: $(DAMKA) lib | $(DEPS_OK)
+	DAMKA=$(abspath $(DAMKA)) DAMKA_LIB=$(abspath $(SHARED_LIB)) pytest-3 -q -p no:cacheprovider python/tests
 
 # Open MPI keeps memory until exit: its leaks are suppressed (full unwinding lets the
 # suppressions see through its plugins), damka's are not.
@@ -119,6 +134,42 @@ test-sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	ASAN_OPTIONS=fast_unwind_on_malloc=0 OMPI_MCA_mca_base_component_disable_dlclose=1 DK_GEN_SCALE=small \
 	$(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDLIBS="-lzstd -lpthread -fsanitize=address,undefined" test
+
+# Fuzzing with libFuzzer (clang, installed by `scripts/install-deps --fuzz` for this target
+# only): `make fuzz` builds every harness of tests/fuzz/ into build-fuzz/, replays the committed
+# regression inputs, then runs each harness for FUZZ_SECONDS seconds (quick: FUZZ_SECONDS=10),
+# one at a time; any crash, leak, undefined behaviour or timeout fails (scripts/fuzz). The
+# harnesses link the library layers, the generator but gen/generate.c (the one file that needs
+# MPI) and the query command, all instrumented; MPI is not involved.
+FUZZ_BUILD   := build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_HARNESS := $(filter-out tests/fuzz/support.c,$(wildcard tests/fuzz/*.c))
+FUZZERS      := $(FUZZ_HARNESS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
+FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/generate.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c \
+                tests/fuzz/support.c
+FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_LIB     := $(FUZZ_BUILD)/libfuzzed.a
+
+$(FUZZ_BUILD)/.deps-ok: scripts/install-deps
+	@scripts/install-deps --fuzz
+	@mkdir -p $(@D) && touch $@
+
+$(FUZZ_BUILD)/obj/%.o: %.c | $(FUZZ_BUILD)/.deps-ok
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(BASEFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZERS): $(FUZZ_BUILD)/%: $(FUZZ_BUILD)/obj/tests/fuzz/%.o $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@ -lzstd -lpthread
+
+.PHONY: fuzz
+fuzz: $(FUZZERS)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz $(FUZZ_BUILD) $(FUZZ_HARNESS:tests/fuzz/%.c=%)
 
 bench: $(DAMKA) bench-index bench-probe
 	scripts/bench-perft $(DAMKA)
@@ -132,7 +183,7 @@ bench-probe: $(BUILD)/bench-probe $(DAMKA)
 	@[ -e $(BENCH_TABLES)/manifest.json ] || $(DAMKA) gen --pieces $(BENCH_PIECES) --out $(BENCH_TABLES) --keep-work --quiet
 	$(BUILD)/bench-probe $(BENCH_TABLES)
 
-$(BUILD)/bench-probe: $(BUILD)/scripts/bench-probe.o $(LIB)
+$(BUILD)/bench-probe: $(BUILD)/scripts/bench-probe.o $(GENLIB) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Rank/unrank throughput of the perfect index.
@@ -152,8 +203,9 @@ run: $(DAMKA)
 	$(DAMKA) query --tables $(TABLES) --json B:W18:BK1
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(BUILD)/scripts/bench-probe.d
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(TSUP_OBJ:.o=.d) \
 	$(TOOL_SRC:%.c=$(BUILD)/%.d)
+-include $(FUZZ_OBJ:.o=.d) $(FUZZ_HARNESS:%.c=$(FUZZ_BUILD)/obj/%.d)

@@ -31,6 +31,7 @@ int cmd_perft(int argc, char **argv);
 int cmd_moves(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_query(int argc, char **argv);

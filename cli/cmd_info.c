@@ -3,9 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gen/budget.h"
 #include "../index/subslice.h"
 #include "../index/workgraph.h"
 #include "cli.h"
+#include "runopts.h"
 
 #define INFO_USAGE "usage: info [--variant V] --pieces N [--per-side K] [--unit-positions P] [--json]"
 
@@ -62,6 +64,12 @@ static uint64_t piece_total(const material_row *rows, size_t n, int p, uint64_t 
     return sum;
 }
 
+/* What a rank holds to solve unit u under the variant's default draw rule (budget.h). */
+static uint64_t unit_bytes(const dk_variant *v, const dk_unit *u)
+{
+    return dk_budget_unit_bytes(u->positions, 2 * (unsigned)v->draw_rule_moves);
+}
+
 static void print_text(const dk_variant *v, int pieces, int per_side, const material_row *rows, size_t n,
                        const dk_workgraph *g)
 {
@@ -86,14 +94,14 @@ static void print_text(const dk_variant *v, int pieces, int per_side, const mate
     unit_summary s = summarise(g);
     const dk_unit *big = &g->units[s.largest];
     dk_material_name(g->pairs[big->pair].m, name, sizeof name);
-    printf("work units: %u (%u material pairs, %u levels), at most %llu positions a unit\n", g->nunits,
-           g->npairs, g->nlayers, (unsigned long long)g->max_positions);
+    printf("work units: %u (%u material pairs, %u levels), at most %llu positions a unit (--unit-positions)\n",
+           g->nunits, g->npairs, g->nlayers, (unsigned long long)g->max_positions);
     printf("largest unit: %llu positions (%s and its twin, level %d)\n", (unsigned long long)big->positions,
            name, big->level);
     printf("units above the bound (one subslice, e.g. kings only): %u; units sized by an upper bound: %u\n",
            s.oversize, s.bounded);
-    printf("memory a unit needs: %llu bytes at 1 byte a position (the largest unit), plus its inputs\n",
-           (unsigned long long)big->positions);
+    printf("memory a rank needs to solve the largest unit: %.0f MiB under the %d-move draw rule, besides its "
+           "cache of finished tables\n", unit_bytes(v, big) / 1048576.0, v->draw_rule_moves);
 }
 
 static void print_json(const dk_variant *v, int pieces, int per_side, const material_row *rows, size_t n,
@@ -121,14 +129,15 @@ static void print_json(const dk_variant *v, int pieces, int per_side, const mate
            "\"upper_bound\": %u, \"memory_bytes\": %llu}}\n",
            g->nunits, g->npairs, g->nlayers, (unsigned long long)g->max_positions,
            (unsigned long long)big->positions, name, big->level, s.oversize, s.bounded,
-           (unsigned long long)big->positions);
+           (unsigned long long)unit_bytes(v, big));
 }
 
 int cmd_info(int argc, char **argv)
 {
     const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
     bool json = false;
-    long pieces = 0, per_side = 0, unit = 1L << 28;
+    long pieces = 0, per_side = 0;
+    uint64_t unit = DK_DEFAULT_UNIT_POSITIONS;
     int status = 0;
     for (int i = 1; i < argc; i++) {
         const char *val;
@@ -145,9 +154,8 @@ int cmd_info(int argc, char **argv)
             if (status || !cli_parse_int(val, 1, 20, &per_side))
                 return status ? status : cli_error("info: --per-side needs a whole number from 1 to 20, got '%s'", val);
         } else if (cli_option_value(argc, argv, &i, "--unit-positions", &val, &status)) {
-            if (status || !cli_parse_int(val, 1, 1L << 40, &unit))
-                return status ? status
-                              : cli_error("info: --unit-positions needs a whole number from 1 to 2^40, got '%s'", val);
+            if (status || cli_parse_unit_positions("info", val, &unit) != 0)
+                return 2;
         } else if (cli_is_option(argv[i])) {
             return cli_error("info: unknown option '%s' (" INFO_USAGE ")", argv[i]);
         } else {
@@ -172,7 +180,7 @@ int cmd_info(int argc, char **argv)
         dk_index_init(&ix, v, ms[i]);
         rows[i] = (material_row){ms[i], ix.size, ix.men_count, count_levels(v, ms[i])};
     }
-    dk_workgraph *g = n ? dk_workgraph_build(v, ms, n, (uint64_t)unit) : NULL;
+    dk_workgraph *g = n ? dk_workgraph_build(v, ms, n, unit) : NULL;
     if (!g) {
         free(rows);
         free(ms);

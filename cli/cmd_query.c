@@ -272,7 +272,7 @@ int cmd_query(int argc, char **argv)
             fclose(in);
         return cli_error("query: --counter must be a whole number of plies, got '%s'", counter);
     }
-    dk_tb_options opt = {DK_TB_COMPRESSED, (size_t)256 << 20, NULL, false, 0};
+    dk_tb_options opt = {(size_t)256 << 20};
     dk_tablebase *tb = dk_tb_open(dir, v, &opt);
     if (!tb)
         return cli_error("query: out of memory");

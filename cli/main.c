@@ -10,11 +10,19 @@ static const struct {
     const char *usage;
 } commands[] = {
     {"perft", cmd_perft, "perft [--variant V] [--divide] [FEN] DEPTH   count leaf positions"},
-    {"info", cmd_info, "info [--variant V] --pieces N [--json]        materials, sizes, work units"},
+    {"info", cmd_info, "info [--variant V] --pieces N [--per-side K] [--unit-positions P] [--json]\n"
+                       "                                               materials, sizes, work units"},
     {"moves", cmd_moves, "moves [--variant V] [--json] FEN             list the legal moves"},
-    {"gen", cmd_gen, "gen [--variant V] --pieces N --out DIR [--materials LIST] [--draw-rule MOVES]\n"
-                     "          [--quiet] [--keep-work]              generate tables (mpirun -np K for K ranks);\n"
+    {"gen", cmd_gen, "gen [--variant V] (--pieces N [--per-side K] | --materials LIST) --out DIR\n"
+                     "          [--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P]\n"
+                     "          [--quiet] [--keep-work] [--dictionary]\n"
+                     "                                               generate tables (mpirun -np K for K ranks);\n"
                      "                                               the draw rule: 15 moves (8x8), 25 (10x10), 0 none"},
+    {"plan", cmd_plan, "plan [--variant V] (--pieces N [--per-side K] | --materials LIST) --ranks R\n"
+                       "          [--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P]\n"
+                       "          [--rate POSITIONS_PER_S] [--json]\n"
+                       "                                               forecast gen on R ranks: wall time, critical\n"
+                       "                                               path, memory, disk (plan --help: definitions)"},
     {"verify", cmd_verify, "verify [--variant V] [--threads T] DIR      check every table"},
     {"stats", cmd_stats, "stats [--variant V] [--json] DIR             table statistics"},
     {"query", cmd_query, "query [--variant V] [--tables DIR] [--counter PLIES] [--json] (FEN | --batch [FILE])\n"

@@ -11,8 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../rules/errors.h"
+#include "budget.h"
+#include "dirlock.h"
 #include "manifest.h"
 #include "progress.h"
+#include "setup.h"
 #include "tasks.h"
 
 enum { TAG_REPORT = 1, TAG_TASK = 2 };
@@ -75,14 +79,19 @@ static void *local_main(void *arg)
     }
 }
 
-static void remote_worker(dk_worker *w)
+/* A rank other than 0: asks for tasks and carries them out until told to stop. A rank whose
+ * worker could not start (w NULL) says why in its first report, so that rank 0 stops the run
+ * with that message (its own stderr goes nowhere). */
+static void remote_worker(dk_worker *w, const char *why_not)
 {
-    report r = {TASK_NONE, 0, 0, ""};
+    report r = {TASK_NONE, 0, w ? 0 : -1, ""};
+    if (!w)
+        snprintf(r.err, sizeof r.err, "%s", why_not);
     for (;;) {
         MPI_Send(&r, sizeof r, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD);
         task t;
         MPI_Recv(&t, sizeof t, MPI_BYTE, 0, TAG_TASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (t.kind == TASK_STOP)
+        if (t.kind == TASK_STOP || !w)
             return;
         run_task(w, &t, &r);
     }
@@ -94,10 +103,6 @@ typedef struct sched {
     const dk_gen_options *o;
     dk_workgraph *g;
     int nranks;
-    uint8_t *pair_state;  /* 0 open, 1 being finished, 2 finished */
-    uint32_t *ready;      /* units ready by the graph, ascending; may wait for finished pairs */
-    uint32_t nready;
-    uint32_t *scratch;
     int busy;             /* workers with a task */
     int stopped;          /* workers sent TASK_STOP */
     bool failed;
@@ -106,74 +111,40 @@ typedef struct sched {
     local_worker *local;
 } sched;
 
-enum { PAIR_OPEN = 0, PAIR_FINISHING = 1, PAIR_DONE = 2 };
-
-static bool deps_finished(const sched *s, uint32_t pair)
-{
-    const dk_wpair *p = &s->g->pairs[pair];
-    for (uint32_t j = 0; j < p->ndeps; j++)
-        if (s->pair_state[s->g->deps[p->first_dep + j]] != PAIR_DONE)
-            return false;
-    return true;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static void add_ready(sched *s, const uint32_t *units, uint32_t n)
-{
-    memcpy(s->ready + s->nready, units, n * sizeof *units);
-    s->nready += n;
-    qsort(s->ready, s->nready, sizeof *s->ready, cmp_u32);
-}
-
-/* The next task: a pair whose units are all done (it unblocks others), else the first ready
- * unit whose inputs are finished tables. */
+/* The next task, as the work graph hands it out: finishing a pair first (it unblocks others),
+ * else the lowest ready unit. */
 static task next_task(sched *s)
 {
-    for (uint32_t p = 0; p < s->g->npairs; p++)
-        if (s->pair_state[p] == PAIR_OPEN && s->g->pair_left[p] == 0)
-            return (task){TASK_PAIR, (int32_t)p};
-    for (uint32_t i = 0; i < s->nready; i++) {
-        uint32_t u = s->ready[i];
-        if (deps_finished(s, s->g->units[u].pair)) {
-            memmove(s->ready + i, s->ready + i + 1, (s->nready - i - 1) * sizeof *s->ready);
-            s->nready--;
-            return (task){TASK_UNIT, (int32_t)u};
-        }
-    }
-    return (task){TASK_NONE, 0};
+    dk_wg_task t;
+    if (!dk_workgraph_take(s->g, &t))
+        return (task){TASK_NONE, 0};
+    return (task){t.kind == DK_WG_FINISH ? TASK_PAIR : TASK_UNIT, (int32_t)t.id};
 }
 
-static bool all_done(const sched *s)
-{
-    for (uint32_t p = 0; p < s->g->npairs; p++)
-        if (s->pair_state[p] != PAIR_DONE)
-            return false;
-    return true;
-}
+static bool all_done(const sched *s) { return dk_workgraph_all_finished(s->g); }
 
-static void take_report(sched *s, const report *r)
+/* Records what rank `rank` reports; the first failure stops the run, with the rank named when
+ * it is not rank 0 (whose messages are the job's own). */
+static void take_report(sched *s, int rank, const report *r)
 {
-    if (r->kind == TASK_NONE)
-        return;
-    s->busy--;
+    if (r->kind != TASK_NONE)
+        s->busy--;
     if (r->status != 0) {
-        if (!s->failed)
+        if (!s->failed && rank != 0)
+            snprintf(s->err, sizeof s->err, "rank %d: %.900s", rank, r->err);
+        else if (!s->failed)
             snprintf(s->err, sizeof s->err, "%s", r->err);
         s->failed = true;
         return;
     }
+    if (r->kind == TASK_NONE)
+        return;
     if (r->kind == TASK_UNIT) {
         s->pr.done_positions += s->g->units[r->id].positions;
-        uint32_t n = dk_workgraph_mark_done(s->g, (uint32_t)r->id, s->scratch);
-        add_ready(s, s->scratch, n);
+        dk_workgraph_done(s->g, (dk_wg_task){DK_WG_UNIT, (uint32_t)r->id});
     } else {
-        s->pair_state[r->id] = PAIR_DONE;
         s->pr.done_materials += s->g->pairs[r->id].self_twin ? 1 : 2;
+        dk_workgraph_done(s->g, (dk_wg_task){DK_WG_FINISH, (uint32_t)r->id});
     }
     dk_progress_update(&s->pr, false);
 }
@@ -187,8 +158,6 @@ static bool assign(sched *s, int rank)
         t = next_task(s);
         if (t.kind == TASK_NONE)
             return false;
-        if (t.kind == TASK_PAIR)
-            s->pair_state[t.id] = PAIR_FINISHING;
         s->busy++;
     } else {
         s->stopped++;
@@ -217,7 +186,7 @@ static void schedule(sched *s)
         if (flag) {
             report r;
             MPI_Recv(&r, sizeof r, MPI_BYTE, st.MPI_SOURCE, TAG_REPORT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            take_report(s, &r);
+            take_report(s, st.MPI_SOURCE, &r);
             waiting[st.MPI_SOURCE] = 1;
             got = true;
         }
@@ -227,7 +196,7 @@ static void schedule(sched *s)
             report r = b->rep;
             b->has_report = false;
             pthread_mutex_unlock(&b->lock);
-            take_report(s, &r);
+            take_report(s, 0, &r);
             waiting[0] = 1;
             got = true;
         } else {
@@ -254,32 +223,35 @@ static void schedule(sched *s)
     free(waiting);
 }
 
-/* Marks what earlier runs finished; returns the finished-unit bitset. */
-static uint64_t *scan(sched *s, uint64_t *positions_done, uint32_t *materials_done)
+/* Finds what earlier runs finished (pairs whose tables are written, units whose files are) and
+ * sets the graph's scheduling state from it. Returns 0, or -1 when out of memory. */
+static int scan(sched *s, uint64_t *positions_done, uint32_t *materials_done)
 {
     dk_workgraph *g = s->g;
-    uint64_t *bits = calloc(g->nunits / 64 + 1, sizeof *bits);
-    if (!bits)
-        return NULL;
-    for (uint32_t p = 0; p < g->npairs; p++) {
-        bool pair_done = dk_pair_finished(g, s->o->dir, p, s->o->rule_limit);
-        s->pair_state[p] = pair_done ? PAIR_DONE : PAIR_OPEN;
-        *materials_done += pair_done ? (g->pairs[p].self_twin ? 1 : 2) : 0;
-    }
-    dk_plan_cache *plans = dk_plan_cache_new(g);
+    uint64_t *units = calloc(g->nunits / 64 + 1, sizeof *units), *pairs = calloc(g->npairs / 64 + 1, sizeof *pairs);
+    dk_plan_cache *plans = units && pairs ? dk_plan_cache_new(g) : NULL;
     if (!plans) {
-        free(bits);
-        return NULL;
+        free(units);
+        free(pairs);
+        return -1;
     }
+    for (uint32_t p = 0; p < g->npairs; p++)
+        if (dk_pair_finished(g, s->o->dir, p, s->o->rule_limit)) {
+            pairs[p / 64] |= (uint64_t)1 << (p % 64);
+            *materials_done += g->pairs[p].self_twin ? 1 : 2;
+        }
     for (uint32_t u = 0; u < g->nunits; u++) {
-        if (s->pair_state[g->units[u].pair] == PAIR_DONE ||
-            dk_unit_finished(plans, s->o->dir, u, s->o->rule_limit)) {
-            bits[u / 64] |= (uint64_t)1 << (u % 64);
+        uint32_t p = g->units[u].pair;
+        if ((pairs[p / 64] >> (p % 64) & 1) || dk_unit_finished(plans, s->o->dir, u, s->o->rule_limit)) {
+            units[u / 64] |= (uint64_t)1 << (u % 64);
             *positions_done += g->units[u].positions;
         }
     }
     dk_plan_cache_free(plans);
-    return bits;
+    dk_workgraph_reset(g, units, pairs);
+    free(units);
+    free(pairs);
+    return 0;
 }
 
 /* Removes from dir the files of damka's whose names contain `part` (".tmp.": what a killed
@@ -318,46 +290,35 @@ static int check_rule(const dk_gen_options *o, char *err, size_t errlen)
     return -1;
 }
 
-static int make_dirs(const char *dir, char *err, size_t errlen)
+/* Creates DIR and DIR/work and takes DIR's lock (dirlock.h); only then are the temporary files
+ * of a killed run removed, never those of a live one. */
+static int make_dirs(const dk_gen_options *o, dk_dirlock *lock, char *err, size_t errlen)
 {
-    char work[4096];
-    snprintf(work, sizeof work, "%s/work", dir);
-    if ((mkdir(dir, 0755) != 0 && errno != EEXIST) || (mkdir(work, 0755) != 0 && errno != EEXIST)) {
-        snprintf(err, errlen, "cannot create %.900s: %s", work, strerror(errno));
+    char work[4096], note[1024];
+    snprintf(work, sizeof work, "%s/work", o->dir);
+    if (mkdir(o->dir, 0755) != 0 && errno != EEXIST)
+        return dk_errorf(err, errlen, "cannot create %.900s: %s", o->dir, strerror(errno));
+    if (dk_dirlock_take(lock, o->dir, note, sizeof note, err, errlen) != 0)
         return -1;
-    }
-    remove_files(dir, ".tmp.");
+    if (note[0] && !o->quiet)
+        fprintf(stderr, "%s\n", note);
+    if (mkdir(work, 0755) != 0 && errno != EEXIST)
+        return dk_errorf(err, errlen, "cannot create %.900s: %s", work, strerror(errno));
+    remove_files(o->dir, ".tmp.");
     remove_files(work, ".tmp.");
     return 0;
 }
 
-static dk_workgraph *build_graph(const dk_gen_options *o)
+static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, uint64_t cache_bytes)
 {
-    if (o->only)
-        return dk_workgraph_build(o->v, o->only, o->nonly, o->unit_positions);
-    size_t n = dk_material_list(o->v, o->pieces, o->per_side, NULL, 0);
-    dk_material *mats = malloc((n ? n : 1) * sizeof *mats);
-    if (!mats)
-        return NULL;
-    dk_material_list(o->v, o->pieces, o->per_side, mats, n);
-    dk_workgraph *g = dk_workgraph_build(o->v, mats, n, o->unit_positions);
-    free(mats);
-    return g;
-}
-
-static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks)
-{
-    sched s = {o, g, nranks, NULL, NULL, 0, NULL, 0, 0, false, "", {0}, NULL};
-    s.pair_state = calloc(g->npairs ? g->npairs : 1, 1);
-    s.ready = malloc((g->nunits + 1) * sizeof *s.ready);
-    s.scratch = malloc((g->nunits + 1) * sizeof *s.scratch);
+    sched s = {o, g, nranks, 0, 0, false, "", {0}, NULL};
     s.local = calloc(1, sizeof *s.local);
     int status = 1;
     uint64_t done_pos = 0, total_pos = 0;
     uint32_t done_mat = 0, total_mat = 0;
-    uint64_t *bits = NULL;
-    if (!s.pair_state || !s.ready || !s.scratch || !s.local || check_rule(o, s.err, sizeof s.err) != 0 ||
-        make_dirs(o->dir, s.err, sizeof s.err) != 0 || !(bits = scan(&s, &done_pos, &done_mat))) {
+    dk_dirlock lock = {-1, ""};
+    if (!s.local || check_rule(o, s.err, sizeof s.err) != 0 || make_dirs(o, &lock, s.err, sizeof s.err) != 0 ||
+        scan(&s, &done_pos, &done_mat) != 0) {
         if (!s.err[0])
             snprintf(s.err, sizeof s.err, "out of memory");
         s.failed = true;
@@ -367,8 +328,6 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks)
         total_mat += g->pairs[p].self_twin ? 1 : 2;
     }
     if (!s.failed) {
-        dk_workgraph_reset(g, bits);
-        s.nready = dk_workgraph_ready(g, bits, s.ready);
         if (all_done(&s) && !o->quiet)
             fprintf(stderr, "gen: all %u materials are already finished in %s: nothing to do\n",
                     total_mat, o->dir);
@@ -382,7 +341,8 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks)
     /* the local worker always runs, so that the stop protocol is the same for every rank */
     pthread_t th;
     bool local_ok = s.local &&
-                    dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit) == 0;
+                    dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit,
+                                   cache_bytes) == 0;
     if (local_ok) {
         pthread_mutex_init(&s.local->box.lock, NULL);
         pthread_cond_init(&s.local->box.cond, NULL);
@@ -402,6 +362,13 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks)
         dk_progress_update(&s.pr, true);
         dk_progress_end(&s.pr);
     }
+    if (!nothing_to_do && !o->quiet && local_ok) {
+        dk_finished_counters c = dk_finished_get_counters(s.local->w.finished);
+        fprintf(stderr, "gen: rank 0 decoded finished tables %llu times (%llu dropped to stay within "
+                "%.0f MiB, at most %.0f MiB held), resolved %llu capture positions\n",
+                (unsigned long long)c.loads, (unsigned long long)c.evictions, cache_bytes / 1048576.0,
+                c.peak_bytes / 1048576.0, (unsigned long long)c.resolved);
+    }
     if (!s.failed) {
         if (dk_manifest_write(o->dir, g, s.err, sizeof s.err) == 0) {
             char work[4096];
@@ -417,12 +384,24 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks)
         fprintf(stderr, "damka: gen: %s\n", s.err);
     if (s.local && local_ok)
         dk_worker_free(&s.local->w);
-    free(bits);
-    free(s.pair_state);
-    free(s.ready);
-    free(s.scratch);
     free(s.local);
+    dk_dirlock_release(&lock);
     return status;
+}
+
+/* The memory every rank may hold: the smallest share of any rank, so that all build the same
+ * work graph. */
+static uint64_t least_memory(const dk_gen_options *o)
+{
+    MPI_Comm node;
+    int here = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &here);
+        MPI_Comm_free(&node);
+    }
+    uint64_t mine = o->memory_per_rank ? o->memory_per_rank : dk_budget_node_share(here), least;
+    MPI_Allreduce(&mine, &least, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    return least;
 }
 
 int dk_generate(const dk_gen_options *o)
@@ -430,7 +409,14 @@ int dk_generate(const dk_gen_options *o)
     int rank, nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    dk_workgraph *g = build_graph(o);
+    dk_budget b;
+    char err[ERR_MAX];
+    if (dk_budget_split(least_memory(o), o->unit_positions, o->rule_limit, &b, err, sizeof err) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "damka: gen: --memory-per-rank: %s\n", err);
+        return 1;
+    }
+    dk_workgraph *g = dk_setup_graph(o, b.unit_positions);
     int ok = g != NULL, all_ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all_ok) {
@@ -439,17 +425,23 @@ int dk_generate(const dk_gen_options *o)
         dk_workgraph_free(g);
         return 1;
     }
+    if (dk_setup_reserve(g, o->rule_limit, &b, err, sizeof err) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "damka: gen: --memory-per-rank: %s\n", err);
+        dk_workgraph_free(g);
+        return 1;
+    }
     int status = 0;
     if (rank == 0) {
-        status = run_scheduler(o, g, nranks);
+        status = run_scheduler(o, g, nranks, b.cache_bytes);
     } else {
         dk_worker w;
-        if (dk_worker_init(&w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit) != 0) {
-            fprintf(stderr, "damka: gen: rank %d is out of memory\n", rank);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-        remote_worker(&w);
-        dk_worker_free(&w);
+        /* DAMKA_TEST_FAIL_INIT: for tests, this rank's worker fails to start */
+        bool ok = !getenv("DAMKA_TEST_FAIL_INIT") &&
+                  dk_worker_init(&w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b.cache_bytes) == 0;
+        remote_worker(ok ? &w : NULL, "its worker cannot start: out of memory");
+        if (ok)
+            dk_worker_free(&w);
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     dk_workgraph_free(g);

@@ -17,7 +17,9 @@ typedef struct dk_gen_options {
     const dk_material *only;  /* or just these and what they depend on (NULL: all) */
     size_t nonly;
     const char *dir;
-    uint64_t unit_positions;  /* the bound on positions per work unit */
+    uint64_t unit_positions;  /* the bound on positions per work unit (0: from the memory) */
+    uint64_t memory_per_rank; /* bytes a rank may hold (0: the node's memory shared among its
+                               * ranks); the smallest of all ranks counts */
     bool quiet, keep_work;
     bool dictionary;          /* try a zstd dictionary per table file */
     unsigned rule_limit;      /* the draw rule in plies (0: no rule-aware tables) */

@@ -19,7 +19,7 @@ void dk_progress_start(dk_progress *pr, bool quiet, uint64_t total_positions,
                         total_materials, 0};
 }
 
-static void clock_text(double s, char *buf, size_t len)
+void dk_clock_text(double s, char *buf, size_t len)
 {
     long t = (long)(s + 0.5);
     snprintf(buf, len, "%02ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
@@ -35,9 +35,9 @@ void dk_progress_update(dk_progress *pr, bool force)
     uint64_t fresh = pr->done_positions - pr->start_positions;
     double rate = elapsed > 0 ? fresh / elapsed : 0;
     char el[32], eta[32] = "--:--:--";
-    clock_text(elapsed, el, sizeof el);
+    dk_clock_text(elapsed, el, sizeof el);
     if (rate > 0 && pr->total_positions >= pr->done_positions)
-        clock_text((double)(pr->total_positions - pr->done_positions) / rate, eta, sizeof eta);
+        dk_clock_text((double)(pr->total_positions - pr->done_positions) / rate, eta, sizeof eta);
     double pct = pr->total_positions ? 100.0 * pr->done_positions / pr->total_positions : 100.0;
     fprintf(stderr, "%sgen: %u/%u materials, %.3g/%.3g positions (%.1f%%), %.2f M pos/s, %s elapsed, %s to go%s",
             pr->tty ? "\r" : "", pr->done_materials, pr->total_materials,

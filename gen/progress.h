@@ -4,6 +4,7 @@
 #define DK_PROGRESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct dk_progress {
@@ -15,6 +16,9 @@ typedef struct dk_progress {
 
 /* Seconds on a monotonic clock. */
 double dk_now(void);
+
+/* Writes `seconds` as hh:mm:ss (hours beyond 99 as they come) into buf. Thread-safe. */
+void dk_clock_text(double seconds, char *buf, size_t len);
 
 void dk_progress_start(dk_progress *pr, bool quiet, uint64_t total_positions,
                        uint32_t total_materials);

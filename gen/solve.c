@@ -6,13 +6,14 @@
 
 #include "../query/drawrule.h"
 #include "../rules/movegen.h"
+#include "valuefile.h"
 #include "verify.h"
 
 /* The units one level above the unit being solved, opened on demand: man moves land there. */
 typedef struct above_unit {
     uint32_t unit;
     dk_plan plan;
-    dk_table *file;
+    dk_vfile *file;
 } above_unit;
 
 typedef struct bucket {
@@ -30,14 +31,14 @@ enum { EXIT_CACHE = 64 };
 typedef struct exit_slot {
     uint64_t men;
     int side; /* -1: empty */
-    const dk_table *file;
+    dk_vfile *file;
     uint64_t base; /* position of kings_index 0 in the file */
 } exit_slot;
 
 struct dk_solver {
     const dk_workgraph *g;
     const dk_variant *v;
-    dk_tablebase *tb;
+    dk_finished *finished;
     unsigned limit;       /* the draw rule in plies; 0: no rule values */
     unsigned stride;      /* values per position in units and outputs: 1, or 2 with a rule */
     const dk_wpair *pair; /* the pair of the unit being solved */
@@ -61,12 +62,13 @@ static void drop_above(dk_solver *s)
         s->cache[i].side = -1;
     for (size_t i = 0; i < s->nabove; i++) {
         dk_plan_free(&s->above[i].plan);
-        dk_table_close(s->above[i].file);
+        dk_vfile_close(s->above[i].file);
     }
     s->nabove = 0;
 }
 
-dk_solver *dk_solver_new(const dk_workgraph *g, dk_tablebase *tb, const char *dir, unsigned limit)
+dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, const char *dir,
+                         unsigned limit)
 {
     dk_solver *s = calloc(1, sizeof *s);
     if (!s || !(s->dir = strdup(dir))) {
@@ -75,7 +77,7 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_tablebase *tb, const char *di
     }
     s->g = g;
     s->v = g->v;
-    s->tb = tb;
+    s->finished = finished;
     s->limit = limit;
     s->stride = limit ? 2 : 1;
     if (!(s->plans = dk_plan_cache_new(g))) {
@@ -126,11 +128,11 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
         return snprintf(err, errlen, "out of memory"), NULL;
     char path[2048];
     dk_plan_path(&a->plan, s->dir, path, sizeof path);
-    a->file = dk_table_open(path, false, err, errlen);
-    const dk_table_info *in = a->file ? dk_table_get_info(a->file) : NULL;
+    a->file = dk_vfile_open(path, false, err, errlen);
+    const dk_vfile_info *in = a->file ? dk_vfile_get_info(a->file) : NULL;
     if (in && (in->count != a->plan.npositions || in->stride != s->stride || in->limit != s->limit)) {
         snprintf(err, errlen, "%s is damaged: wrong number of values or another draw rule", path);
-        dk_table_close(a->file);
+        dk_vfile_close(a->file);
         a->file = NULL;
     }
     if (!a->file) {
@@ -172,18 +174,10 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
                              a->plan.groups[gi].offset + (uint64_t)in_group * a->plan.K};
         }
         uint64_t at = (c->base + k) * s->stride;
-        out[0] = dk_table_value(c->file, at);
-        out[1] = s->stride > 1 ? dk_table_value(c->file, at + 1) : DK_RULE_DRAW;
-        return 0;
+        out[1] = DK_RULE_DRAW;
+        return dk_vfile_read(c->file, at, s->stride, out, err, errlen);
     }
-    dk_tb_status st = dk_tb_probe_raw(s->tb, m, p, out);
-    if (st != DK_TB_OK) {
-        char name[DK_MATERIAL_NAME_MAX];
-        dk_material_name(m, name, sizeof name);
-        snprintf(err, errlen, "no value for material %s: %s", name, dk_tb_last_error());
-        return -1;
-    }
-    return 0;
+    return dk_finished_value(s->finished, m, p, out, err, errlen);
 }
 
 static int grow(dk_solver *s, size_t n)

@@ -4,14 +4,15 @@
 #ifndef DK_SOLVE_H
 #define DK_SOLVE_H
 
-#include "../query/tablebase.h"
+#include "finished.h"
 #include "plan.h"
 
 typedef struct dk_solver dk_solver;
 
-/* A solver reading finished tables from tb (raw) and finished units from dir/work, with a draw
- * rule of `limit` plies (0: DTW only). One per thread. Returns NULL when out of memory. */
-dk_solver *dk_solver_new(const dk_workgraph *g, dk_tablebase *tb, const char *dir, unsigned limit);
+/* A solver reading finished tables through `finished` and finished units from dir/work, with a
+ * draw rule of `limit` plies (0: DTW only). One per thread. Returns NULL when out of memory. */
+dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, const char *dir,
+                         unsigned limit);
 
 void dk_solver_free(dk_solver *s);
 

@@ -9,6 +9,7 @@
 #include "../query/drawrule.h"
 #include "../query/fileio.h"
 #include "../query/tablebase.h"
+#include "../rules/errors.h"
 #include "../rules/notation.h"
 
 static const char *const RULE_KEY[DK_RC_N] = {"wins", "cursed_wins", "draws", "blessed_losses",
@@ -17,17 +18,50 @@ static const char *const RULE_KEY[DK_RC_N] = {"wins", "cursed_wins", "draws", "b
 /* DK_RC_WIN .. DK_RC_LOSS run opposite to dk_category's DK_CAT_WIN (2) .. DK_CAT_LOSS (-2). */
 static int rule_index(dk_value r) { return DK_CAT_WIN - (int)dk_rule_category(r); }
 
+enum { CHUNK = 1 << 16 }; /* positions read from the source at a time */
+
+/* One value of every position, through the source, a chunk at a time. */
+typedef struct value_walk {
+    const dk_value_source *src;
+    dk_value *buf;
+    uint64_t at, count, chunk_first;
+    size_t chunk_n;
+} value_walk;
+
+/* The value `offset` of position w->at (reading the next chunk when due); -1 on error. */
+static int walk_value(value_walk *w, unsigned offset, dk_value *v, char *err, size_t errlen)
+{
+    if (w->at >= w->chunk_first + w->chunk_n) {
+        w->chunk_first = w->at;
+        w->chunk_n = w->count - w->at < CHUNK ? (size_t)(w->count - w->at) : CHUNK;
+        if (w->src->read(w->src, w->chunk_first, w->chunk_n, w->buf, err, errlen) != 0)
+            return -1;
+    }
+    *v = w->buf[(w->at - w->chunk_first) * w->src->stride + offset];
+    return 0;
+}
+
+static void walk_begin(value_walk *w, uint64_t count)
+{
+    w->at = w->chunk_first = 0;
+    w->chunk_n = 0;
+    w->count = count;
+}
+
 /* The rule part of dk_stats_compute. */
-static int compute_rule(dk_stats *st, const dk_index *ix, const dk_value *values, unsigned limit)
+static int compute_rule(dk_stats *st, const dk_index *ix, value_walk *w, unsigned limit, char *err,
+                        size_t errlen)
 {
     st->limit = limit;
     st->dtc_win = calloc(limit + 1, sizeof *st->dtc_win);
     st->dtc_loss = calloc(limit + 1, sizeof *st->dtc_loss);
     if (!st->dtc_win || !st->dtc_loss)
-        return -1;
+        return dk_errorf(err, errlen, "out of memory");
     uint64_t longest_at = 0;
-    for (uint64_t i = 0; i < ix->size; i++) {
-        dk_value r = values[2 * i + 1];
+    for (walk_begin(w, ix->size); w->at < ix->size; w->at++) {
+        dk_value r;
+        if (walk_value(w, 1, &r, err, errlen) != 0)
+            return -1;
         st->rule[rule_index(r)]++;
         if (!dk_rule_is_decided(r))
             continue;
@@ -40,7 +74,7 @@ static int compute_rule(dk_stats *st, const dk_index *ix, const dk_value *values
         st->dtc_win[d]++;
         if (d > st->longest_dtc) {
             st->longest_dtc = d;
-            longest_at = i;
+            longest_at = w->at;
         }
     }
     if (st->longest_dtc) {
@@ -50,28 +84,27 @@ static int compute_rule(dk_stats *st, const dk_index *ix, const dk_value *values
     return 0;
 }
 
-int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value *values, unsigned limit)
+static int compute(dk_stats *st, const dk_index *ix, value_walk *w, unsigned limit, char *err,
+                   size_t errlen)
 {
-    memset(st, 0, sizeof *st);
-    st->m = ix->m;
-    st->positions = ix->size;
-    unsigned stride = limit ? 2 : 1;
-    dk_value maxv = 0, longest = 0;
+    dk_value maxv = 0, longest = 0, v;
     uint64_t longest_at = 0;
-    for (uint64_t i = 0; i < ix->size; i++) {
-        dk_value v = values[i * stride];
+    for (walk_begin(w, ix->size); w->at < ix->size; w->at++) {
+        if (walk_value(w, 0, &v, err, errlen) != 0)
+            return -1;
         maxv = v > maxv ? v : maxv;
         if (dk_value_is_win(v) && v > longest) {
             longest = v;
-            longest_at = i;
+            longest_at = w->at;
         }
     }
     st->max_dtw = maxv ? dk_value_dtw(maxv) : 0;
     st->hist = calloc(st->max_dtw + 1, sizeof *st->hist);
     if (!st->hist)
-        return -1;
-    for (uint64_t i = 0; i < ix->size; i++) {
-        dk_value v = values[i * stride];
+        return dk_errorf(err, errlen, "out of memory");
+    for (walk_begin(w, ix->size); w->at < ix->size; w->at++) {
+        if (walk_value(w, 0, &v, err, errlen) != 0)
+            return -1;
         if (v == DK_DRAW) {
             st->draws++;
             continue;
@@ -87,7 +120,21 @@ int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value *values, u
         dk_pos p = dk_index_unrank(ix, longest_at);
         dk_fen_format(ix->v, &p, false, st->longest_fen, sizeof st->longest_fen);
     }
-    return limit ? compute_rule(st, ix, values, limit) : 0;
+    return limit ? compute_rule(st, ix, w, limit, err, errlen) : 0;
+}
+
+int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value_source *src, unsigned limit,
+                     char *err, size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    st->m = ix->m;
+    st->positions = ix->size;
+    value_walk w = {src, malloc((size_t)CHUNK * src->stride * sizeof(dk_value)), 0, 0, 0, 0};
+    int rc = w.buf ? compute(st, ix, &w, limit, err, errlen) : dk_errorf(err, errlen, "out of memory");
+    free(w.buf);
+    if (rc != 0)
+        dk_stats_free(st);
+    return rc;
 }
 
 void dk_stats_free(dk_stats *st)
@@ -147,7 +194,9 @@ static int load_hist(FILE *f, uint64_t **h, unsigned *max, unsigned cap_limit)
     if (cap_limit && !(*h = calloc(cap, sizeof **h)))
         return -1;
     while (fscanf(f, " %u:%" SCNu64, &d, &n) == 2) {
-        if (cap_limit && d >= cap_limit)
+        /* a DTW is below DK_VALUE_MAX (a dk_value): a damaged file ("-5:1" reads as 2^32-5)
+         * must not make the histogram grow to gigabytes */
+        if (d >= (cap_limit ? cap_limit : DK_VALUE_MAX))
             return -1;
         if (d >= cap) {
             size_t nc = (size_t)d + 64;
@@ -167,6 +216,13 @@ static int load_hist(FILE *f, uint64_t **h, unsigned *max, unsigned cap_limit)
     return 0;
 }
 
+/* Whether a FEN field holds what dk_fen_format writes (numeric squares), or "-" for none: a
+ * damaged file must not bring quotes, NULs or control bytes into the JSON made from it. */
+static bool fen_field_ok(const char *fen)
+{
+    return fen[0] && strspn(fen, "WBK0123456789:,-") == strlen(fen);
+}
+
 /* The optional rule lines after the histogram. Returns 0 (also when there are none), or -1. */
 static int load_rule(FILE *f, dk_stats *st)
 {
@@ -182,7 +238,7 @@ static int load_rule(FILE *f, dk_stats *st)
     char fen[128];
     int end = -1;
     if (fscanf(f, " dtc %" SCNu64 " %x longest_dtc %u %127s dtc_wins%n", &st->file_size[2],
-               &st->file_crc[2], &st->longest_dtc, fen, &end) != 4 || end < 0)
+               &st->file_crc[2], &st->longest_dtc, fen, &end) != 4 || end < 0 || !fen_field_ok(fen))
         return -1;
     snprintf(st->longest_dtc_fen, sizeof st->longest_dtc_fen, "%s", st->longest_dtc ? fen : "");
     end = -1;
@@ -206,7 +262,7 @@ int dk_stats_load(dk_stats *st, const char *path)
                     name, &st->positions, &st->wins, &st->losses, &st->draws, &st->file_size[0],
                     &st->file_crc[0], &st->file_size[1], &st->file_crc[1], &st->longest_win,
                     fen) == 11 &&
-             dk_material_parse(name, &st->m) == 0;
+             dk_material_parse(name, &st->m) == 0 && fen_field_ok(fen);
     if (ok) {
         snprintf(st->longest_fen, sizeof st->longest_fen, "%s", st->longest_win ? fen : "");
         ok = load_hist(f, &st->hist, &st->max_dtw, 0) == 0 && load_rule(f, st) == 0;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "../index/perfect.h"
+#include "../query/ctable.h"
 #include "../query/value.h"
 
 enum { DK_STATS_FILES = 3 }; /* .wld, .dtw, .dtc: file k is metric k + 1 */
@@ -33,9 +34,11 @@ typedef struct dk_stats {
     char longest_dtc_fen[128];  /* its position: the lowest index among them */
 } dk_stats;
 
-/* Counts the values of material ix->m: per position its DTW value, followed by its rule value
- * when limit > 0 (a draw rule of limit plies). Returns 0, or -1 if out of memory. */
-int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value *values, unsigned limit);
+/* Counts the values of material ix->m, read from src (in two or three passes): per position
+ * its DTW value, followed by its rule value when limit > 0 (a draw rule of limit plies).
+ * Returns 0, or -1 with one line in err (the source failed, or out of memory). */
+int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value_source *src, unsigned limit,
+                     char *err, size_t errlen);
 
 void dk_stats_free(dk_stats *st);
 

@@ -6,19 +6,21 @@
 #include <unistd.h>
 
 #include "../query/drawrule.h"
+#include "../query/tablebase.h"
 #include "../rules/errors.h"
 #include "../rules/movegen.h"
 #include "../rules/notation.h"
+#include "assemble.h"
 #include "stats.h"
+#include "valuefile.h"
 
 int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
-                   bool dictionary, unsigned limit)
+                   bool dictionary, unsigned limit, uint64_t cache_bytes)
 {
-    dk_tb_options raw = {DK_TB_RAW, 0, NULL, false, limit};
-    *w = (dk_worker){g, dir, keep_work, dictionary, limit, dk_tb_open(dir, g->v, &raw), NULL,
-                     dk_plan_cache_new(g)};
-    if (w->tb)
-        w->solver = dk_solver_new(g, w->tb, dir, limit);
+    *w = (dk_worker){g, dir, keep_work, dictionary, limit,
+                     dk_finished_new(dir, g->v, limit, cache_bytes), NULL, dk_plan_cache_new(g)};
+    if (w->finished)
+        w->solver = dk_solver_new(g, w->finished, dir, limit);
     if (!w->solver || !w->plans) {
         dk_worker_free(w);
         return -1;
@@ -29,10 +31,10 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
 void dk_worker_free(dk_worker *w)
 {
     dk_solver_free(w->solver);
-    dk_tb_close(w->tb);
+    dk_finished_free(w->finished);
     dk_plan_cache_free(w->plans);
     w->solver = NULL;
-    w->tb = NULL;
+    w->finished = NULL;
     w->plans = NULL;
 }
 
@@ -67,7 +69,7 @@ static int verify_unit(dk_worker *w, const dk_plan *plan, const dk_value *values
 static bool corrupt_requested(const char *var, uint32_t u)
 {
     const char *e = getenv(var);
-    return e && *e && strtoul(e, NULL, 10) == u;
+    return e && *e && (strcmp(e, "*") == 0 || strtoul(e, NULL, 10) == u);
 }
 
 /* The test hooks of dk_task_unit: one wrong value in the middle of the unit. */
@@ -97,55 +99,15 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
                (corrupt_for_test(u, values, plan.npositions, stride),
                 verify_unit(w, &plan, values, err, errlen) == 0)) {
         const dk_wpair *p = plan.pair;
-        dk_table_info info = {DK_FILE_UNIT, (uint8_t)w->g->v->id, {p->m.wm, p->m.wk, p->m.bm, p->m.bk},
+        dk_vfile_info info = {DK_FILE_UNIT, (uint8_t)w->g->v->id, {p->m.wm, p->m.wk, p->m.bm, p->m.bk},
                               0, (uint32_t)plan.level, plan.npositions, 0, (uint8_t)stride, w->limit};
         char path[2048];
         dk_plan_path(&plan, w->dir, path, sizeof path);
-        rc = dk_table_save(path, &info, values, err, errlen);
+        rc = dk_vfile_save(path, &info, values, err, errlen);
     }
     free(values);
     dk_plan_free(&plan);
     return rc;
-}
-
-/* Copies every unit of the pair into the two material arrays (stride values a position). */
-static int assemble(dk_worker *w, uint32_t pi, dk_value *values[2], char *err, size_t errlen)
-{
-    const dk_wpair *p = &w->g->pairs[pi];
-    unsigned stride = w->limit ? 2 : 1;
-    for (uint32_t l = p->first_layer; l < p->first_layer + p->nlayers; l++) {
-        const dk_layer *layer = &w->g->layers[l];
-        for (uint32_t u = layer->first_unit; u < layer->first_unit + layer->nunits; u++) {
-            dk_plan plan;
-            if (dk_plan_build(&plan, w->plans, u) != 0)
-                return snprintf(err, errlen, "out of memory"), -1;
-            char path[2048];
-            dk_plan_path(&plan, w->dir, path, sizeof path);
-            dk_table *t = dk_table_open(path, true, err, errlen);
-            const dk_table_info *in = t ? dk_table_get_info(t) : NULL;
-            if (in && (in->count != plan.npositions || in->stride != stride || in->limit != w->limit)) {
-                snprintf(err, errlen, "%s is damaged: wrong number of values or another draw rule", path);
-                dk_table_close(t);
-                t = NULL;
-            }
-            if (!t) {
-                dk_plan_free(&plan);
-                return -1;
-            }
-            for (size_t gi = 0; gi < plan.ngroups; gi++) {
-                const dk_group *gr = &plan.groups[gi];
-                for (int side = 0; side < (gr->self_flip ? 1 : 2); side++) {
-                    dk_value *dst = values[side] + gr->men[side] * plan.K * stride;
-                    uint64_t src = (gr->offset + (uint64_t)side * plan.K) * stride;
-                    for (uint64_t k = 0; k < plan.K * stride; k++)
-                        dst[k] = dk_table_value(t, src + k);
-                }
-            }
-            dk_table_close(t);
-            dk_plan_free(&plan);
-        }
-    }
-    return 0;
 }
 
 static void remove_units(dk_worker *w, uint32_t pi)
@@ -176,77 +138,75 @@ static uint8_t *capture_map(const dk_index *ix)
     return map;
 }
 
-/* Writes one verified material: the raw working copy, the compressed WLD, DTW and DTC tables,
- * and the statistics (last, as the mark of a finished table). */
-static int write_tables(dk_worker *w, const dk_index *ix, const dk_value *values,
+/* Writes one verified material from `units` (its values in table order, read from the pair's
+ * units): first the values once more, in order, to work/<variant>-<material>.raw (compressed),
+ * which the statistics and each compressed table then read sequentially instead of gathering
+ * them from the units again; then the compressed WLD, DTW and DTC tables and the statistics
+ * (last, as the mark of a finished table). The .raw file stays only with keep_work. */
+static int write_tables(dk_worker *w, const dk_index *ix, const dk_value_source *units,
                         const uint8_t *must_capture, char *err, size_t errlen)
 {
     const dk_variant *v = w->g->v;
     dk_material m = ix->m;
     unsigned stride = w->limit ? 2 : 1;
-    char path[2048], work[2048];
+    char path[2048], raw[2048], work[2048];
     snprintf(work, sizeof work, "%s/work", w->dir);
-    dk_table_info info = {DK_FILE_TABLE, (uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, 0, 0, ix->size, 0,
+    dk_tb_path(work, v, m, "raw", raw, sizeof raw);
+    dk_vfile_info info = {DK_FILE_TABLE, (uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, 0, 0, ix->size, 0,
                           (uint8_t)stride, w->limit};
-    dk_tb_path(work, v, m, "raw", path, sizeof path);
-    if (dk_table_save(path, &info, values, err, errlen) != 0)
+    if (dk_vfile_save_from(raw, &info, units, err, errlen) != 0)
         return -1;
+    dk_vfile *f = dk_vfile_open(raw, false, err, errlen);
+    if (!f)
+        return -1;
+    dk_value_source in_order = dk_vfile_source(f);
+    const dk_value_source *values = &in_order;
+    int rc = -1;
     dk_stats st;
-    if (dk_stats_compute(&st, ix, values, w->limit) != 0)
-        return dk_errorf(err, errlen, "out of memory");
+    if (dk_stats_compute(&st, ix, values, w->limit, err, errlen) != 0)
+        goto out;
     for (int k = 0; k < (w->limit ? 3 : 2); k++) {
         dk_metric metric = (dk_metric)(k + 1);
         dk_ctable_params cp = {(uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, metric, 0, 0, w->dictionary,
                                metric == DK_METRIC_DTC ? w->limit : 0, stride};
         dk_ctable_info ci;
+        dk_value_source src = *values;
+        src.offset = metric == DK_METRIC_DTC; /* the rule value follows the DTW value */
         dk_tb_path(w->dir, v, m, dk_tb_metric_ext(metric), path, sizeof path);
-        if (dk_ctable_write(path, &cp, values + (metric == DK_METRIC_DTC), must_capture, ix->size,
-                            &ci, err, errlen) != 0) {
+        if (dk_ctable_write_from(path, &cp, &src, must_capture, ix->size, &ci, err, errlen) != 0) {
             dk_stats_free(&st);
-            return -1;
+            goto out;
         }
         st.file_size[k] = ci.file_size;
         st.file_crc[k] = ci.file_crc;
     }
     dk_stats_path(w->dir, v, m, path, sizeof path);
-    int rc = dk_stats_save(&st, path);
+    rc = dk_stats_save(&st, path) == 0 ? 0 : dk_errorf(err, errlen, "cannot write %s", path);
     dk_stats_free(&st);
-    return rc == 0 ? 0 : dk_errorf(err, errlen, "cannot write %s", path);
+out:
+    dk_vfile_close(f);
+    if (!w->keep_work)
+        unlink(raw);
+    return rc;
 }
 
 int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
 {
     const dk_wpair *p = &w->g->pairs[pi];
-    int nsides = p->self_twin ? 1 : 2;
-    dk_value *values[2] = {NULL, NULL};
-    int rc = -1;
-    for (int side = 0; side < nsides; side++) {
-        const dk_index *ix = side ? &p->ix_twin : &p->ix;
-        if (!(values[side] = malloc(ix->size * (w->limit ? 2 : 1) * sizeof(dk_value)))) {
-            snprintf(err, errlen, "out of memory");
-            goto out;
-        }
-    }
-    if (nsides == 1)
-        values[1] = values[0];
-    if (assemble(w, pi, values, err, errlen) != 0)
-        goto out;
-    for (int side = 0; side < nsides; side++) {
+    dk_pair_reader *r = dk_pair_reader_new(w->g, w->plans, w->dir, pi, w->limit, err, errlen);
+    if (!r)
+        return -1;
+    int rc = 0;
+    for (int side = 0; rc == 0 && side < (p->self_twin ? 1 : 2); side++) {
         const dk_index *ix = side ? &p->ix_twin : &p->ix;
         uint8_t *must_capture = capture_map(ix);
-        int wr = must_capture ? write_tables(w, ix, values[side], must_capture, err, errlen)
-                              : dk_errorf(err, errlen, "out of memory");
+        rc = must_capture ? write_tables(w, ix, dk_pair_reader_side(r, side), must_capture, err, errlen)
+                          : dk_errorf(err, errlen, "out of memory");
         free(must_capture);
-        if (wr != 0)
-            goto out;
     }
-    if (!w->keep_work)
+    dk_pair_reader_free(r);
+    if (rc == 0 && !w->keep_work)
         remove_units(w, pi);
-    rc = 0;
-out:
-    free(values[0]);
-    if (nsides == 2)
-        free(values[1]);
     return rc;
 }
 
@@ -286,10 +246,10 @@ bool dk_unit_finished(dk_plan_cache *plans, const char *dir, uint32_t u, unsigne
     dk_plan_path(&plan, dir, path, sizeof path);
     bool ok = false;
     if (access(path, F_OK) == 0) {
-        dk_table *t = dk_table_open(path, true, err, sizeof err);
-        const dk_table_info *in = t ? dk_table_get_info(t) : NULL;
+        dk_vfile *t = dk_vfile_open(path, true, err, sizeof err);
+        const dk_vfile_info *in = t ? dk_vfile_get_info(t) : NULL;
         ok = in && in->count == plan.npositions && in->limit == limit && in->stride == (limit ? 2 : 1);
-        dk_table_close(t);
+        dk_vfile_close(t);
     }
     dk_plan_free(&plan);
     return ok;

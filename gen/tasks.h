@@ -11,14 +11,15 @@ typedef struct dk_worker {
     bool keep_work;
     bool dictionary;   /* try a zstd dictionary per table file */
     unsigned limit;    /* the draw rule in plies (0: no rule-aware tables) */
-    dk_tablebase *tb;
+    dk_finished *finished;
     dk_solver *solver;
     dk_plan_cache *plans;
 } dk_worker;
 
-/* Opens what a worker needs over directory dir. Returns 0, or -1 when out of memory. */
+/* Opens what a worker needs over directory dir, keeping up to cache_bytes of finished tables
+ * decoded (finished.h). Returns 0, or -1 when out of memory. */
 int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
-                   bool dictionary, unsigned limit);
+                   bool dictionary, unsigned limit, uint64_t cache_bytes);
 
 void dk_worker_free(dk_worker *w);
 
@@ -26,13 +27,14 @@ void dk_worker_free(dk_worker *w);
  * unit's file atomically. Returns 0, or -1 with one line in err (a verification failure names
  * the material and a failing position as FEN). For tests of that check, the environment
  * variable DAMKA_TEST_CORRUPT_UNIT=u makes unit u alter one of its DTW values before the check,
- * DAMKA_TEST_CORRUPT_RULE=u one of its rule values. */
+ * DAMKA_TEST_CORRUPT_RULE=u one of its rule values ("*": every unit). */
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
 
 /* Finishes pair p, whose units are all written and verified: builds each material's table,
- * writes the compressed WLD, DTW and (with a draw rule) DTC tables, the raw working copy
- * (work/, read by later units) and the statistics, then removes the unit files (unless
- * keep_work). Returns 0, or -1 with one line in err. */
+ * writes the compressed WLD, DTW and (with a draw rule) DTC tables and the statistics, then
+ * removes the unit files; with keep_work it keeps them and writes each material's values
+ * uncompressed too (work/<variant>-<material>.raw, valuefile.h). Returns 0, or -1 with one line
+ * in err. */
 int dk_task_finish_pair(dk_worker *w, uint32_t p, char *err, size_t errlen);
 
 /* Whether pair p's compressed tables and statistics are all present and intact (the files'

@@ -97,7 +97,7 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
 {
     memset(sum, 0, sizeof *sum);
     threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
-    dk_tb_options o = {DK_TB_COMPRESSED, (size_t)512 << 20, NULL, false, 0};
+    dk_tb_options o = {(size_t)512 << 20};
     dk_tablebase *tb = dk_tb_open(dir, v, &o);
     size_t n = dk_material_list(v, DK_TB_MAX_PIECES, 0, NULL, 0);
     dk_material *mats = malloc(n * sizeof *mats);

@@ -367,9 +367,11 @@ dk_workgraph *dk_workgraph_build(const dk_variant *v, const dk_material *targets
         g->deps = g->deps ? g->deps : deps.data;
     }
     size_t nu = g ? g->nunits : 0, nl = g ? g->nlayers : 0, npr = g ? g->npairs : 0;
-    ok = ok && (g->unit_done = malloc(nu ? nu : 1)) && (g->layer_waiting = malloc((nl ? nl : 1) * sizeof(uint32_t))) &&
+    ok = ok && (g->unit_state = malloc(nu ? nu : 1)) && (g->finish_state = malloc(npr ? npr : 1)) &&
+         (g->layer_waiting = malloc((nl ? nl : 1) * sizeof(uint32_t))) &&
          (g->layer_left = malloc((nl ? nl : 1) * sizeof(uint32_t))) &&
-         (g->pair_left = malloc((npr ? npr : 1) * sizeof(uint32_t)));
+         (g->pair_left = malloc((npr ? npr : 1) * sizeof(uint32_t))) &&
+         (g->ready.data = malloc((nu + npr + 1) * sizeof(uint64_t)));
     free(mats.data);
     free(layers.data);
     free(units.data);
@@ -379,7 +381,7 @@ dk_workgraph *dk_workgraph_build(const dk_variant *v, const dk_material *targets
         dk_workgraph_free(g);
         return NULL;
     }
-    dk_workgraph_reset(g, NULL);
+    dk_workgraph_reset(g, NULL, NULL);
     return g;
 }
 
@@ -394,111 +396,11 @@ void dk_workgraph_free(dk_workgraph *g)
     free(g->units);
     free(g->deps);
     free(g->rdeps);
-    free(g->unit_done);
+    free(g->unit_state);
+    free(g->finish_state);
     free(g->layer_waiting);
     free(g->layer_left);
     free(g->pair_left);
+    free(g->ready.data);
     free(g);
-}
-
-/* The layer one level up in the same pair, whose man moves lead into this one, or -1. */
-static int64_t layer_above(const dk_workgraph *g, uint32_t li)
-{
-    const dk_layer *l = &g->layers[li];
-    if (li == g->pairs[l->pair].first_layer || g->layers[li - 1].level != l->level + 1)
-        return -1;
-    return (int64_t)li - 1;
-}
-
-static bool is_set(const uint64_t *bits, uint32_t i) { return bits && (bits[i / 64] >> (i % 64) & 1); }
-
-uint32_t dk_workgraph_ready(const dk_workgraph *g, const uint64_t *finished, uint32_t *out)
-{
-    uint32_t n = 0;
-    /* A layer is done when all its units are, a pair when all its layers are. */
-    uint8_t *layer_done = malloc(g->nlayers ? g->nlayers : 1), *pair_done = malloc(g->npairs ? g->npairs : 1);
-    if (!layer_done || !pair_done) {
-        free(layer_done);
-        free(pair_done);
-        return 0;
-    }
-    memset(pair_done, 1, g->npairs);
-    for (uint32_t li = 0; li < g->nlayers; li++) {
-        const dk_layer *l = &g->layers[li];
-        layer_done[li] = 1;
-        for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++)
-            layer_done[li] &= is_set(finished, u);
-        pair_done[l->pair] &= layer_done[li];
-    }
-    for (uint32_t li = 0; li < g->nlayers; li++) {
-        const dk_layer *l = &g->layers[li];
-        const dk_wpair *p = &g->pairs[l->pair];
-        int64_t above = layer_above(g, li);
-        bool ready = above < 0 || layer_done[above];
-        for (uint32_t j = 0; ready && j < p->ndeps; j++)
-            ready = pair_done[g->deps[p->first_dep + j]];
-        for (uint32_t u = l->first_unit; ready && u < l->first_unit + l->nunits; u++)
-            if (!is_set(finished, u))
-                out[n++] = u;
-    }
-    free(layer_done);
-    free(pair_done);
-    return n;
-}
-
-void dk_workgraph_reset(dk_workgraph *g, const uint64_t *finished)
-{
-    memset(g->pair_left, 0, g->npairs * sizeof *g->pair_left);
-    for (uint32_t li = 0; li < g->nlayers; li++) {
-        const dk_layer *l = &g->layers[li];
-        g->layer_left[li] = 0;
-        for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++) {
-            g->unit_done[u] = is_set(finished, u);
-            g->layer_left[li] += !g->unit_done[u];
-        }
-        g->pair_left[l->pair] += g->layer_left[li] > 0;
-    }
-    for (uint32_t li = 0; li < g->nlayers; li++) {
-        const dk_wpair *p = &g->pairs[g->layers[li].pair];
-        int64_t above = layer_above(g, li);
-        g->layer_waiting[li] = above >= 0 && g->layer_left[above] > 0;
-        for (uint32_t j = 0; j < p->ndeps; j++)
-            g->layer_waiting[li] += g->pair_left[g->deps[p->first_dep + j]] > 0;
-    }
-}
-
-/* One dependency of layer li finished; if it was the last, its unfinished units become ready. */
-static uint32_t release(dk_workgraph *g, uint32_t li, uint32_t *out)
-{
-    uint32_t n = 0;
-    if (--g->layer_waiting[li] > 0)
-        return 0;
-    const dk_layer *l = &g->layers[li];
-    for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++)
-        if (!g->unit_done[u])
-            out[n++] = u;
-    return n;
-}
-
-uint32_t dk_workgraph_mark_done(dk_workgraph *g, uint32_t unit, uint32_t *out)
-{
-    if (unit >= g->nunits || g->unit_done[unit])
-        return 0;
-    g->unit_done[unit] = 1;
-    uint32_t li = g->units[unit].layer, n = 0;
-    if (--g->layer_left[li] > 0)
-        return 0;
-    const dk_layer *l = &g->layers[li];
-    uint32_t below = li + 1;
-    if (below < g->nlayers && layer_above(g, below) == (int64_t)li)
-        n += release(g, below, out + n);
-    if (--g->pair_left[l->pair] > 0)
-        return n;
-    const dk_wpair *p = &g->pairs[l->pair];
-    for (uint32_t j = 0; j < p->nrdeps; j++) {
-        const dk_wpair *d = &g->pairs[g->rdeps[p->first_rdep + j]];
-        for (uint32_t k = 0; k < d->nlayers; k++)
-            n += release(g, d->first_layer + k, out + n);
-    }
-    return n;
 }

@@ -19,19 +19,30 @@
  *     (oversize = true).
  * "Positions" of a unit are the White-to-move normal forms it produces: its table entries.
  *
- * Edges: a layer depends on the layer of its pair one level up (man moves), and on every pair
- * reachable from either material by a capture or a promotion (dk_material_exits), all of whose
- * units must be finished. Unit ids are a topological order: pairs in generation order, then
- * levels downwards, then chunks.
+ * Tasks: solving a unit, and finishing a pair (assembling its tables from its units' files,
+ * writing them compressed), which the units of other pairs read. Edges:
+ *   - a pair's finish waits for every unit of the pair;
+ *   - a layer's units wait for the layer of their pair one level up (man moves lead there: its
+ *     unit files are read) and for the finish of every pair reachable from either material by
+ *     a capture or a promotion (dk_material_exits; its tables are read).
+ * Unit ids are a topological order of the units (pairs in generation order, then levels
+ * downwards, then chunks) and a pair depends only on pairs of lower ids, so units of pair 0,
+ * its finish, units of pair 1, its finish, ... is a topological order of all tasks.
  *
- * A built graph is read-only except for the scheduling state (dk_workgraph_reset,
- * dk_workgraph_mark_done), which one thread owns. */
+ * The graph owns readiness: dk_workgraph_reset says what is already done, dk_workgraph_take
+ * hands out ready tasks in the scheduler's priority, dk_workgraph_done records a task done and
+ * releases what it unblocks. `damka gen`'s scheduler and `damka plan`'s simulation both drive
+ * the graph this way, so they cannot disagree on what may run.
+ *
+ * A built graph is read-only except for that scheduling state, which one thread owns; the
+ * functions that only read the graph are thread-safe. */
 #ifndef DK_WORKGRAPH_H
 #define DK_WORKGRAPH_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "heap.h"
 #include "perfect.h"
 
 /* Materials with at most this many subslices are listed to cut layers exactly. */
@@ -75,12 +86,27 @@ typedef struct dk_workgraph {
     dk_layer *layers;
     dk_unit *units;
     uint32_t *deps, *rdeps;
-    /* scheduling state */
-    uint8_t *unit_done;
-    uint32_t *layer_waiting; /* unfinished dependencies: layer above + pairs */
-    uint32_t *layer_left;    /* unfinished units */
-    uint32_t *pair_left;     /* unfinished layers */
+    /* scheduling state (readiness.c); read it, change it only through the functions below */
+    uint8_t *unit_state;     /* dk_wg_state of each unit */
+    uint8_t *finish_state;   /* dk_wg_state of each pair's finish */
+    uint32_t *layer_waiting; /* unmet conditions: the layer above done, dependency pairs finished */
+    uint32_t *layer_left;    /* units not done */
+    uint32_t *pair_left;     /* layers not done */
+    dk_heap ready;           /* ready tasks, by uint64_t keys: a pair's finish is its id, a unit
+                              * 2^32 + its id, so that finishes come first */
+    uint32_t pairs_open;     /* pairs not finished */
 } dk_workgraph;
+
+typedef enum { DK_WG_UNIT = 1, DK_WG_FINISH = 2 } dk_wg_kind;
+
+/* A task: solve unit `id`, or finish pair `id`. */
+typedef struct dk_wg_task {
+    dk_wg_kind kind;
+    uint32_t id;
+} dk_wg_task;
+
+/* Where a task stands. */
+typedef enum { DK_WG_WAITING = 0, DK_WG_READY = 1, DK_WG_TAKEN = 2, DK_WG_DONE = 3 } dk_wg_state;
 
 /* Builds the graph for the target materials and everything they depend on (their twins and the
  * closure of dk_material_exits), units of at most max_positions positions (>= 1). Returns the
@@ -103,18 +129,30 @@ int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_
  * pair is self-twin and flip(S) has a smaller men_index). Thread-safe. */
 bool dk_workgraph_canonical(const dk_workgraph *g, uint32_t pair, uint64_t men_index);
 
-/* Writes to out (room for g->nunits) the units not in `finished` (a bitset by unit id, bit
- * u % 64 of word u / 64; NULL = none) all of whose dependencies are in it, ascending.
- * Returns how many. Does not touch the scheduling state. Thread-safe. */
-uint32_t dk_workgraph_ready(const dk_workgraph *g, const uint64_t *finished, uint32_t *out);
+/* Sets the scheduling state from what is already done, e.g. by an earlier run: units_done and
+ * pairs_finished are bitsets by id (bit i % 64 of word i / 64; NULL = none). Every unit of a
+ * finished pair counts as done. Whatever this leaves ready (dk_workgraph_take) is ready; nothing
+ * is taken. O(size of the graph). Not thread-safe. */
+void dk_workgraph_reset(dk_workgraph *g, const uint64_t *units_done, const uint64_t *pairs_finished);
 
-/* Sets the scheduling state to `finished` (NULL = nothing finished), e.g. on restart. Not
- * thread-safe. */
-void dk_workgraph_reset(dk_workgraph *g, const uint64_t *finished);
+/* Takes the next ready task into *t and marks it taken. The order is the scheduler's: finishing
+ * a pair before any unit (its tables unblock the units of other pairs), the lowest pair first;
+ * then the lowest ready unit. Returns false, leaving *t alone, when nothing is ready (tasks may
+ * still be taken and not done). O(log ready). Not thread-safe. */
+bool dk_workgraph_take(dk_workgraph *g, dk_wg_task *t);
 
-/* Marks a ready, unfinished unit finished; writes to out (room for g->nunits) the units that
- * this made ready, ascending within each layer. Returns how many (0 if the unit was already
- * finished). Amortised cost: the dependents it releases. Not thread-safe. */
-uint32_t dk_workgraph_mark_done(dk_workgraph *g, uint32_t unit, uint32_t *out);
+/* Records a taken task done: a unit solved and its file written, or a pair's tables written.
+ * Releases what this unblocks: the units of the layer below when the unit's layer is done, the
+ * pair's finish when all its units are, and after a finish the layers of the pairs that read it
+ * whose conditions all hold. Returns how many tasks became ready; 0 too if t was not taken (a
+ * no-op). Cost: O(log ready) a task released, and after a finish the layers of the pairs that
+ * read it. Not thread-safe. */
+uint32_t dk_workgraph_done(dk_workgraph *g, dk_wg_task t);
+
+/* How many tasks are ready. Reads the scheduling state: its owner's thread only. */
+static inline uint32_t dk_workgraph_nready(const dk_workgraph *g) { return (uint32_t)g->ready.n; }
+
+/* Whether every pair is finished. Reads the scheduling state: its owner's thread only. */
+static inline bool dk_workgraph_all_finished(const dk_workgraph *g) { return g->pairs_open == 0; }
 
 #endif

@@ -96,7 +96,7 @@ damka_tb *damka_open(const char *dir, const char *variant, size_t cache_mb, damk
     }
     /* the cache budget in bytes, saturated rather than wrapped */
     size_t mb = cache_mb ? cache_mb : 64, max_mb = ((size_t)-1 >> 20);
-    dk_tb_options o = {DK_TB_COMPRESSED, (mb > max_mb ? max_mb : mb) << 20, NULL, false, 0};
+    dk_tb_options o = {(mb > max_mb ? max_mb : mb) << 20};
     damka_tb *t = calloc(1, sizeof *t);
     if (t)
         t->tb = dk_tb_open(dir, v, &o);

@@ -35,10 +35,36 @@ static size_t block_bytes(const dk_ctable_info *in, uint32_t b)
 
 typedef struct encoder {
     const dk_ctable_info *in;
-    const dk_value *values;
-    size_t stride;
+    const dk_value_source *src;
     const uint8_t *dont_care;
+    dk_value *buf;  /* a block's values as the source gives them */
+    char *err;      /* why the source failed */
+    size_t errlen;
+    bool failed;
 } encoder;
+
+static int array_read(const dk_value_source *a, uint64_t first, size_t n, dk_value *out,
+                      char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    memcpy(out, (const dk_value *)a->ctx + first * a->stride, n * a->stride * sizeof *out);
+    return 0;
+}
+
+dk_value_source dk_value_array(const dk_value *values, unsigned stride, unsigned offset)
+{
+    return (dk_value_source){array_read, (void *)values, stride ? stride : 1, offset};
+}
+
+/* Reads positions first..first+n-1 into e->buf. */
+static int fetch(encoder *e, uint64_t first, size_t n)
+{
+    if (e->failed || e->src->read(e->src, first, n, e->buf, e->err, e->errlen) != 0) {
+        e->failed = true;
+        return -1;
+    }
+    return 0;
+}
 
 static bool is_dont_care(const encoder *e, uint64_t i)
 {
@@ -47,16 +73,19 @@ static bool is_dont_care(const encoder *e, uint64_t i)
 
 /* The bytes of block b before compression; don't-care positions repeat the stored value
  * before them (within the block, so that blocks stay independent). */
-static size_t encode_block(const encoder *e, uint32_t b, uint8_t *out)
+static size_t encode_block(encoder *e, uint32_t b, uint8_t *out)
 {
     const dk_ctable_info *in = e->in;
     uint64_t first = (uint64_t)b * in->block_size;
     size_t bytes = block_bytes(in, b);
     uint64_t n = in->count - first < in->block_size ? in->count - first : in->block_size;
     memset(out, 0, bytes);
+    if (fetch(e, first, (size_t)n) != 0)
+        return bytes; /* the caller sees e->failed */
+    const unsigned stride = e->src->stride, offset = e->src->offset;
     dk_value last = DK_DRAW;
     for (uint64_t k = 0; k < n; k++) {
-        dk_value v = is_dont_care(e, first + k) ? last : e->values[(first + k) * e->stride];
+        dk_value v = is_dont_care(e, first + k) ? last : e->buf[k * stride + offset];
         last = v;
         if (in->metric == DK_METRIC_WLD)
             out[k / 4] |= (uint8_t)(dk_code_of(v) << (2 * (k % 4)));
@@ -92,7 +121,7 @@ static int reserve(growbuf *g, size_t more)
 
 /* Compresses the blocks listed (all when list is NULL) into out (NULL: only counts bytes),
  * recording offsets when offs is given. Returns the compressed bytes, or 0 on failure. */
-static size_t compress_blocks(const encoder *e, ZSTD_CCtx *cctx, const ZSTD_CDict *cdict,
+static size_t compress_blocks(encoder *e, ZSTD_CCtx *cctx, const ZSTD_CDict *cdict,
                               const uint32_t *list, uint32_t nlist, growbuf *out, uint64_t *offs,
                               uint8_t *raw, uint8_t *tmp, size_t tmpcap)
 {
@@ -102,7 +131,7 @@ static size_t compress_blocks(const encoder *e, ZSTD_CCtx *cctx, const ZSTD_CDic
         uint32_t b = list ? list[k] : k;
         size_t n = encode_block(e, b, raw);
         size_t z = ZSTD_compress2(cctx, tmp, tmpcap, raw, n);
-        if (ZSTD_isError(z))
+        if (ZSTD_isError(z) || e->failed)
             return 0;
         if (out) {
             if (offs)
@@ -119,7 +148,7 @@ static size_t compress_blocks(const encoder *e, ZSTD_CCtx *cctx, const ZSTD_CDic
 
 /* Trains a dictionary on sample blocks and keeps it if it saves more than it costs on them,
  * projected over the whole file. Returns its size (0: none) and fills dict. */
-static size_t choose_dictionary(const encoder *e, ZSTD_CCtx *cctx, int level, uint8_t *dict,
+static size_t choose_dictionary(encoder *e, ZSTD_CCtx *cctx, int level, uint8_t *dict,
                                 uint8_t *raw, uint8_t *tmp, size_t tmpcap)
 {
     uint32_t nb = e->in->nblocks, ns = nb < DICT_SAMPLES ? nb : DICT_SAMPLES;
@@ -168,27 +197,48 @@ int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value 
                     const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
                     size_t errlen)
 {
+    dk_value_source src = dk_value_array(values, p->stride, 0);
+    return dk_ctable_write_from(path, p, &src, dont_care, count, out, err, errlen);
+}
+
+/* The largest value stored (don't-care positions left out). */
+static int max_value(encoder *e, dk_value *max)
+{
+    const dk_ctable_info *in = e->in;
+    *max = 0;
+    for (uint32_t b = 0; b < in->nblocks; b++) {
+        uint64_t first = (uint64_t)b * in->block_size;
+        uint64_t n = in->count - first < in->block_size ? in->count - first : in->block_size;
+        if (fetch(e, first, (size_t)n) != 0)
+            return -1;
+        for (uint64_t k = 0; k < n; k++) {
+            dk_value v = e->buf[k * e->src->stride + e->src->offset];
+            if (!is_dont_care(e, first + k) && v > *max)
+                *max = v;
+        }
+    }
+    return 0;
+}
+
+int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_value_source *src,
+                         const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
+                         size_t errlen)
+{
     bool wld = p->metric == DK_METRIC_WLD, dtc = p->metric == DK_METRIC_DTC;
     dk_ctable_info in = {p->variant, (uint8_t)p->metric, {0}, 0, p->block_size, count, 0, 0, 0, 0,
                          dtc ? p->limit : 0};
     memcpy(in.material, p->material, 4);
     if (!in.block_size)
         in.block_size = wld ? WLD_BLOCK : dtc ? DTC_BLOCK : DTW_BLOCK;
-    if (in.block_size % 4 || count == 0)
+    if (in.block_size % 4 || in.block_size > DK_CTABLE_MAX_BLOCK || count == 0)
         return dk_errorf(err, errlen, "bad block size or empty table");
-    size_t stride = p->stride ? p->stride : 1;
     if (dtc && (p->limit < 1 || p->limit > DK_RULE_MAX_LIMIT))
         return dk_errorf(err, errlen, "bad draw-rule limit %u", p->limit);
     int level = p->level ? p->level : wld ? WLD_LEVEL : dtc ? DTC_LEVEL : DTW_LEVEL;
-    if (!wld) {
-        dk_value max = 0;
-        for (uint64_t i = 0; i < count; i++)
-            if (!(dont_care && (dont_care[i / 8] >> (i % 8) & 1)) && values[i * stride] > max)
-                max = values[i * stride];
-        in.width = max > 0xff ? 2 : 1;
-    }
     in.nblocks = (uint32_t)((count + in.block_size - 1) / in.block_size);
-    encoder e = {&in, values, stride, dont_care};
+    in.width = wld ? 0 : 2; /* DTW, DTC: the buffers fit any width until the values are seen */
+    encoder e = {&in, src, dont_care, malloc((size_t)in.block_size * src->stride * sizeof(dk_value)),
+                 err, errlen, false};
 
     size_t maxraw = block_bytes(&in, 0), tmpcap = ZSTD_compressBound(maxraw);
     uint8_t *raw = malloc(maxraw), *tmp = malloc(tmpcap), *dict = malloc(DICT_CAP);
@@ -197,9 +247,15 @@ int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value 
     ZSTD_CDict *cdict = NULL;
     growbuf blocks = {0};
     int rc = -1;
-    if (!raw || !tmp || !dict || !offs || !cctx) {
+    if (!e.buf || !raw || !tmp || !dict || !offs || !cctx) {
         dk_errorf(err, errlen, "out of memory");
         goto out;
+    }
+    if (!wld) {
+        dk_value max;
+        if (max_value(&e, &max) != 0)
+            goto out;
+        in.width = max > 0xff ? 2 : 1;
     }
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
@@ -210,7 +266,8 @@ int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value 
         goto out;
     }
     if (!compress_blocks(&e, cctx, cdict, NULL, in.nblocks, &blocks, offs, raw, tmp, tmpcap)) {
-        dk_errorf(err, errlen, "compression failed for %s", path);
+        if (!e.failed)
+            dk_errorf(err, errlen, "compression failed for %s", path);
         goto out;
     }
     /* offsets become absolute */
@@ -258,6 +315,7 @@ out:
     ZSTD_freeCDict(cdict);
     ZSTD_freeCCtx(cctx);
     free(blocks.data);
+    free(e.buf);
     free(raw);
     free(tmp);
     free(dict);
@@ -308,8 +366,9 @@ dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen)
     uint64_t index_end = HEADER + (uint64_t)in->dict_size + ((uint64_t)in->nblocks + 1) * 8;
     if ((!wld && !dtc && in->metric != DK_METRIC_DTW) || (wld ? in->width != 0 : in->width < 1 || in->width > 2) ||
         (dtc ? in->limit < 1 || in->limit > DK_RULE_MAX_LIMIT : in->limit != 0) ||
-        !in->block_size || in->block_size % 4 || !in->count ||
-        in->nblocks != (in->count + in->block_size - 1) / in->block_size || in->file_size != len ||
+        !in->block_size || in->block_size % 4 || in->block_size > DK_CTABLE_MAX_BLOCK || !in->count ||
+        in->nblocks != in->count / in->block_size + (in->count % in->block_size != 0) ||
+        in->file_size != len ||
         index_end + TRAILER > len) {
         dk_errorf(err, errlen, "%s is damaged: inconsistent header or truncated", path);
         goto fail;

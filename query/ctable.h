@@ -14,6 +14,10 @@
  * draw rule with the distance to conversion (drawrule.h). */
 typedef enum { DK_METRIC_WLD = 1, DK_METRIC_DTW = 2, DK_METRIC_DTC = 3 } dk_metric;
 
+/* The most positions a block may hold (64 times the largest the writer uses by default): a
+ * reader refuses larger blocks, so that a small file cannot make it allocate gigabytes. */
+enum { DK_CTABLE_MAX_BLOCK = 1 << 24 };
+
 /* WLD codes as stored: the result for the side to move. */
 enum { DK_CODE_DRAW = 0, DK_CODE_WIN = 1, DK_CODE_LOSS = 2 };
 
@@ -49,6 +53,21 @@ static inline uint8_t dk_code_of(dk_value v)
     return dk_value_is_draw(v) ? DK_CODE_DRAW : dk_value_is_win(v) ? DK_CODE_WIN : DK_CODE_LOSS;
 }
 
+/* Where a writer reads the values of positions in order, a range at a time, so that a table
+ * need not be in memory whole: read(src, first, n, out, ...) fills out with the `stride` values
+ * of each of positions first..first+n-1 (position by position) and returns 0, or -1 with one
+ * line in err. A file stores value `offset` of each position. */
+typedef struct dk_value_source {
+    int (*read)(const struct dk_value_source *src, uint64_t first, size_t n, dk_value *out,
+                char *err, size_t errlen);
+    void *ctx;
+    unsigned stride;
+    unsigned offset;
+} dk_value_source;
+
+/* A source over an array in memory: value k of position i is values[i * stride + k]. */
+dk_value_source dk_value_array(const dk_value *values, unsigned stride, unsigned offset);
+
 /* Writes count values (every p->stride-th of `values`) to path atomically (temporary file, fsync, rename). Positions whose bit
  * is set in dont_care (bit i of byte i/8; NULL: none) are the ones where the side to move must
  * capture: their stored value is free, and the writer repeats the previous stored value there,
@@ -57,6 +76,12 @@ static inline uint8_t dk_code_of(dk_value v)
 int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value *values,
                     const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
                     size_t errlen);
+
+/* The same with the values read from src, a block at a time (p->stride is not used); src is
+ * read more than once. */
+int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_value_source *src,
+                         const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
+                         size_t errlen);
 
 typedef struct dk_ctable dk_ctable;
 

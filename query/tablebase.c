@@ -16,10 +16,9 @@ enum { RADIX = DK_TB_MAX_PIECES + 1, NSLOTS = RADIX * RADIX * RADIX * RADIX, NME
 
 typedef struct slot {
     dk_index ix;
-    _Atomic(dk_ctable *) ct[NMETRICS]; /* by metric (compressed) */
-    _Atomic(dk_table *) raw;
-    /* compressed: a file that could not be opened stays so until dk_tb_close, so that probes
-     * of a material outside the set cost no lock and no system call */
+    _Atomic(dk_ctable *) ct[NMETRICS]; /* by metric */
+    /* a file that could not be opened stays so until dk_tb_close, so that probes of a
+     * material outside the set cost no lock and no system call */
     _Atomic int failed[NMETRICS]; /* dk_tb_status, 0 while not tried or open */
     char why[NMETRICS][1024];     /* written before failed is published */
 } slot;
@@ -27,13 +26,11 @@ typedef struct slot {
 struct dk_tablebase {
     const dk_variant *v;
     dk_tb_options o;
-    char *dir, *raw_dir;
-    pthread_mutex_t lock; /* taken only to open a table (recursive: rebuilding a raw table
-                           * probes smaller ones) */
+    char *dir;
+    pthread_mutex_t lock; /* taken only to open a table */
     _Atomic(slot *) slots[NSLOTS];
     dk_cache *cache;
-    /* the draw rule of the DTC tables (compressed: of the first one opened; 0 while none) or of
-     * the working copies (raw) */
+    /* the draw rule of the DTC tables: of the first one opened; 0 while none */
     _Atomic unsigned limit;
     _Atomic bool limit_searched; /* the directory was searched for a DTC table */
 };
@@ -47,28 +44,12 @@ dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_optio
     dk_tablebase *tb = calloc(1, sizeof *tb);
     if (!tb)
         return NULL;
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&tb->lock, &attr);
-    pthread_mutexattr_destroy(&attr);
+    pthread_mutex_init(&tb->lock, NULL);
     tb->v = v;
-    tb->o = o ? *o : (dk_tb_options){DK_TB_COMPRESSED, 0, NULL, false, 0};
+    tb->o = o ? *o : (dk_tb_options){0};
     tb->dir = strdup(dir);
-    size_t n = strlen(dir) + 8;
-    tb->raw_dir = malloc(n);
-    if (tb->raw_dir)
-        snprintf(tb->raw_dir, n, "%s/work", dir);
-    if (tb->raw_dir && tb->o.raw_dir) {
-        free(tb->raw_dir);
-        tb->raw_dir = strdup(tb->o.raw_dir);
-    }
-    tb->o.raw_dir = NULL;
-    if (tb->o.kind == DK_TB_RAW)
-        atomic_store(&tb->limit, tb->o.rule_limit);
-    if (tb->o.kind == DK_TB_COMPRESSED)
-        tb->cache = dk_cache_new(tb->o.cache_bytes ? tb->o.cache_bytes : (size_t)64 << 20);
-    if (!tb->dir || !tb->raw_dir || (tb->o.kind == DK_TB_COMPRESSED && !tb->cache)) {
+    tb->cache = dk_cache_new(tb->o.cache_bytes ? tb->o.cache_bytes : (size_t)64 << 20);
+    if (!tb->dir || !tb->cache) {
         dk_tb_close(tb);
         return NULL;
     }
@@ -85,13 +66,11 @@ void dk_tb_close(dk_tablebase *tb)
             continue;
         for (int k = 0; k < NMETRICS; k++)
             dk_ctable_close(atomic_load(&s->ct[k]));
-        dk_table_close(atomic_load(&s->raw));
         free(s);
     }
     pthread_mutex_destroy(&tb->lock);
     dk_cache_free(tb->cache);
     free(tb->dir);
-    free(tb->raw_dir);
     free(tb);
 }
 
@@ -216,49 +195,12 @@ static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_tb_
     return t;
 }
 
-static dk_table *rebuild_raw(dk_tablebase *tb, slot *s, const char *path, char *err, size_t errlen);
-
-static dk_table *get_raw(dk_tablebase *tb, slot *s, dk_tb_status *st)
-{
-    dk_table *t = atomic_load_explicit(&s->raw, memory_order_acquire);
-    if (t)
-        return t;
-    pthread_mutex_lock(&tb->lock);
-    t = atomic_load_explicit(&s->raw, memory_order_relaxed);
-    if (!t) {
-        char path[1024], err[1024];
-        dk_tb_path(tb->raw_dir, tb->v, s->ix.m, "raw", path, sizeof path);
-        if (access(path, F_OK) == 0)
-            t = dk_table_open(path, tb->o.check_all, err, sizeof err);
-        else
-            t = rebuild_raw(tb, s, path, err, sizeof err);
-        const dk_table_info *in = t ? dk_table_get_info(t) : NULL;
-        if (t && (in->kind != DK_FILE_TABLE || !header_matches(tb, in->material, in->variant, in->count, s))) {
-            snprintf(err, sizeof err, "%.900s is damaged: its header does not match its name", path);
-            dk_table_close(t);
-            t = NULL;
-        } else if (t && (in->limit != tb->o.rule_limit || in->stride != (tb->o.rule_limit ? 2 : 1))) {
-            snprintf(err, sizeof err, "%.900s was made with a draw rule of %u plies, this run has %u",
-                     path, in->limit, tb->o.rule_limit);
-            dk_table_close(t);
-            t = NULL;
-        }
-        if (t)
-            atomic_store_explicit(&s->raw, t, memory_order_release);
-        else
-            *st = open_failure(path, err);
-    }
-    pthread_mutex_unlock(&tb->lock);
-    return t;
-}
-
 const dk_index *dk_tb_index(dk_tablebase *tb, dk_material m, dk_metric metric, dk_tb_status *st)
 {
     slot *s = get_slot(tb, m, st);
     if (!s)
         return NULL;
-    bool ok = tb->o.kind == DK_TB_RAW ? get_raw(tb, s, st) != NULL : get_ctable(tb, s, metric, st) != NULL;
-    return ok ? &s->ix : NULL;
+    return get_ctable(tb, s, metric, st) ? &s->ix : NULL;
 }
 
 /* The value through the best capture of p (White to move, who must capture). */
@@ -303,18 +245,6 @@ dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p
     slot *s = get_slot(tb, m, &st);
     if (!s)
         return st;
-    if (tb->o.kind == DK_TB_RAW) {
-        dk_table *t = get_raw(tb, s, &st);
-        if (!t)
-            return st;
-        if (metric == DK_METRIC_DTC && t->info.stride < 2)
-            return DK_TB_MISSING;
-        uint64_t i = dk_index_rank(&s->ix, p) * t->info.stride;
-        *out = dk_table_value(t, metric == DK_METRIC_DTC ? i + 1 : i);
-        if (metric == DK_METRIC_WLD)
-            *out = dk_value_of_code(dk_code_of(*out));
-        return DK_TB_OK;
-    }
     dk_ctable *t = get_ctable(tb, s, metric, &st);
     if (!t)
         return st;
@@ -341,85 +271,10 @@ dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk
     return dk_tb_probe_normal(tb, dk_material_of(&n), &n, metric, out);
 }
 
-/* Fills every stride-th value of `values` from one compressed table of slot s: stored values
- * where no capture is due, resolved captures elsewhere. Returns 0, or -1 with one line in err. */
-static int decode_whole(dk_tablebase *shadow, slot *s, dk_metric metric, dk_value *values,
-                        unsigned stride, char *err, size_t errlen)
-{
-    dk_tb_status st;
-    dk_ctable *ct = get_ctable(shadow, s, metric, &st);
-    if (!ct)
-        return dk_errorf(err, errlen, "%s", last_error);
-    const dk_ctable_info *in = dk_ctable_get_info(ct);
-    uint8_t *block = malloc(dk_ctable_max_block_bytes(ct));
-    void *dctx = dk_ctable_dctx_new();
-    int rc = block && dctx ? 0 : dk_errorf(err, errlen, "out of memory");
-    for (uint64_t i = 0; rc == 0 && i < s->ix.size; i++) {
-        if (i % in->block_size == 0)
-            rc = dk_ctable_read_block(ct, dctx, (uint32_t)(i / in->block_size), block, err, errlen);
-        dk_pos p = dk_index_unrank(&s->ix, i);
-        dk_value *v = &values[i * stride];
-        if (rc == 0 && dk_can_capture(shadow->v, &p, DK_WHITE)) {
-            if (resolve_captures(shadow, &p, metric, v) != DK_TB_OK)
-                rc = dk_errorf(err, errlen, "%s", last_error);
-        } else {
-            *v = dk_ctable_decode(ct, block, (uint32_t)(i % in->block_size));
-        }
-    }
-    dk_ctable_dctx_free(dctx);
-    free(block);
-    return rc;
-}
-
-/* Rebuilds a missing working copy from the compressed DTW (and DTC) tables: a later run that
- * extends a finished directory. */
-static dk_table *rebuild_raw(dk_tablebase *tb, slot *s, const char *path, char *err, size_t errlen)
-{
-    unsigned stride = tb->o.rule_limit ? 2 : 1;
-    dk_tablebase *shadow = dk_tb_open(tb->dir, tb->v, NULL); /* compressed, for the captures */
-    slot *cs = NULL;
-    dk_tb_status st;
-    dk_value *values = malloc(s->ix.size * stride * sizeof *values);
-    dk_table *t = NULL;
-    int rc = shadow && values && (cs = get_slot(shadow, s->ix.m, &st)) ? 0
-             : dk_errorf(err, errlen, "out of memory");
-    if (rc == 0)
-        rc = decode_whole(shadow, cs, DK_METRIC_DTW, values, stride, err, errlen);
-    if (rc == 0 && stride == 2) {
-        rc = decode_whole(shadow, cs, DK_METRIC_DTC, values + 1, stride, err, errlen);
-        if (rc == 0 && dk_tb_rule_limit(shadow) != tb->o.rule_limit)
-            rc = dk_errorf(err, errlen, "the tables in %.900s follow a draw rule of %u plies, this run %u",
-                           tb->dir, dk_tb_rule_limit(shadow), tb->o.rule_limit);
-    }
-    if (rc == 0) {
-        dk_table_info info = {DK_FILE_TABLE, (uint8_t)tb->v->id,
-                              {s->ix.m.wm, s->ix.m.wk, s->ix.m.bm, s->ix.m.bk}, 0, 0, s->ix.size, 0,
-                              (uint8_t)stride, tb->o.rule_limit};
-        if (dk_table_save(path, &info, values, err, errlen) == 0)
-            t = dk_table_open(path, false, err, errlen);
-    }
-    free(values);
-    dk_tb_close(shadow);
-    return t;
-}
-
-dk_tb_status dk_tb_probe_raw(dk_tablebase *tb, dk_material m, const dk_pos *p, dk_value out[2])
-{
-    dk_tb_status st = DK_TB_OK;
-    slot *s = get_slot(tb, m, &st);
-    dk_table *t = s ? get_raw(tb, s, &st) : NULL;
-    if (!t)
-        return st;
-    uint64_t i = dk_index_rank(&s->ix, p) * t->info.stride;
-    out[0] = dk_table_value(t, i);
-    out[1] = t->info.stride > 1 ? dk_table_value(t, i + 1) : DK_RULE_DRAW;
-    return DK_TB_OK;
-}
-
 unsigned dk_tb_rule_limit(dk_tablebase *tb)
 {
     unsigned limit = atomic_load(&tb->limit);
-    if (limit || tb->o.kind == DK_TB_RAW || atomic_load(&tb->limit_searched))
+    if (limit || atomic_load(&tb->limit_searched))
         return limit;
     /* no DTC table opened yet: open the first one the directory has */
     size_t n = dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, NULL, 0);
@@ -462,7 +317,5 @@ int dk_tb_check_files(dk_tablebase *tb, dk_material m, char *err, size_t errlen)
 
 void dk_tb_cache_counters(dk_tablebase *tb, uint64_t *lookups, uint64_t *misses)
 {
-    *lookups = *misses = 0;
-    if (tb->cache)
-        dk_cache_counters(tb->cache, lookups, misses);
+    dk_cache_counters(tb->cache, lookups, misses);
 }

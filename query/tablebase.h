@@ -1,17 +1,13 @@
-/* A directory of finished tables, probed by position. Two kinds:
- *   - compressed: the .wld, .dtw and .dtc files that engines and players use, read through a bounded
- *     block cache; where the side to move must capture, the stored value is free, and the
- *     probe resolves the position by trying its captures (they lead to smaller materials);
- *   - raw: the generator's working copies (per position the DTW value and, when the run follows
- *     a draw rule, the rule value; every value true), mapped whole, for the speed solving
- *     needs; a missing one is rebuilt from the compressed files.
- * Tables are opened on first use and stay open until dk_tb_close. */
+/* A directory of finished tables, probed by position: the .wld, .dtw and .dtc files that
+ * engines and players use, read through a bounded block cache. Where the side to move must
+ * capture, the stored value is free, and the probe resolves the position by trying its
+ * captures (they lead to smaller materials). Tables are opened on first use and stay open
+ * until dk_tb_close. */
 #ifndef DK_TABLEBASE_H
 #define DK_TABLEBASE_H
 
 #include "../index/perfect.h"
 #include "ctable.h"
-#include "table.h"
 
 typedef enum {
     DK_TB_OK = 0,
@@ -21,22 +17,16 @@ typedef enum {
     DK_TB_NO_MEMORY,
 } dk_tb_status;
 
-typedef enum { DK_TB_COMPRESSED = 0, DK_TB_RAW = 1 } dk_tb_kind;
-
 enum { DK_TB_MAX_PIECES = 8 };
 
 typedef struct dk_tb_options {
-    dk_tb_kind kind;
-    size_t cache_bytes;   /* compressed: the block cache budget (0: 64 MiB) */
-    const char *raw_dir;  /* raw: where the working copies are (NULL: <dir>/work) */
-    bool check_all;       /* raw: check each working copy's CRC when it is first opened */
-    unsigned rule_limit;  /* raw: the draw rule of the working copies in plies (0: none) */
+    size_t cache_bytes;   /* the block cache budget (0: 64 MiB) */
 } dk_tb_options;
 
 typedef struct dk_tablebase dk_tablebase;
 
 /* Opens directory dir for variant v; no file is read yet. Returns NULL only when out of memory.
- * o may be NULL (compressed, default cache). A compressed table that is missing or damaged when
+ * o may be NULL (default cache). A compressed table that is missing or damaged when
  * first needed is remembered as such until dk_tb_close (files added later need a new handle). */
 dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_options *o);
 
@@ -46,7 +36,8 @@ void dk_tb_close(dk_tablebase *tb);
 /* The file extension of a metric's compressed tables: "wld", "dtw" or "dtc". Pure. */
 const char *dk_tb_metric_ext(dk_metric metric);
 
-/* "<dir>/<variant>-<material>.<ext>", ext "wld", "dtw", "dtc" or "raw". Returns the length. */
+/* "<dir>/<variant>-<material>.<ext>" (ext "wld", "dtw", "dtc", or a file of the generator's).
+ * Returns the length. */
 int dk_tb_path(const char *dir, const dk_variant *v, dk_material m, const char *ext, char *buf,
                size_t len);
 
@@ -61,16 +52,11 @@ dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk
 dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
                                 dk_metric metric, dk_value *out);
 
-/* Raw tablebases: the DTW value of p (White to move, material m) in out[0] and, when the
- * working copies carry one, its rule value in out[1], with one rank. Thread-safe. */
-dk_tb_status dk_tb_probe_raw(dk_tablebase *tb, dk_material m, const dk_pos *p, dk_value out[2]);
-
 /* The draw rule's limit L in plies of the directory's DTC tables: the limit of the first DTC
- * table opened, or of the first one found in the directory; 0 if it holds none (or for a raw
- * tablebase without rule). Thread-safe. */
+ * table opened, or of the first one found in the directory; 0 if it holds none. Thread-safe. */
 unsigned dk_tb_rule_limit(dk_tablebase *tb);
 
-/* The index of material m if its table can be opened (metric's file for compressed tables).
+/* The index of material m if its table of `metric` can be opened.
  * Valid until dk_tb_close. Thread-safe. */
 const dk_index *dk_tb_index(dk_tablebase *tb, dk_material m, dk_metric metric,
                             dk_tb_status *status);
@@ -84,7 +70,7 @@ const dk_variant *dk_tb_variant(const dk_tablebase *tb);
 /* One line describing the calling thread's last failure to open or read a table. */
 const char *dk_tb_last_error(void);
 
-/* Cache counters (lookups, blocks read) of a compressed tablebase. */
+/* Cache counters: lookups, blocks read. */
 void dk_tb_cache_counters(dk_tablebase *tb, uint64_t *lookups, uint64_t *misses);
 
 #endif

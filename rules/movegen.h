@@ -1,4 +1,4 @@
-/* Legal moves, captures and un-moves under international rules (RULES.md). */
+/* Legal moves, captures and un-moves under international rules (docs/rules.md, "Moves"). */
 #ifndef DK_MOVEGEN_H
 #define DK_MOVEGEN_H
 

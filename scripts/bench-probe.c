@@ -22,7 +22,7 @@
 #include "../index/perfect.h"
 #include "../query/ctable.h"
 #include "../query/damka.h"
-#include "../query/table.h"
+#include "../gen/valuefile.h"
 
 typedef struct table {
     dk_material m;
@@ -141,19 +141,23 @@ static void sizes(const char *dir, bool ext)
         snprintf(path, sizeof path, "%s/work/%s-%s.raw", dir, V->name, name);
         if (access(path, F_OK) != 0)
             continue;
-        dk_table *t = dk_table_open(path, false, err, sizeof err);
+        dk_vfile *t = dk_vfile_open(path, false, err, sizeof err);
         if (!t) {
             fprintf(stderr, "bench-probe: %s\n", err);
             continue;
         }
-        const dk_table_info *in = dk_table_get_info(t);
+        const dk_vfile_info *in = dk_vfile_get_info(t);
         uint8_t *codes = malloc(in->count), *dtw = malloc(in->count * in->width);
-        for (uint64_t k = 0; codes && dtw && k < in->count; k++) { /* the DTW values only */
-            dk_value v = dk_table_value(t, k * in->stride);
+        bool ok = codes && dtw;
+        for (uint64_t k = 0; ok && k < in->count; k++) { /* the DTW values only */
+            dk_value v = 0;
+            ok = dk_vfile_read(t, k * in->stride, 1, &v, err, sizeof err) == 0;
             codes[k] = dk_code_of(v);
             memcpy(dtw + k * in->width, (uint8_t[2]){(uint8_t)v, (uint8_t)(v >> 8)}, in->width);
         }
-        if (codes && dtw) {
+        if (!ok)
+            fprintf(stderr, "bench-probe: %s\n", err);
+        if (ok) {
             fwrite(codes, 1, in->count, w);
             fwrite(dtw, in->width, in->count, d);
         }
@@ -162,7 +166,7 @@ static void sizes(const char *dir, bool ext)
         free(codes);
         raw_count += in->count;
         nraw++;
-        dk_table_close(t);
+        dk_vfile_close(t);
     }
     if (w)
         fclose(w);

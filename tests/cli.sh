@@ -81,6 +81,52 @@ expect_bad moves ""
 expect_bad moves :::::
 "$DAMKA" --help >/dev/null || fail "--help exits non-zero"
 
+# info and plan: the work graph gen would build (one unit bound, --unit-positions, one default)
+units() { sed -n 's/.*"units": {"count": \([0-9]*\).*/\1/p; s/.*"work": {"units": \([0-9]*\).*/\1/p'; }
+for n in 4 6; do
+    info=$("$DAMKA" info --pieces $n --json | units)
+    plan=$("$DAMKA" plan --pieces $n --ranks 2 --json | units)
+    [ -n "$info" ] && [ "$info" = "$plan" ] || fail "info and plan disagree on the units of $n pieces: '$info', '$plan'"
+done
+[ "$("$DAMKA" info --pieces 4 --unit-positions 1000 --json | units)" = \
+  "$("$DAMKA" plan --pieces 4 --ranks 1 --unit-positions 1000 --json | units)" ] ||
+    fail "info and plan disagree under --unit-positions"
+"$DAMKA" plan --pieces 5 --ranks 2 >"$TMP/out" 2>"$TMP/err" || fail "plan --pieces 5 --ranks 2 fails"
+for what in "wall time on 2 ranks:" "critical path (unlimited ranks):" "saturation:" "memory a rank:" "disk:" \
+    "tables read:"; do
+    grep -q "^$what" "$TMP/out" || fail "plan prints no '$what' line"
+done
+[ -s "$TMP/err" ] && fail "plan writes to stderr: $(cat "$TMP/err")"
+"$DAMKA" plan --materials 1m1k-1m1k --ranks 4 --memory-per-rank 1G --rate 1e6 --draw-rule 0 --json >"$TMP/out" ||
+    fail "plan --materials ... --json fails"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert d["ranks"] == 4 and d["draw_rule"] == 0 and d["materials"] == ["1m1k-1m1k"]
+assert abs(d["model"]["mean_rate"] / 1e6 - 1) < 1e-6 and d["memory"]["budget"] == 1 << 30
+assert d["critical_path_seconds"] <= d["wall_seconds"] <= d["work_seconds"]
+assert 1 <= d["saturation"]["ranks"] and d["model"]["table_bits"]["dtc"] == 0' "$TMP/out" ||
+        fail "plan --json: $(cat "$TMP/out")"
+fi
+"$DAMKA" plan --help >"$TMP/out" || fail "plan --help exits non-zero"
+for opt in --variant --pieces --per-side --materials --ranks --draw-rule --memory-per-rank --unit-positions --rate \
+    --json; do
+    grep -q -- "$opt" "$TMP/out" || fail "plan --help does not mention $opt"
+    "$DAMKA" --help | grep -A3 'damka plan' | grep -q -- "$opt" || fail "damka --help: plan lacks $opt"
+done
+for opt in --variant --pieces --per-side --unit-positions --json; do
+    "$DAMKA" --help | grep -A1 'damka info' | grep -q -- "$opt" || fail "damka --help: info lacks $opt"
+done
+expect_bad plan
+expect_bad plan --pieces 5
+expect_bad plan --pieces 5 --ranks 0
+expect_bad plan --pieces 5 --ranks 2 --rate fast
+expect_bad plan --pieces 5 --ranks 2 --unit-positions 0
+expect_bad plan --pieces 5 --ranks 2 --memory-per-rank 12Q
+expect_bad plan --pieces 5 --ranks 2 --frobnicate
+[ "$rc" -eq 2 ] || fail "plan with an unknown option exits $rc, not 2"
+expect_bad plan --pieces 5 --ranks 2 --memory-per-rank 10M
+expect_bad info --pieces 4 --unit-positions 0
+
 # garbage never crashes
 for arg in "W:" "B:W" "W:W1-" "W:WK" "W:W-" "W:W,,,:B" "W:W1-99:B" "B:B:W" "W:W00:B1" \
     "W:W31-50:B1-20:W1" "$(printf 'W:W%0300d:B1' 1)"; do

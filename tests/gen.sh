@@ -1,8 +1,8 @@
 #!/bin/sh
 # Table generation end to end (issue 4): generation and verification of both variants, the
-# longest wins of RULES.md, identical files for 1, 2 and 4 ranks, kill-and-restart, `verify`
-# catching altered values, a second run doing nothing, bad input, and `query` output. Runs
-# tests/test_three_kings on the Brazilian tables it makes.
+# longest wins of docs/rules.md ("Longest International wins"), identical files for 1, 2 and 4
+# ranks, kill-and-restart, `verify` catching altered values, a second run doing nothing, bad
+# input, and `query` output. Runs tests/test_three_kings on the Brazilian tables it makes.
 # Usage: tests/gen.sh path/to/damka (the test programs are found beside it, in tests/).
 # DK_GEN_SCALE=small (make test-sanitize) generates International up to 3 pieces, not 4.
 set -u
@@ -22,99 +22,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 fails=0
 
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
-
-gen() { "$DAMKA" gen "$@"; }
-mpigen() {
-    np=$1; shift
-    $MPIRUN -np "$np" "$DAMKA" gen "$@"
-}
-
-# Runs "$@" (a gen or mpigen command line), prints its time, FAILs on a non-zero exit.
-timed() {
-    what=$1; shift
-    t0=$(now)
-    "$@" 2>"$TMP/gen.err"
-    rc=$?
-    echo "   $what: $(since "$t0") s"
-    [ "$rc" -eq 0 ] || fail "$what: exit status $rc: $(tail -n 3 "$TMP/gen.err")"
-    return "$rc"
-}
-
-# --- processes: a job in the background, its descendants, SIGKILL ---
-
-# The state letter of process $1 (R, S, Z, ...), empty if there is none; no process started.
-state() {
-    line=""
-    { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 0
-    line=${line##*") "}
-    echo "${line%% *}"
-}
-alive() { [ -e "/proc/$1" ] && st=$(state "$1") && [ -n "$st" ] && [ "$st" != Z ]; }
-
-# Every descendant of process $1, from one reading of /proc.
-descendants() {
-    cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$1" '
-        { s = $0; sub(/.*\) /, "", s); split(s, f, " "); parent[$1] = f[2] }
-        END {
-            want[root] = 1
-            do {
-                more = 0
-                for (p in parent) if ((parent[p] in want) && !(p in want)) { want[p] = 1; more = 1 }
-            } while (more)
-            for (p in want) if (p != root) print p
-        }'
-}
-
-# SIGKILL to a process and all its descendants at once, then waits until none is left.
-kill_tree() {
-    pids="$1 $(descendants "$1")"
-    # shellcheck disable=SC2086
-    kill -KILL $pids 2>/dev/null
-    wait "$1" 2>/dev/null
-    for p in $pids; do
-        n=0
-        while alive "$p" && [ "$n" -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-    done
-    JOB=""
-}
-
-# The damka process of MPI rank $2 among the descendants of mpirun $1.
-rank_pid() {
-    for p in $(descendants "$1"); do
-        if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
-            echo "$p"
-            return
-        fi
-    done
-}
-
-ntables() { find "$1" -maxdepth 1 -name '*.dtw' 2>/dev/null | wc -l; }
-nunits() { find "$1/work" -type f ! -name '*.tmp.*' 2>/dev/null | wc -l; }
-
-# wait_for SECONDS CONDITION...: polls until the condition holds or the job ends; false if not met.
-wait_for() {
-    limit=$1; shift
-    n=0
-    while [ "$n" -lt $((limit * 50)) ]; do
-        "$@" && return 0
-        alive "$JOB" || return 1
-        sleep 0.02
-        n=$((n + 1))
-    done
-    return 1
-}
-has_units() { [ "$(nunits "$1")" -ge 1 ]; }
-has_tables() { [ "$(ntables "$1")" -ge "$2" ]; }
-
-newer() { [ -n "$(find "$1" -newer "$2" 2>/dev/null)" ]; }
-
-same_dir() {
-    diff -r "$1" "$2" >"$TMP/diff" 2>&1 || fail "$3: directories differ: $(head -n 5 "$TMP/diff" | tr '\n' ' ')"
-}
+. "$(dirname "$0")/lib.sh"
 
 # ============================================================================================
 echo "-- a. generation and verification"
@@ -139,7 +47,7 @@ t0=$(now)
 echo "   verify international up to $INTL_PIECES pieces: $(since "$t0") s"
 
 # ============================================================================================
-echo "-- b. International longest wins of RULES.md"
+echo "-- b. International longest wins of docs/rules.md"
 "$DAMKA" stats --json "$IN" >"$TMP/stats.json" 2>"$TMP/err" || fail "stats --json: $(cat "$TMP/err")"
 # FEN, plies, material (white men, white kings, black men, black kings), pieces
 while read -r fen plies mat pieces; do
@@ -252,7 +160,8 @@ if wait_for 120 half_with_unit; then
     touch "$TMP/marker"
     gen --pieces 4 --out "$K" --keep-work 2>"$TMP/err" || fail "restart with --keep-work: $(tail -n 2 "$TMP/err")"
     grep -q resuming "$TMP/err" || fail "restart with --keep-work does not say it is resuming"
-    redone=$(grep -v -x -F "$damaged" "$TMP/before" | while read -r f; do
+    # (DIR/lock says which run holds the directory: every run writes it)
+    redone=$(grep -v -x -F -e "$damaged" -e "$K/lock" "$TMP/before" | while read -r f; do
         newer "$f" "$TMP/marker" && echo "$f"; done)
     [ -z "$redone" ] || fail "restart redid finished work: $(echo "$redone" | head -c 300)"
     newer "$damaged" "$TMP/marker" || fail "restart trusted a damaged unit file ($damaged)"
@@ -368,14 +277,15 @@ grep -Eq '^damka: gen: verification failed: material [0-9]m[0-9]k-[0-9]m[0-9]k, 
 
 # ============================================================================================
 echo "-- f. a second run on a finished directory does nothing"
-ls -l --full-time "$BR" >"$TMP/ls.before"
+# (DIR/lock says which run holds the directory: every run writes it)
+ls -l --full-time "$BR" | grep -v ' lock$' >"$TMP/ls.before"
 sleep 0.02
 touch "$TMP/marker"
 gen --pieces 4 --out "$BR" 2>"$TMP/err" || fail "gen on a finished directory: $(cat "$TMP/err")"
 grep -q "nothing to do" "$TMP/err" || fail "gen on a finished directory does not say 'nothing to do'"
-changed=$(find "$BR" -newer "$TMP/marker" ! -path "$BR" | tr '\n' ' ')
+changed=$(find "$BR" -newer "$TMP/marker" ! -path "$BR" ! -path "$BR/lock" | tr '\n' ' ')
 [ -z "$changed" ] || fail "gen on a finished directory wrote $changed"
-ls -l --full-time "$BR" >"$TMP/ls.after"
+ls -l --full-time "$BR" | grep -v ' lock$' >"$TMP/ls.after"
 cmp -s "$TMP/ls.before" "$TMP/ls.after" || fail "gen on a finished directory changed its listing"
 gen --pieces 4 --out "$BR" --quiet 2>"$TMP/err" || fail "gen --quiet on a finished directory failed"
 [ -s "$TMP/err" ] && fail "gen --quiet on a finished directory printed: $(cat "$TMP/err")"
@@ -418,7 +328,7 @@ expect_bad gen --materials "" --out "$TMP/x"
 expect_bad gen --pieces 3 --materials 0m3k-0m1k --out "$TMP/x"
 expect_bad gen --pieces 3 --out "$TMP/x" --frobnicate
 expect_bad gen --variant russian --pieces 3 --out "$TMP/x"
-expect_bad gen --pieces 3 --out "$TMP/x" --unit-size 0
+expect_bad gen --pieces 3 --out "$TMP/x" --unit-positions 0
 expect_bad gen --pieces 2 --out "$BR/manifest.json/x" --quiet
 [ -e "$TMP/x" ] && fail "a rejected gen command created its output directory"
 mkdir "$TMP/empty"

@@ -27,6 +27,8 @@ n=$(find "$T/work" -maxdepth 1 -name '*.raw' 2>/dev/null | wc -l)
 
 echo "   test_probe"
 DK_TABLES=$T "$BIN/tests/test_probe" || fails=$((fails + 1))
+echo "   test_replace"
+DK_TABLES=$T "$BIN/tests/test_replace" || fails=$((fails + 1))
 echo "   install.sh"
 "$(dirname "$0")/install.sh" "$DAMKA" "$T" || fails=$((fails + 1))
 [ "$fails" -eq 0 ] || { echo "probe.sh: $fails failure(s)"; exit 1; }

@@ -317,50 +317,149 @@ static void check_moves(const dk_workgraph *g, const dk_variant *v, long count)
     free(list);
 }
 
-/* Scheduling by dk_workgraph_mark_done finishes every unit, each after all its dependencies,
- * and agrees with dk_workgraph_ready. */
-static void check_schedule(dk_workgraph *g)
+/* What the work graph's readiness is checked against: the conditions of workgraph.h, evaluated
+ * from the tasks done so far. */
+typedef struct oracle {
+    const dk_workgraph *g;
+    uint8_t *unit_done, *pair_done;
+    uint8_t *unit_taken, *pair_taken; /* times each task was handed out */
+} oracle;
+
+static bool layer_done(const oracle *o, uint32_t li)
 {
-    uint32_t *ready = malloc(g->nunits * sizeof *ready), *fresh = malloc(g->nunits * sizeof *fresh);
-    uint64_t *done = calloc(g->nunits / 64 + 1, sizeof *done);
-    uint32_t *queue = malloc(g->nunits * sizeof *queue), head = 0, tail = 0, finished = 0;
-    dk_workgraph_reset(g, NULL);
-    tail = dk_workgraph_ready(g, NULL, queue);
-    assert_true(tail > 0);
-    while (head < tail) {
-        /* Take units in a scrambled order to exercise out-of-order completion. */
-        uint32_t pick = head + (uint32_t)(rnd() % (tail - head)), u = queue[pick];
-        queue[pick] = queue[head];
-        queue[head++] = u;
-        /* Every dependency is finished. */
-        const dk_unit *un = &g->units[u];
-        const dk_wpair *p = &g->pairs[un->pair];
-        for (uint32_t j = 0; j < p->ndeps; j++) {
-            const dk_wpair *d = &g->pairs[g->deps[p->first_dep + j]];
-            assert_true(g->layers[d->first_layer].first_unit < u);
-            for (uint32_t k = 0; k < d->nlayers; k++) {
-                const dk_layer *l = &g->layers[d->first_layer + k];
-                for (uint32_t x = l->first_unit; x < l->first_unit + l->nunits; x++)
-                    assert_true(done[x / 64] >> (x % 64) & 1);
-            }
-        }
-        uint32_t n = dk_workgraph_mark_done(g, u, fresh);
-        done[u / 64] |= (uint64_t)1 << (u % 64);
-        finished++;
-        for (uint32_t i = 0; i < n; i++)
-            queue[tail++] = fresh[i];
-        if (finished % 97 == 0) {
-            /* The stateless view agrees with the incremental one. */
-            uint32_t r = dk_workgraph_ready(g, done, ready);
-            assert_int_equal(r, tail - head);
-        }
+    const dk_layer *l = &o->g->layers[li];
+    for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++)
+        if (!o->unit_done[u])
+            return false;
+    return true;
+}
+
+static bool unit_may_run(const oracle *o, uint32_t u)
+{
+    const dk_workgraph *g = o->g;
+    const dk_unit *un = &g->units[u];
+    const dk_wpair *p = &g->pairs[un->pair];
+    for (uint32_t j = 0; j < p->ndeps; j++)
+        if (!o->pair_done[g->deps[p->first_dep + j]])
+            return false;
+    int up = un->level + 1;
+    return up > p->max_level || p->layer_of_level[up - p->min_level] < 0 ||
+           layer_done(o, (uint32_t)p->layer_of_level[up - p->min_level]);
+}
+
+static bool finish_may_run(const oracle *o, uint32_t pair)
+{
+    const dk_wpair *p = &o->g->pairs[pair];
+    for (uint32_t k = 0; k < p->nlayers; k++)
+        if (!layer_done(o, p->first_layer + k))
+            return false;
+    return true;
+}
+
+/* Tasks whose conditions hold and that were not handed out yet. */
+static uint32_t oracle_ready(const oracle *o)
+{
+    uint32_t n = 0;
+    for (uint32_t u = 0; u < o->g->nunits; u++)
+        n += !o->unit_done[u] && !o->unit_taken[u] && unit_may_run(o, u);
+    for (uint32_t p = 0; p < o->g->npairs; p++)
+        n += !o->pair_done[p] && !o->pair_taken[p] && finish_may_run(o, p);
+    return n;
+}
+
+static uint64_t task_key(dk_wg_task t) { return (t.kind == DK_WG_UNIT ? (uint64_t)1 << 32 : 0) | t.id; }
+
+static bool bit(const uint64_t *b, uint32_t i) { return b && (b[i / 64] >> (i % 64) & 1); }
+
+/* Drives the graph's scheduling state as gen's scheduler does on `ranks` ranks, from a restart
+ * state (bitsets, NULL = nothing done), completing taken tasks in a scrambled order. Checks that
+ * no unit is handed out before every pair it reads is finished and its layer above is done, no
+ * finish before the pair's units, every task exactly once, in the graph's priority, and that
+ * the graph withholds nothing ready. */
+static void check_schedule(dk_workgraph *g, const uint64_t *units0, const uint64_t *pairs0, int ranks)
+{
+    oracle o = {g, calloc(g->nunits, 1), calloc(g->npairs, 1), calloc(g->nunits, 1), calloc(g->npairs, 1)};
+    dk_wg_task *running = malloc((size_t)ranks * sizeof *running);
+    uint32_t nrunning = 0, todo = 0, handed = 0;
+    for (uint32_t p = 0; p < g->npairs; p++) {
+        o.pair_done[p] = bit(pairs0, p);
+        todo += !o.pair_done[p];
     }
-    assert_int_equal(finished, g->nunits);
-    assert_int_equal(dk_workgraph_ready(g, done, ready), 0);
-    free(ready);
-    free(fresh);
-    free(done);
-    free(queue);
+    for (uint32_t u = 0; u < g->nunits; u++) {
+        o.unit_done[u] = bit(units0, u) || o.pair_done[g->units[u].pair];
+        todo += !o.unit_done[u];
+        /* ids topological: a unit reads lower pairs and lower layers only */
+        const dk_wpair *p = &g->pairs[g->units[u].pair];
+        for (uint32_t j = 0; j < p->ndeps; j++)
+            assert_true(g->deps[p->first_dep + j] < g->units[u].pair);
+    }
+    dk_workgraph_reset(g, units0, pairs0);
+    assert_int_equal(dk_workgraph_nready(g), oracle_ready(&o));
+    for (;;) {
+        uint64_t last = 0;
+        dk_wg_task t;
+        while (nrunning < (uint32_t)ranks && dk_workgraph_take(g, &t)) {
+            assert_true(task_key(t) >= last); /* finishes first, then units, each ascending */
+            last = task_key(t);
+            if (t.kind == DK_WG_UNIT) {
+                assert_true(t.id < g->nunits && !o.unit_done[t.id] && o.unit_taken[t.id]++ == 0);
+                assert_true(unit_may_run(&o, t.id));
+            } else {
+                assert_int_equal(t.kind, DK_WG_FINISH);
+                assert_true(t.id < g->npairs && !o.pair_done[t.id] && o.pair_taken[t.id]++ == 0);
+                assert_true(finish_may_run(&o, t.id));
+            }
+            running[nrunning++] = t;
+            handed++;
+        }
+        if (nrunning == 0)
+            break;
+        uint32_t pick = (uint32_t)(rnd() % nrunning), before = dk_workgraph_nready(g);
+        t = running[pick];
+        running[pick] = running[--nrunning];
+        (t.kind == DK_WG_UNIT ? o.unit_done : o.pair_done)[t.id] = 1;
+        uint32_t released = dk_workgraph_done(g, t);
+        assert_int_equal(released, dk_workgraph_nready(g) - before);
+        assert_int_equal(dk_workgraph_done(g, t), 0); /* done twice: a no-op */
+        if (handed % 97 == 0 || nrunning == 0)
+            assert_int_equal(dk_workgraph_nready(g), oracle_ready(&o));
+    }
+    assert_int_equal(handed, todo);
+    assert_true(dk_workgraph_all_finished(g));
+    for (uint32_t u = 0; u < g->nunits; u++)
+        assert_true(o.unit_done[u]);
+    free(o.unit_done);
+    free(o.pair_done);
+    free(o.unit_taken);
+    free(o.pair_taken);
+    free(running);
+}
+
+/* A restart: the pairs before `cut` finished, the first units of pair `cut` done (all of them if
+ * `whole`, leaving only its finish), then the schedule from there. */
+static void check_restart(dk_workgraph *g, uint32_t cut, bool whole)
+{
+    uint64_t *units = calloc(g->nunits / 64 + 1, 8), *pairs = calloc(g->npairs / 64 + 1, 8);
+    for (uint32_t p = 0; p < cut; p++)
+        pairs[p / 64] |= (uint64_t)1 << (p % 64);
+    const dk_wpair *p = &g->pairs[cut];
+    const dk_layer *last = &g->layers[p->first_layer + p->nlayers - 1];
+    uint32_t first = g->layers[p->first_layer].first_unit, end = last->first_unit + last->nunits;
+    for (uint32_t u = first; u < (whole ? end : first + (end - first) / 2); u++)
+        units[u / 64] |= (uint64_t)1 << (u % 64);
+    check_schedule(g, units, pairs, 3);
+    if (whole) {
+        /* The finish of pair `cut` is handed out first, then units only. */
+        dk_workgraph_reset(g, units, pairs);
+        dk_wg_task t;
+        assert_true(dk_workgraph_take(g, &t));
+        assert_int_equal(t.kind, DK_WG_FINISH);
+        assert_int_equal(t.id, cut);
+        while (dk_workgraph_take(g, &t))
+            assert_true(t.kind == DK_WG_UNIT && g->units[t.id].pair > cut);
+    }
+    free(units);
+    free(pairs);
 }
 
 static void check_graph(const dk_variant *v, int pieces, uint64_t max_positions, long moves)
@@ -400,7 +499,11 @@ static void check_graph(const dk_variant *v, int pieces, uint64_t max_positions,
     if (max_positions < 1000000)
         assert_true(oversize > 0);
     check_moves(g, v, moves);
-    check_schedule(g);
+    check_schedule(g, NULL, NULL, 1);
+    check_schedule(g, NULL, NULL, 7);
+    check_schedule(g, NULL, NULL, (int)(g->nunits + g->npairs));
+    check_restart(g, g->npairs / 2, false);
+    check_restart(g, g->npairs / 2, true);
     dk_workgraph_free(g);
     free(ms);
 }
@@ -426,7 +529,7 @@ static void test_workgraph_closure(void **state)
     assert_true(dk_workgraph_pair_of(g, (dk_material){0, 1, 0, 1}) >= 0);
     assert_true(dk_workgraph_pair_of(g, (dk_material){2, 0, 2, 0}) < 0);
     assert_true(g->pairs[g->npairs - 1].m.wm + g->pairs[g->npairs - 1].m.bm > 0);
-    check_schedule(g);
+    check_schedule(g, NULL, NULL, 2);
     dk_workgraph_free(g);
     dk_material bad = {0, 0, 0, 1};
     assert_null(dk_workgraph_build(br(), &bad, 1, 1000));

@@ -29,7 +29,7 @@
 #include "../query/ctable.h"
 #include "../query/damka.h"
 #include "../query/drawrule.h"
-#include "../query/table.h"
+#include "../gen/valuefile.h"
 #include "../query/tablebase.h"
 #include "../rules/movegen.h"
 #include "../rules/notation.h"
@@ -85,15 +85,25 @@ static damka_status probe(damka_tb *tb, const dk_pos *p, int metric, damka_value
 
 static size_t materials(dk_material *ms, size_t cap) { return dk_material_list(V, 4, 0, ms, cap); }
 
-static dk_table *open_raw(dk_material m)
+static dk_vfile *open_raw(dk_material m)
 {
     char path[4096], name[DK_MATERIAL_NAME_MAX], err[512];
     dk_material_name(m, name, sizeof name);
     snprintf(path, sizeof path, "%s/work/brazilian-%s.raw", DIR_, name);
-    dk_table *t = dk_table_open(path, true, err, sizeof err);
+    dk_vfile *t = dk_vfile_open(path, true, err, sizeof err);
     if (!t)
         fail_msg("%s (make the tables with --keep-work)", err);
     return t;
+}
+
+/* Value i of a raw file (position i / stride, value i % stride). */
+static dk_value raw_value(dk_vfile *raw, uint64_t i)
+{
+    char err[512];
+    dk_value v;
+    if (dk_vfile_read(raw, i, 1, &v, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    return v;
 }
 
 static int setup(void **state)
@@ -137,16 +147,16 @@ static void test_every_position(void **state)
     assert_int_equal(n, 41);
     uint64_t checked = 0, stride = SMALL ? 13 : 1, wins = 0, losses = 0, draws = 0;
     for (size_t k = 0; k < n; k++) {
-        dk_table *raw = open_raw(ms[k]);
+        dk_vfile *raw = open_raw(ms[k]);
         dk_index ix;
         assert_int_equal(dk_index_init(&ix, V, ms[k]), 0);
-        assert_int_equal(dk_table_get_info(raw)->count, ix.size);
+        assert_int_equal(dk_vfile_get_info(raw)->count, ix.size);
         for (uint64_t i = k % stride; i < ix.size; i += stride) {
             dk_pos p = dk_index_unrank(&ix, i);
             dk_pos both[2] = {p, dk_pos_flip(V, &p)}; /* White to move, and the same as Black */
-            const dk_table_info *in = dk_table_get_info(raw);
+            const dk_vfile_info *in = dk_vfile_get_info(raw);
             assert_int_equal(in->stride, 2); /* made with the default draw rule */
-            dk_value v = dk_table_value(raw, i * in->stride), r = dk_table_value(raw, i * in->stride + 1);
+            dk_value v = raw_value(raw, i * in->stride), r = raw_value(raw, i * in->stride + 1);
             for (int side = 0; side < 2; side++) {
                 damka_position q = pub(&both[side]);
                 damka_rule_value rv;
@@ -172,13 +182,13 @@ static void test_every_position(void **state)
             losses += dk_value_is_loss(v);
             draws += dk_value_is_draw(v);
         }
-        dk_table_close(raw);
+        dk_vfile_close(raw);
     }
     print_message("%llu positions (x2 sides to move, x2 metrics) agree with gen's raw values: "
                   "%llu wins, %llu losses, %llu draws\n", (unsigned long long)checked,
                   (unsigned long long)wins, (unsigned long long)losses, (unsigned long long)draws);
     if (!SMALL)
-        assert_int_equal(checked * 2, 6976 + 392064 + 12418632); /* DESIGN.md: 2, 3, 4 pieces */
+        assert_int_equal(checked * 2, 6976 + 392064 + 12418632); /* docs/rules.md, "Position counts" */
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -524,7 +534,7 @@ static long probe_material(const char *dir, dk_material m, int metric, uint64_t 
     damka_status st;
     damka_tb *tb = damka_open(dir, "brazilian", 1, &st);
     assert_non_null(tb);
-    dk_table *raw = open_raw(m);
+    dk_vfile *raw = open_raw(m);
     dk_index ix;
     dk_index_init(&ix, V, m);
     long damaged = 0;
@@ -532,8 +542,8 @@ static long probe_material(const char *dir, dk_material m, int metric, uint64_t 
         dk_pos p = dk_index_unrank(&ix, i);
         if (i % 5 == 0)
             p = dk_pos_flip(V, &p);
-        uint64_t at = i * dk_table_get_info(raw)->stride + (metric == 3);
-        damka_value v, want = expected(dk_table_value(raw, at), metric);
+        uint64_t at = i * dk_vfile_get_info(raw)->stride + (metric == 3);
+        damka_value v, want = expected(raw_value(raw, at), metric);
         st = probe(tb, &p, metric, &v);
         if (st == DAMKA_DAMAGED) {
             damaged++;
@@ -543,7 +553,7 @@ static long probe_material(const char *dir, dk_material m, int metric, uint64_t 
                      damka_status_text(st), v.wdl, v.dtw, want.wdl, want.dtw);
         }
     }
-    dk_table_close(raw);
+    dk_vfile_close(raw);
     damka_close(tb);
     return damaged;
 }

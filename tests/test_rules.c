@@ -1,4 +1,5 @@
-/* Move generation against RULES.md: published perft numbers and the rule positions. */
+/* Move generation against docs/rules.md ("Perft", "Rule positions"): published perft numbers
+ * and the rule positions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

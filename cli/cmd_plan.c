@@ -1,0 +1,281 @@
+/* damka plan: what `damka gen` would take on R ranks (time, memory, disk), without running it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../gen/budget.h"
+#include "../gen/forecast.h"
+#include "../gen/progress.h"
+#include "../gen/setup.h"
+#include "cli.h"
+#include "runopts.h"
+
+#define PLAN_USAGE                                                                                  \
+    "usage: plan [--variant V] (--pieces N [--per-side K] | --materials LIST) --ranks R "           \
+    "[--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P] [--rate POSITIONS_PER_S] [--json]"
+
+/* Within this fraction of the critical path, more ranks no longer pay. */
+#define PLAN_TOLERANCE 0.05
+
+/* printf format: the tolerance in percent is its argument. */
+static const char HELP[] =
+    PLAN_USAGE "\n"
+    "\n"
+    "Forecasts `mpirun -np R damka gen` with the same options: the same work graph and unit bound\n"
+    "(from --memory-per-rank, default this machine's memory), by simulating gen's scheduler over\n"
+    "it (any idle rank takes the next ready task: finishing a pair first, then the lowest ready\n"
+    "unit). Positions are table entries (White to move), as gen's progress line counts them.\n"
+    "\n"
+    "  wall time          the simulated run on R ranks\n"
+    "  critical path      the wall time with unlimited ranks: the longest chain of tasks that\n"
+    "                     wait for each other\n"
+    "  saturation         the fewest ranks whose wall time is within %.0f%% of the critical path:\n"
+    "                     beyond them the wall time stops falling\n"
+    "  memory a rank      the larger of solving the largest unit and finishing the largest pair,\n"
+    "                     plus the decoded tables the rank holds (at most its cache)\n"
+    "  disk               the compressed tables at calibrated bits a position, and the unit files\n"
+    "                     in DIR/work of the pairs not finished yet\n"
+    "  tables read        compressed bytes a rank reads: it decodes a table its units' captures\n"
+    "                     and promotions reach when first needed, and keeps it while its cache\n"
+    "                     allows (an estimate: the reachable materials are a superset)\n"
+    "\n"
+    "Cost model: a unit takes its positions times a time a position that grows with the kings of\n"
+    "its material; finishing a pair, its positions times a smaller time. Both are calibrated on\n"
+    "Brazilian tables with the draw rule (the cost model line shows them as rates). --rate sets\n"
+    "the units' average to POSITIONS_PER_S a rank, finishing scaled alike: measure it with a small\n"
+    "run on your machine (gen's progress line, divided by the ranks) and pass it. --json prints\n"
+    "the same figures as one object.\n";
+
+typedef struct plan_args {
+    dk_gen_options o;
+    long ranks;
+    double rate;
+    bool json;
+} plan_args;
+
+static int parse_args(int argc, char **argv, plan_args *p, dk_material *mats, int cap, bool *help)
+{
+    cli_run_args a = {0};
+    const char *ranks = NULL, *rate = NULL;
+    int status = 0;
+    for (int i = 1; i < argc; i++) {
+        if (cli_run_option(argc, argv, &i, &a, &p->o, &status) ||
+            cli_option_value(argc, argv, &i, "--ranks", &ranks, &status) ||
+            cli_option_value(argc, argv, &i, "--rate", &rate, &status)) {
+            if (status)
+                return status;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            p->json = true;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            *help = true;
+            return 0;
+        } else {
+            return cli_error("plan: unexpected argument '%s' (%s)", argv[i], PLAN_USAGE);
+        }
+    }
+    if (!ranks)
+        return cli_error("plan: --ranks R is required (%s)", PLAN_USAGE);
+    if (!cli_parse_int(ranks, 1, 1L << 24, &p->ranks))
+        return cli_error("plan: --ranks must be a whole number from 1 to %ld, got '%s'", 1L << 24, ranks);
+    if (rate) {
+        char *end;
+        p->rate = strtod(rate, &end);
+        if (end == rate || *end || !(p->rate >= 1 && p->rate <= 1e12))
+            return cli_error("plan: --rate must be positions a second a rank, from 1 to 1e12, got '%s'", rate);
+    }
+    return cli_run_finish("plan", &a, &p->o, mats, cap);
+}
+
+/* What the run needs, beyond the forecasts. */
+typedef struct plan_facts {
+    dk_budget b;
+    uint64_t positions, unit_max, pair_max;
+    uint64_t unit_bytes, finish_bytes; /* what solving the largest unit, finishing the largest
+                                        * pair hold besides the cache */
+} plan_facts;
+
+enum { TEXT_MAX = 48 };
+
+/* b bytes in binary units, into buf (TEXT_MAX); returns buf. */
+static const char *bytes_text(double b, char *buf)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int k = 0;
+    for (; b >= 1024 && k < 5; k++)
+        b /= 1024;
+    snprintf(buf, TEXT_MAX, k ? "%.1f %s" : "%.0f %s", b, unit[k]);
+    return buf;
+}
+
+/* s seconds, also as hh:mm:ss, into buf (TEXT_MAX); returns buf. */
+static const char *time_text(double s, char *buf)
+{
+    char clock[32];
+    dk_clock_text(s, clock, sizeof clock);
+    snprintf(buf, TEXT_MAX, "%.0f s (%s)", s, clock);
+    return buf;
+}
+
+static void describe_task(const dk_workgraph *g, dk_wg_task t, char *buf, size_t len)
+{
+    char name[DK_MATERIAL_NAME_MAX];
+    if (t.kind == DK_WG_UNIT) {
+        dk_material_name(g->pairs[g->units[t.id].pair].m, name, sizeof name);
+        snprintf(buf, len, "a unit of %s, level %d", name, g->units[t.id].level);
+    } else {
+        dk_material_name(g->pairs[t.id].m, name, sizeof name);
+        snprintf(buf, len, "finishing %s", name);
+    }
+}
+
+static void print_targets(const dk_gen_options *o, bool json)
+{
+    char name[DK_MATERIAL_NAME_MAX];
+    if (!o->only) {
+        printf(json ? "\"pieces\": %d, \"per_side\": %d" : "materials of 2 to %d pieces", o->pieces, o->per_side);
+        if (!json && o->per_side)
+            printf(", at most %d a side", o->per_side);
+        return;
+    }
+    printf(json ? "\"materials\": [" : "materials ");
+    for (size_t i = 0; i < o->nonly; i++) {
+        dk_material_name(o->only[i], name, sizeof name);
+        printf(json ? "%s\"%s\"" : "%s%s", i ? "," : "", name);
+    }
+    printf(json ? "]" : " and what they need");
+}
+
+/* The most a rank holds: its largest task and the decoded tables it keeps. */
+static uint64_t peak_memory(const plan_facts *f, const dk_forecast *at)
+{
+    uint64_t task = f->unit_bytes > f->finish_bytes ? f->unit_bytes : f->finish_bytes;
+    return task + (at->held_peak_bytes < f->b.cache_bytes ? at->held_peak_bytes : f->b.cache_bytes);
+}
+
+static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forecast_model *m, const plan_facts *f,
+                       const dk_forecast *at, const dk_forecast *unl, uint32_t sat, const dk_forecast *at_sat)
+{
+    char t[6][TEXT_MAX], what[96];
+    printf("plan: %s, ", p->o.v->name);
+    print_targets(&p->o, false);
+    printf(p->o.rule_limit ? ", draw rule %u moves\n" : ", no draw rule\n", p->o.rule_limit / 2);
+    printf("work: %u units of at most %llu positions, %u pairs to finish; %.3g positions\n", g->nunits,
+           (unsigned long long)f->b.unit_positions, g->npairs, (double)f->positions);
+    printf("cost model: units at %.3g positions/s a rank on average (each king adds %.0f%% to a position's "
+           "time), finishing at %.3g positions/s\n",
+           dk_forecast_mean_rate(g, m), 100 * m->king_weight, 1 / m->finish_seconds);
+    printf("wall time on %ld rank%s: %s, ranks busy %.0f%% of it", p->ranks, p->ranks > 1 ? "s" : "",
+           time_text(at->wall, t[0]), 100 * at->work / (at->wall * (double)p->ranks));
+    if (at->ranks_used < (uint32_t)p->ranks)
+        printf("; only %u ranks ever get a task", at->ranks_used);
+    describe_task(g, unl->longest_task, what, sizeof what);
+    printf("\ncritical path (unlimited ranks): %s; the longest task: %s, %s\n", time_text(unl->wall, t[0]), what,
+           time_text(unl->longest, t[1]));
+    printf("saturation: %u ranks, %s (the fewest within %.0f%% of the critical path: more ranks barely help)\n",
+           sat, time_text(at_sat->wall, t[0]), 100 * PLAN_TOLERANCE);
+    printf("memory a rank: at most %s of its %s: %s to solve the largest unit (%llu positions) or %s to finish "
+           "the largest pair (%llu positions), and %s of decoded tables (the cache may take %s)\n",
+           bytes_text((double)peak_memory(f, at), t[0]), bytes_text((double)f->b.memory, t[1]),
+           bytes_text((double)f->unit_bytes, t[2]), (unsigned long long)f->unit_max,
+           bytes_text((double)f->finish_bytes, t[3]), (unsigned long long)f->pair_max,
+           bytes_text((double)at->held_peak_bytes, t[4]), bytes_text((double)f->b.cache_bytes, t[5]));
+    printf("disk: %s of tables (bits a position: WLD %.2f, DTW %.2f, DTC %.2f), unit files in DIR/work at most "
+           "%s, at most %s at once\n", bytes_text((double)at->table_bytes, t[0]), m->table_bits[0], m->table_bits[1],
+           m->table_bits[2], bytes_text((double)at->work_peak_bytes, t[1]),
+           bytes_text((double)at->disk_peak_bytes, t[2]));
+    printf("tables read: at most %s by a rank, %s on average\n", bytes_text((double)at->read_max_bytes, t[0]),
+           bytes_text(at->ranks_used ? (double)at->read_bytes / at->ranks_used : 0, t[1]));
+}
+
+static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forecast_model *m, const plan_facts *f,
+                       const dk_forecast *at, const dk_forecast *unl, uint32_t sat, const dk_forecast *at_sat)
+{
+    char what[96];
+    describe_task(g, unl->longest_task, what, sizeof what);
+    printf("{\"variant\": \"%s\", ", p->o.v->name);
+    print_targets(&p->o, true);
+    printf(", \"draw_rule\": %u, \"ranks\": %ld,\n", p->o.rule_limit / 2, p->ranks);
+    printf(" \"work\": {\"units\": %u, \"unit_positions\": %llu, \"pairs\": %u, \"positions\": %llu},\n", g->nunits,
+           (unsigned long long)f->b.unit_positions, g->npairs, (unsigned long long)f->positions);
+    printf(" \"model\": {\"unit_seconds\": %.4g, \"king_weight\": %.3g, \"finish_seconds\": %.4g, "
+           "\"mean_rate\": %.4g, \"table_bits\": {\"wld\": %.3g, \"dtw\": %.3g, \"dtc\": %.3g}, "
+           "\"unit_bits\": %.3g},\n",
+           m->unit_seconds, m->king_weight, m->finish_seconds, dk_forecast_mean_rate(g, m), m->table_bits[0],
+           m->table_bits[1], m->table_bits[2], m->unit_bits);
+    printf(" \"wall_seconds\": %.6g, \"work_seconds\": %.6g, \"ranks_used\": %u,\n", at->wall, at->work,
+           at->ranks_used);
+    printf(" \"critical_path_seconds\": %.6g, \"longest_task\": {\"seconds\": %.6g, \"task\": \"%s\"},\n", unl->wall,
+           unl->longest, what);
+    printf(" \"saturation\": {\"ranks\": %u, \"wall_seconds\": %.6g, \"tolerance\": %.2f},\n", sat, at_sat->wall,
+           PLAN_TOLERANCE);
+    printf(" \"memory\": {\"budget\": %llu, \"largest_unit\": %llu, \"unit_bytes\": %llu, \"largest_pair\": %llu, "
+           "\"finish_bytes\": %llu, \"cache\": %llu, \"cache_used\": %llu, \"peak\": %llu},\n",
+           (unsigned long long)f->b.memory, (unsigned long long)f->unit_max, (unsigned long long)f->unit_bytes,
+           (unsigned long long)f->pair_max, (unsigned long long)f->finish_bytes, (unsigned long long)f->b.cache_bytes,
+           (unsigned long long)at->held_peak_bytes, (unsigned long long)peak_memory(f, at));
+    printf(" \"disk\": {\"tables\": %llu, \"work_peak\": %llu, \"peak\": %llu},\n", (unsigned long long)at->table_bytes,
+           (unsigned long long)at->work_peak_bytes, (unsigned long long)at->disk_peak_bytes);
+    printf(" \"tables_read\": {\"max_per_rank\": %llu, \"total\": %llu}}\n", (unsigned long long)at->read_max_bytes,
+           (unsigned long long)at->read_bytes);
+}
+
+/* The budget and graph gen would use, as dk_generate sets them up. */
+static dk_workgraph *setup(const plan_args *p, plan_facts *f)
+{
+    char err[1024];
+    uint64_t memory = p->o.memory_per_rank ? p->o.memory_per_rank : dk_budget_node_share(1);
+    if (!memory) {
+        cli_error("plan: cannot tell this machine's memory: give --memory-per-rank");
+        return NULL;
+    }
+    if (dk_budget_split(memory, p->o.unit_positions, p->o.rule_limit, &f->b, err, sizeof err) != 0) {
+        fprintf(stderr, "damka: plan: gen would refuse: --memory-per-rank: %s\n", err);
+        return NULL;
+    }
+    dk_workgraph *g = dk_setup_graph(&p->o, f->b.unit_positions);
+    if (!g) {
+        fputs("damka: plan: cannot build the work graph (out of memory)\n", stderr);
+        return NULL;
+    }
+    if (dk_setup_reserve(g, p->o.rule_limit, &f->b, err, sizeof err) != 0) {
+        fprintf(stderr, "damka: plan: gen would refuse: --memory-per-rank: %s\n", err);
+        dk_workgraph_free(g);
+        return NULL;
+    }
+    dk_setup_largest(g, &f->unit_max, &f->pair_max);
+    f->unit_bytes = dk_budget_unit_bytes(f->unit_max, p->o.rule_limit);
+    f->finish_bytes = dk_budget_finish_bytes(f->pair_max, p->o.rule_limit);
+    f->positions = 0;
+    for (uint32_t i = 0; i < g->npairs; i++)
+        f->positions += g->pairs[i].positions;
+    return g;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    plan_args p = {{dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0, false, false, false, 0}, 0, 0, false};
+    dk_material mats[256];
+    bool help = false;
+    int status = parse_args(argc, argv, &p, mats, 256, &help);
+    if (help) {
+        printf(HELP, 100 * PLAN_TOLERANCE);
+        return 0;
+    }
+    if (status)
+        return status;
+    plan_facts f;
+    dk_workgraph *g = setup(&p, &f);
+    if (!g)
+        return 1;
+    dk_forecast_model m = dk_forecast_default_model(g, p.o.rule_limit, f.b.cache_bytes, p.rate);
+    dk_forecast at, unl, at_sat;
+    uint32_t sat = 0;
+    if (dk_forecast_run(g, &m, (uint32_t)p.ranks, &at) == 0)
+        sat = dk_forecast_saturation(g, &m, PLAN_TOLERANCE, &at_sat, &unl);
+    if (sat)
+        (p.json ? print_json : print_text)(&p, g, &m, &f, &at, &unl, sat, &at_sat);
+    else
+        fputs("damka: plan: out of memory\n", stderr);
+    dk_workgraph_free(g);
+    return sat ? 0 : 1;
+}

@@ -1,0 +1,92 @@
+#include "runopts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../gen/budget.h"
+#include "../query/drawrule.h"
+#include "../query/tablebase.h"
+#include "cli.h"
+
+/* Parses "2m1k-0m1k,1m1k-1m0k" into at most cap materials; returns how many, or -1 after one
+ * line on stderr. */
+static int parse_materials(const char *cmd, const dk_variant *v, const char *list, dk_material *out, int cap)
+{
+    int n = 0;
+    char *copy = strdup(list), *save = NULL;
+    if (!copy)
+        return -1;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n == cap || dk_material_parse(tok, &out[n]) != 0 || !dk_material_valid(v, out[n]) ||
+            dk_material_pieces(out[n]) > DK_TB_MAX_PIECES) {
+            cli_error("%s: '%s' is not a %s material of at most %d pieces (write it as 2m1k-0m1k: "
+                      "white men, white kings, black men, black kings)",
+                      cmd, tok, v->name, DK_TB_MAX_PIECES);
+            free(copy);
+            return -1;
+        }
+        n++;
+    }
+    free(copy);
+    if (n == 0)
+        cli_error("%s: --materials needs at least one material", cmd);
+    return n ? n : -1;
+}
+
+bool cli_run_option(int argc, char **argv, int *i, cli_run_args *a, dk_gen_options *o, int *status)
+{
+    return cli_variant_option(argc, argv, i, &o->v, status) ||
+           cli_option_value(argc, argv, i, "--pieces", &a->pieces, status) ||
+           cli_option_value(argc, argv, i, "--per-side", &a->per_side, status) ||
+           cli_option_value(argc, argv, i, "--materials", &a->materials, status) ||
+           cli_option_value(argc, argv, i, "--draw-rule", &a->rule, status) ||
+           cli_option_value(argc, argv, i, "--memory-per-rank", &a->memory, status) ||
+           cli_option_value(argc, argv, i, "--unit-positions", &a->unit, status) ||
+           cli_option_value(argc, argv, i, "--unit-size", &a->unit, status);
+}
+
+int cli_parse_unit_positions(const char *cmd, const char *s, uint64_t *out)
+{
+    long n;
+    if (!cli_parse_int(s, 1, 1L << 40, &n))
+        return cli_error("%s: --unit-positions must be a whole number of positions from 1 to 2^40, got '%s'", cmd, s);
+    *out = (uint64_t)n;
+    return 0;
+}
+
+int cli_run_finish(const char *cmd, const cli_run_args *a, dk_gen_options *o, dk_material *mats, int cap)
+{
+    long n;
+    if (!a->pieces == !a->materials)
+        return cli_error("%s: give either --pieces N or --materials LIST", cmd);
+    if (a->pieces) {
+        if (!cli_parse_int(a->pieces, 2, DK_TB_MAX_PIECES, &n))
+            return cli_error("%s: --pieces must be a whole number from 2 to %d, got '%s'", cmd, DK_TB_MAX_PIECES,
+                             a->pieces);
+        o->pieces = (int)n;
+    }
+    if (a->per_side) {
+        if (!a->pieces || !cli_parse_int(a->per_side, 1, o->v->men_per_side, &n))
+            return cli_error("%s: --per-side needs --pieces and a whole number from 1 to %d", cmd,
+                             o->v->men_per_side);
+        o->per_side = (int)n;
+    }
+    if (a->materials) {
+        int k = parse_materials(cmd, o->v, a->materials, mats, cap);
+        if (k < 0)
+            return 2;
+        o->only = mats;
+        o->nonly = (size_t)k;
+    }
+    o->rule_limit = 2 * (unsigned)o->v->draw_rule_moves;
+    if (a->rule) {
+        if (!cli_parse_int(a->rule, 0, DK_RULE_MAX_LIMIT / 2, &n))
+            return cli_error("%s: --draw-rule must be a whole number of moves a player from 0 (no "
+                             "rule-aware tables) to %d, got '%s'", cmd, DK_RULE_MAX_LIMIT / 2, a->rule);
+        o->rule_limit = 2 * (unsigned)n;
+    }
+    if (a->memory && dk_budget_parse_size(a->memory, &o->memory_per_rank) != 0)
+        return cli_error("%s: --memory-per-rank must be a size such as 2G, 512M or 3000000000, got '%s'", cmd,
+                         a->memory);
+    return a->unit ? cli_parse_unit_positions(cmd, a->unit, &o->unit_positions) : 0;
+}

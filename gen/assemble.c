@@ -1,0 +1,175 @@
+#include "assemble.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rules/errors.h"
+#include "valuefile.h"
+
+/* Unit files kept mapped at once: a table's subslices come from units in ascending order on
+ * the canonical side, scattered over them on the twin side. */
+enum { OPEN_MAX = 16 };
+static const uint32_t NOWHERE = UINT32_MAX;
+
+typedef struct side_reader {
+    dk_value_source src;       /* its ctx is the side_reader (copies of src read the same) */
+    struct dk_pair_reader *r;
+    uint32_t *unit;            /* by men_index: the unit holding the subslice (index into units) */
+    uint64_t *offset;          /* by men_index: its first position in that unit's file */
+} side_reader;
+
+typedef struct open_unit {
+    uint32_t unit; /* NOWHERE: free */
+    dk_vfile *file;
+    uint64_t last_use;
+} open_unit;
+
+struct dk_pair_reader {
+    const dk_workgraph *g;
+    const dk_wpair *pair;
+    const char *dir;
+    unsigned limit, stride;
+    uint64_t K;
+    uint32_t first_unit, nunits;
+    uint64_t *npositions;  /* by unit of the pair */
+    uint8_t *checked;      /* by unit of the pair: its CRC was checked */
+    char **paths;          /* by unit of the pair */
+    side_reader side[2];
+    open_unit open[OPEN_MAX];
+    uint64_t clock;
+};
+
+static int read_side(const dk_value_source *src, uint64_t first, size_t n, dk_value *out,
+                     char *err, size_t errlen);
+
+void dk_pair_reader_free(dk_pair_reader *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < OPEN_MAX; i++)
+        dk_vfile_close(r->open[i].file);
+    for (int s = 0; s < 2; s++) {
+        free(r->side[s].unit);
+        free(r->side[s].offset);
+    }
+    for (uint32_t u = 0; r->paths && u < r->nunits; u++)
+        free(r->paths[u]);
+    free(r->paths);
+    free(r->npositions);
+    free(r->checked);
+    free(r);
+}
+
+/* Records where the groups of unit u (the i-th of the pair) put their subslices. */
+static int list_unit(dk_pair_reader *r, dk_plan_cache *plans, uint32_t i)
+{
+    dk_plan plan;
+    if (dk_plan_build(&plan, plans, r->first_unit + i) != 0)
+        return -1;
+    char path[4096];
+    dk_plan_path(&plan, r->dir, path, sizeof path);
+    r->paths[i] = strdup(path);
+    r->npositions[i] = plan.npositions;
+    for (size_t gi = 0; gi < plan.ngroups; gi++) {
+        const dk_group *gr = &plan.groups[gi];
+        for (int s = 0; s < (gr->self_flip ? 1 : 2); s++) {
+            /* a self-twin pair has one material: both subslices of a group are in it */
+            side_reader *sr = &r->side[r->pair->self_twin ? 0 : s];
+            sr->unit[gr->men[s]] = i;
+            sr->offset[gr->men[s]] = gr->offset + (uint64_t)s * plan.K;
+        }
+    }
+    dk_plan_free(&plan);
+    return r->paths[i] ? 0 : -1;
+}
+
+dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
+                                   uint32_t p, unsigned limit, char *err, size_t errlen)
+{
+    const dk_wpair *pair = &g->pairs[p];
+    dk_pair_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return dk_errorf(err, errlen, "out of memory"), NULL;
+    uint32_t first = g->layers[pair->first_layer].first_unit, last = first;
+    while (last < g->nunits && g->units[last].pair == p)
+        last++;
+    *r = (dk_pair_reader){.g = g, .pair = pair, .dir = dir, .limit = limit, .stride = limit ? 2 : 1,
+                          .K = pair->ix.kings_count, .first_unit = first, .nunits = last - first};
+    r->npositions = calloc(r->nunits, sizeof *r->npositions);
+    r->checked = calloc(r->nunits, 1);
+    r->paths = calloc(r->nunits, sizeof *r->paths);
+    bool ok = r->npositions && r->checked && r->paths;
+    for (int s = 0; s < (pair->self_twin ? 1 : 2); s++) {
+        uint64_t men = (s ? &pair->ix_twin : &pair->ix)->men_count;
+        side_reader *sr = &r->side[s];
+        *sr = (side_reader){{read_side, sr, r->stride, 0}, r, malloc(men * sizeof *sr->unit),
+                            malloc(men * sizeof *sr->offset)};
+        ok = ok && sr->unit && sr->offset;
+        for (uint64_t m = 0; ok && m < men; m++)
+            sr->unit[m] = NOWHERE;
+    }
+    for (int i = 0; i < OPEN_MAX; i++)
+        r->open[i].unit = NOWHERE;
+    for (uint32_t i = 0; ok && i < r->nunits; i++)
+        ok = list_unit(r, plans, i) == 0;
+    if (!ok) {
+        dk_pair_reader_free(r);
+        return dk_errorf(err, errlen, "out of memory"), NULL;
+    }
+    return r;
+}
+
+const dk_value_source *dk_pair_reader_side(dk_pair_reader *r, int side)
+{
+    return &r->side[r->pair->self_twin ? 0 : side].src;
+}
+
+/* The mapped file of unit i of the pair, opening it (and closing the least recently used). */
+static dk_vfile *unit_file(dk_pair_reader *r, uint32_t i, char *err, size_t errlen)
+{
+    open_unit *slot = &r->open[0];
+    for (int k = 0; k < OPEN_MAX; k++) {
+        if (r->open[k].unit == i) {
+            r->open[k].last_use = ++r->clock;
+            return r->open[k].file;
+        }
+        if (r->open[k].last_use < slot->last_use)
+            slot = &r->open[k];
+    }
+    dk_vfile_close(slot->file);
+    *slot = (open_unit){NOWHERE, NULL, 0};
+    dk_vfile *f = dk_vfile_open(r->paths[i], !r->checked[i], err, errlen);
+    const dk_vfile_info *in = f ? dk_vfile_get_info(f) : NULL;
+    if (in && (in->count != r->npositions[i] || in->stride != r->stride || in->limit != r->limit)) {
+        dk_errorf(err, errlen, "%s is damaged: wrong number of values or another draw rule", r->paths[i]);
+        dk_vfile_close(f);
+        return NULL;
+    }
+    if (f) {
+        r->checked[i] = 1;
+        *slot = (open_unit){i, f, ++r->clock};
+    }
+    return f;
+}
+
+static int read_side(const dk_value_source *src, uint64_t first, size_t n, dk_value *out,
+                     char *err, size_t errlen)
+{
+    const side_reader *sr = src->ctx;
+    dk_pair_reader *r = sr->r;
+    const unsigned stride = r->stride;
+    for (uint64_t at = first; at < first + n;) {
+        uint64_t men = at / r->K, k = at % r->K;
+        uint64_t run = r->K - k < first + n - at ? r->K - k : first + n - at;
+        if (sr->unit[men] == NOWHERE)
+            return dk_errorf(err, errlen, "internal error: subslice %llu of a pair is in no unit",
+                             (unsigned long long)men);
+        dk_vfile *f = unit_file(r, sr->unit[men], err, errlen);
+        if (!f || dk_vfile_read(f, (sr->offset[men] + k) * stride, run * stride,
+                                out + (at - first) * stride, err, errlen) != 0)
+            return -1;
+        at += run;
+    }
+    return 0;
+}

@@ -1,0 +1,29 @@
+/* A finished pair's values in table order, read from its unit files as a value source, so that
+ * writing its tables needs memory for neither material whole.
+ *
+ * Units hold groups (a subslice X of the canonical material and its flip X' in the twin), in
+ * ascending X; a table holds subslices in ascending men_index. The reader knows where every
+ * subslice of the pair lies (a unit and an offset, listed once per pair) and keeps a few unit
+ * files mapped, the least recently used closed first. One per thread. */
+#ifndef DK_ASSEMBLE_H
+#define DK_ASSEMBLE_H
+
+#include "plan.h"
+#include "../query/ctable.h"
+
+typedef struct dk_pair_reader dk_pair_reader;
+
+/* Lists where the subslices of pair p lie in the unit files under dir (stride values a
+ * position, a draw rule of `limit` plies). Returns NULL with one line in err when out of
+ * memory. */
+dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
+                                   uint32_t p, unsigned limit, char *err, size_t errlen);
+
+void dk_pair_reader_free(dk_pair_reader *r);
+
+/* The values of the pair's material `side` (0: canonical, 1: twin; a self-twin pair has one) in
+ * table order. A unit file is checked whole (CRC) the first time it is read; a missing or
+ * damaged one makes the source fail with one line. Valid until the reader is freed. */
+const dk_value_source *dk_pair_reader_side(dk_pair_reader *r, int side);
+
+#endif

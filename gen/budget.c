@@ -1,0 +1,103 @@
+#include "budget.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../rules/errors.h"
+
+/* What a rank holds whatever it solves: MPI, the work graph, plans, buffers. */
+static const uint64_t fixed_bytes = (uint64_t)48 << 20;
+
+uint64_t dk_budget_unit_bytes(uint64_t positions, unsigned limit)
+{
+    /* Per position: the unit's values (2 bytes each, one or two a position), the solver's
+     * scratch for the group (three values, three bytes of counters and flags, distance queues),
+     * and the mapped values of the units one level above that man moves read. */
+    uint64_t per = limit ? 28 : 22;
+    return fixed_bytes + positions * per;
+}
+
+uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit)
+{
+    /* Values stream through in blocks (gen/assemble.h): what grows with the pair is a bit a
+     * position of capture map and where each subslice lies (a few bytes a subslice, far fewer
+     * than positions); then the unit files kept open with their decompressed blocks and zstd's
+     * buffers. */
+    (void)limit;
+    return fixed_bytes + positions / 8 + positions / 64 + ((uint64_t)96 << 20);
+}
+
+int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned limit, char *err,
+                             size_t errlen)
+{
+    uint64_t unit = dk_budget_unit_bytes(b->unit_positions, limit);
+    uint64_t finish = dk_budget_finish_bytes(pair_positions, limit);
+    uint64_t need = (unit > finish ? unit : finish) + (DK_BUDGET_MIN - fixed_bytes);
+    if (need > b->memory)
+        return dk_errorf(err, errlen, "finishing the largest material pair (%llu positions) needs %llu MiB, "
+                         "more than the %llu MiB a rank has", (unsigned long long)pair_positions,
+                         (unsigned long long)(need >> 20), (unsigned long long)(b->memory >> 20));
+    uint64_t left = b->memory - (unit > finish ? unit : finish);
+    if (left < b->cache_bytes)
+        b->cache_bytes = left;
+    return 0;
+}
+
+uint64_t dk_budget_node_share(int ranks_here)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0 || ranks_here < 1)
+        return 0;
+    return (uint64_t)pages * (uint64_t)page / (uint64_t)ranks_here;
+}
+
+int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk_budget *out,
+                    char *err, size_t errlen)
+{
+    if (memory < DK_BUDGET_MIN)
+        return dk_errorf(err, errlen, "a rank needs at least %llu MiB of memory, got %llu MiB",
+                         (unsigned long long)(DK_BUDGET_MIN >> 20), (unsigned long long)(memory >> 20));
+    uint64_t unit = unit_positions;
+    if (!unit)
+        for (unit = DK_DEFAULT_UNIT_POSITIONS;
+             unit > 1 && dk_budget_unit_bytes(unit, limit) - fixed_bytes > (memory - fixed_bytes) / 2;)
+            unit /= 2;
+    uint64_t need = dk_budget_unit_bytes(unit, limit);
+    if (need + (DK_BUDGET_MIN - fixed_bytes) > memory)
+        return dk_errorf(err, errlen, "a unit of %llu positions needs %llu MiB, more than the %llu MiB a rank "
+                         "has (leave room for a cache of at least %llu MiB)", (unsigned long long)unit,
+                         (unsigned long long)(need >> 20), (unsigned long long)(memory >> 20),
+                         (unsigned long long)((DK_BUDGET_MIN - fixed_bytes) >> 20));
+    *out = (dk_budget){memory, unit, memory - need};
+    return 0;
+}
+
+int dk_budget_parse_size(const char *s, uint64_t *out)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return -1;
+    char *end;
+    unsigned long long n = strtoull(s, &end, 10);
+    int shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    default: break;
+    }
+    if (shift) {
+        end++;
+        if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
+            end += strlen(end);
+    } else if (strcmp(end, "B") == 0) {
+        end++;
+    }
+    if (*end || n > (UINT64_MAX >> shift))
+        return -1;
+    *out = (uint64_t)n << shift;
+    return 0;
+}

@@ -1,0 +1,51 @@
+/* How a rank's memory is shared out between the unit it solves and the finished tables it
+ * keeps decoded in memory (gen/finished.h). One model for `damka gen` and `damka plan`. */
+#ifndef DK_BUDGET_H
+#define DK_BUDGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The bound on positions per unit when neither --unit-positions nor a small memory budget
+ * sets one: small enough for a unit to take seconds, large enough that scheduling is cheap. */
+#define DK_DEFAULT_UNIT_POSITIONS ((uint64_t)1 << 22)
+
+/* The least memory a rank can work with (the run's fixed costs and a minimal cache). */
+#define DK_BUDGET_MIN ((uint64_t)64 << 20)
+
+typedef struct dk_budget {
+    uint64_t memory;         /* bytes a rank may hold */
+    uint64_t unit_positions; /* the bound on positions per unit */
+    uint64_t cache_bytes;    /* decoded finished tables kept in memory */
+} dk_budget;
+
+/* Bytes a rank needs, besides its cache, to solve and verify a unit of `positions` positions
+ * with a draw rule of `limit` plies (0: none). Pure. */
+uint64_t dk_budget_unit_bytes(uint64_t positions, unsigned limit);
+
+/* Bytes a rank needs, besides its cache, to finish a pair whose materials hold `positions`
+ * table entries together: a capture map, where its subslices lie, buffers (the values stream
+ * through). Pure. */
+uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit);
+
+/* Lowers b's cache so that finishing a pair of `pair_positions` entries fits the memory too.
+ * Returns 0, or -1 with one line in err when it cannot fit. Pure. */
+int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned limit, char *err,
+                             size_t errlen);
+
+/* The memory of this node divided by `ranks_here` (the ranks sharing it), or 0 if unknown.
+ * Thread-safe. */
+uint64_t dk_budget_node_share(int ranks_here);
+
+/* Shares `memory` bytes out: the unit bound is `unit_positions` if not 0, else the largest
+ * power of two up to DK_DEFAULT_UNIT_POSITIONS whose unit takes at most half of what the fixed
+ * costs leave; the cache gets the rest. Returns 0, or -1 with one line in err when the memory is
+ * below DK_BUDGET_MIN or cannot hold a unit of the bound. Pure. */
+int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk_budget *out,
+                    char *err, size_t errlen);
+
+/* Parses a size: a whole number with an optional suffix K, M, G or T (powers of 1024, an
+ * optional "iB" or "B" after it). Returns 0, or -1 if s is not such a size. Pure. */
+int dk_budget_parse_size(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,381 @@
+#include "forecast.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../index/subslice.h"
+
+/* Calibration (Brazilian, draw rule of 15 moves). Every task of a run up to 5 pieces timed on
+ * one rank: seconds a unit position fit 2.77e-7 x (1 + 1.22 x kings), finishing 1.6e-7 a
+ * position (5 pieces; 4 pieces: 1.9e-7). Whole runs on 2 ranks, up to 5 pieces in 89 s and up
+ * to 6 in 1771 s, are reproduced by the simulation with those times x 0.9 (the per-task timing
+ * ran on a busier machine). Without the rule, units took 0.83 of the time, finishing 0.72
+ * (4 pieces). Tables up to 5 pieces take 0.18 bits a position (WLD), 1.21 (DTW), 0.50 (DTC);
+ * unit files of 5 pieces 4.0 bits a position with the rule's second value; those of 4 pieces
+ * 3.2 with it and 2.2 without (so about 2.8 without it at 5 pieces). */
+static const double unit_seconds = 2.5e-7, king_weight = 1.22, finish_seconds = 1.45e-7;
+static const double plain_unit = 0.83, plain_finish = 0.72;
+static const double table_bits[3] = {0.18, 1.21, 0.50};
+static const double unit_bits_rule = 4.0, unit_bits_plain = 2.8;
+
+static int kings(dk_material m) { return m.wk + m.bk; }
+
+/* What the units of layer li counted by an upper bound (index/workgraph.h) hold a position of
+ * their bound, so that the layer's units add up to its exact count. */
+static double layer_share(const dk_workgraph *g, uint32_t li)
+{
+    const dk_layer *l = &g->layers[li];
+    double bounds = 0, exact = 0;
+    for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++)
+        *(g->units[u].exact ? &exact : &bounds) += (double)g->units[u].positions;
+    return bounds > 0 && (double)l->positions > exact ? ((double)l->positions - exact) / bounds : 0;
+}
+
+/* The positions of unit u, its layer's share given. */
+static double unit_positions(const dk_workgraph *g, uint32_t u, double share)
+{
+    return (double)g->units[u].positions * (g->units[u].exact ? 1 : share);
+}
+
+/* The positions of every unit into pos (room for g->nunits). */
+static void all_unit_positions(const dk_workgraph *g, double *pos)
+{
+    for (uint32_t li = 0; li < g->nlayers; li++) {
+        const dk_layer *l = &g->layers[li];
+        double share = layer_share(g, li);
+        for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++)
+            pos[u] = unit_positions(g, u, share);
+    }
+}
+
+static double unit_cost(const dk_workgraph *g, const dk_forecast_model *m, uint32_t u, double positions)
+{
+    return positions * m->unit_seconds * (1 + m->king_weight * kings(g->pairs[g->units[u].pair].m));
+}
+
+double dk_forecast_cost(const dk_workgraph *g, const dk_forecast_model *m, dk_wg_task t)
+{
+    if (t.kind == DK_WG_FINISH)
+        return (double)g->pairs[t.id].positions * m->finish_seconds;
+    return unit_cost(g, m, t.id, unit_positions(g, t.id, layer_share(g, g->units[t.id].layer)));
+}
+
+double dk_forecast_mean_rate(const dk_workgraph *g, const dk_forecast_model *m)
+{
+    double positions = 0, seconds = 0, *pos = malloc((g->nunits + 1) * sizeof *pos);
+    if (!pos)
+        return 0;
+    all_unit_positions(g, pos);
+    for (uint32_t u = 0; u < g->nunits; u++) {
+        positions += pos[u];
+        seconds += unit_cost(g, m, u, pos[u]);
+    }
+    free(pos);
+    return seconds > 0 ? positions / seconds : 0;
+}
+
+dk_forecast_model dk_forecast_default_model(const dk_workgraph *g, unsigned limit, uint64_t cache_bytes,
+                                            double mean_rate)
+{
+    dk_forecast_model m = {unit_seconds * (limit ? 1 : plain_unit), king_weight,
+                           finish_seconds * (limit ? 1 : plain_finish), {0, 0, 0},
+                           limit ? unit_bits_rule : unit_bits_plain, limit, cache_bytes};
+    memcpy(m.table_bits, table_bits, sizeof table_bits);
+    if (!limit)
+        m.table_bits[2] = 0;
+    double now = dk_forecast_mean_rate(g, &m);
+    if (mean_rate > 0 && now > 0) {
+        m.unit_seconds *= now / mean_rate;
+        m.finish_seconds *= now / mean_rate;
+    }
+    return m;
+}
+
+/* --- the simulation --- */
+
+typedef struct event {
+    double end;
+    uint32_t rank;
+    dk_wg_task task;
+} event;
+
+/* A rank as the simulation sees it: the decoded tables it holds (by table, the tick of their
+ * last use, 0 if not held). */
+typedef struct sim_rank {
+    uint64_t *last_use;
+    uint64_t held, read;
+} sim_rank;
+
+/* The tables a unit of each pair reads: its two materials' exits. A table is a material of the
+ * graph, numbered 2 x pair + (0 for the pair's canonical material, 1 for its twin). */
+typedef struct reads {
+    uint32_t *first, *count; /* by pair, into ids */
+    uint32_t *ids;
+    uint64_t *positions;     /* by table */
+} reads;
+
+typedef struct sim {
+    dk_workgraph *g;
+    const dk_forecast_model *m;
+    uint32_t limit_ranks;
+    dk_heap events;        /* running tasks, by end, then rank */
+    dk_heap idle;          /* idle ranks among those made, by number */
+    sim_rank *ranks;       /* ranks[0..nranks) exist; more are made on demand */
+    uint32_t nranks, cap;
+    uint64_t tick;
+    reads rd;
+    double *unit_pos;      /* by unit: its positions (all_unit_positions) */
+    double work_bytes, disk_bytes;
+    dk_forecast *out;
+} sim;
+
+static bool event_less(const void *a, const void *b)
+{
+    const event *x = a, *y = b;
+    return x->end < y->end || (x->end == y->end && x->rank < y->rank);
+}
+
+static bool rank_less(const void *a, const void *b) { return *(const uint32_t *)a < *(const uint32_t *)b; }
+
+/* The lowest idle rank, as the scheduler serves waiting ranks in order (a new one if every
+ * rank made so far is busy); false if all `limit_ranks` are busy or memory runs out. */
+static bool idle_rank(sim *s, uint32_t *r)
+{
+    if (s->idle.n) {
+        dk_heap_pop(&s->idle, r);
+        return true;
+    }
+    if (s->nranks == s->limit_ranks)
+        return false;
+    if (s->nranks == s->cap) {
+        uint32_t cap = s->cap ? 2 * s->cap : 16;
+        sim_rank *more = realloc(s->ranks, cap * sizeof *more);
+        if (!more)
+            return false;
+        s->ranks = more;
+        s->cap = cap;
+    }
+    sim_rank *k = &s->ranks[s->nranks];
+    if (!(k->last_use = calloc(2 * (size_t)s->g->npairs + 1, sizeof *k->last_use)))
+        return false;
+    k->held = k->read = 0;
+    *r = s->nranks++;
+    return true;
+}
+
+/* Adds table `id` to the reads of the pair being listed (which starts at ids[first]) once. */
+static bool add_read(reads *r, size_t first, size_t *n, size_t *cap, uint32_t id)
+{
+    for (size_t i = first; i < *n; i++)
+        if (r->ids[i] == id)
+            return true;
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 256;
+        uint32_t *more = realloc(r->ids, c * sizeof *more);
+        if (!more)
+            return false;
+        r->ids = more;
+        *cap = c;
+    }
+    r->ids[(*n)++] = id;
+    return true;
+}
+
+static void reads_free(reads *r)
+{
+    free(r->first);
+    free(r->count);
+    free(r->ids);
+    free(r->positions);
+    *r = (reads){NULL, NULL, NULL, NULL};
+}
+
+static int reads_build(const dk_workgraph *g, reads *r)
+{
+    size_t np = g->npairs, n = 0, cap = 0;
+    *r = (reads){calloc(np + 1, sizeof(uint32_t)), calloc(np + 1, sizeof(uint32_t)), NULL,
+                 calloc(2 * np + 1, sizeof(uint64_t))};
+    bool ok = r->first && r->count && r->positions;
+    for (uint32_t p = 0; ok && p < np; p++) {
+        const dk_wpair *pp = &g->pairs[p];
+        r->positions[2 * p] = pp->ix.size;
+        r->positions[2 * p + 1] = pp->self_twin ? 0 : pp->ix_twin.size;
+        r->first[p] = (uint32_t)n;
+        for (int side = 0; ok && side <= !pp->self_twin; side++) {
+            dk_material m = side ? pp->twin : pp->m;
+            size_t ne = dk_material_exits(g->v, m, NULL, 0);
+            dk_material *exits = malloc((ne ? ne : 1) * sizeof *exits);
+            ok = exits != NULL;
+            ne = ok ? dk_material_exits(g->v, m, exits, ne) : 0;
+            for (size_t e = 0; ok && e < ne; e++) {
+                int d = dk_workgraph_pair_of(g, exits[e]);
+                ok = d >= 0 && add_read(r, r->first[p], &n, &cap,
+                                        2 * (uint32_t)d + !dk_material_equal(exits[e], g->pairs[d].m));
+            }
+            free(exits);
+        }
+        r->count[p] = (uint32_t)n - r->first[p];
+    }
+    if (!ok)
+        reads_free(r);
+    return ok ? 0 : -1;
+}
+
+/* Bytes a rank holds for a decoded table: its DTW values and, with a draw rule, its rule values,
+ * two bytes each (finished.h). */
+static uint64_t decoded_bytes(const sim *s, uint32_t id)
+{
+    return s->rd.positions[id] * 2 * (s->m->limit ? 2 : 1);
+}
+
+/* Rank k reads table `id` for a unit: decoded whole when not held, the least recently used
+ * dropped to make room; a table larger than the whole cache is read again each time. */
+static void read_table(sim *s, sim_rank *k, uint32_t id)
+{
+    const dk_forecast_model *m = s->m;
+    uint64_t decoded = decoded_bytes(s, id);
+    if (k->last_use[id]) {
+        k->last_use[id] = ++s->tick;
+        return;
+    }
+    k->read += (uint64_t)((double)s->rd.positions[id] * (m->table_bits[1] + m->table_bits[2]) / 8);
+    if (decoded > m->cache_bytes)
+        return;
+    while (k->held + decoded > m->cache_bytes) {
+        uint32_t lru = UINT32_MAX;
+        for (uint32_t t = 0; t < 2 * s->g->npairs; t++)
+            if (k->last_use[t] && (lru == UINT32_MAX || k->last_use[t] < k->last_use[lru]))
+                lru = t;
+        k->held -= decoded_bytes(s, lru);
+        k->last_use[lru] = 0;
+    }
+    k->held += decoded;
+    k->last_use[id] = ++s->tick;
+    if (k->held > s->out->held_peak_bytes)
+        s->out->held_peak_bytes = k->held;
+}
+
+/* Bytes of a pair's files at `bits` a position. */
+static double pair_bytes(const dk_workgraph *g, uint32_t p, double bits)
+{
+    return (double)g->pairs[p].positions * bits / 8;
+}
+
+static void start(sim *s, uint32_t r, dk_wg_task t, double now)
+{
+    const dk_workgraph *g = s->g;
+    if (t.kind == DK_WG_UNIT) {
+        uint32_t p = g->units[t.id].pair;
+        for (uint32_t j = 0; j < s->rd.count[p]; j++)
+            read_table(s, &s->ranks[r], s->rd.ids[s->rd.first[p] + j]);
+    }
+    double cost = t.kind == DK_WG_UNIT ? unit_cost(g, s->m, t.id, s->unit_pos[t.id]) : dk_forecast_cost(g, s->m, t);
+    s->out->work += cost;
+    if (cost > s->out->longest) {
+        s->out->longest = cost;
+        s->out->longest_task = t;
+    }
+    event e = {now + cost, r, t};
+    dk_heap_push(&s->events, &e);
+    if (s->events.n > s->out->peak_parallel)
+        s->out->peak_parallel = (uint32_t)s->events.n;
+}
+
+/* Files on disk when task t ends: a unit adds its file to DIR/work, a finish writes the pair's
+ * tables and removes its unit files. */
+static void account_files(sim *s, dk_wg_task t)
+{
+    const dk_workgraph *g = s->g;
+    const dk_forecast_model *m = s->m;
+    if (t.kind == DK_WG_UNIT) {
+        double b = s->unit_pos[t.id] * m->unit_bits / 8;
+        s->work_bytes += b;
+        s->disk_bytes += b;
+    } else {
+        double units = pair_bytes(g, t.id, m->unit_bits);
+        double tables = pair_bytes(g, t.id, m->table_bits[0] + m->table_bits[1] + m->table_bits[2]);
+        s->work_bytes -= units;
+        s->disk_bytes += tables - units;
+        s->out->table_bytes += (uint64_t)tables;
+    }
+    if (s->work_bytes > (double)s->out->work_peak_bytes)
+        s->out->work_peak_bytes = (uint64_t)s->work_bytes;
+    if (s->disk_bytes > (double)s->out->disk_peak_bytes)
+        s->out->disk_peak_bytes = (uint64_t)s->disk_bytes;
+}
+
+/* Gives every idle rank a ready task, lowest rank first. Returns -1 when out of memory. */
+static int assign(sim *s, double now)
+{
+    while (dk_workgraph_nready(s->g) > 0) {
+        uint32_t r;
+        dk_wg_task t;
+        if (!idle_rank(s, &r))
+            return s->nranks == s->limit_ranks ? 0 : -1;
+        dk_workgraph_take(s->g, &t);
+        start(s, r, t, now);
+    }
+    return 0;
+}
+
+int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks, dk_forecast *out)
+{
+    uint32_t ntasks = g->nunits + g->npairs;
+    sim s = {.g = g, .m = m, .limit_ranks = ranks ? ranks : 1, .out = out};
+    *out = (dk_forecast){.ranks = ranks};
+    s.events = (dk_heap){malloc((ntasks + 1) * sizeof(event)), sizeof(event), 0, event_less};
+    s.idle = (dk_heap){malloc((ntasks + 1) * sizeof(uint32_t)), sizeof(uint32_t), 0, rank_less};
+    s.unit_pos = malloc((g->nunits + 1) * sizeof *s.unit_pos);
+    int rc = s.events.data && s.idle.data && s.unit_pos ? reads_build(g, &s.rd) : -1;
+    if (rc == 0)
+        all_unit_positions(g, s.unit_pos);
+    dk_workgraph_reset(g, NULL, NULL);
+    double now = 0;
+    if (rc == 0)
+        rc = assign(&s, now);
+    while (rc == 0 && s.events.n > 0) {
+        /* Every task ending now reports before anything is handed out. */
+        now = ((const event *)dk_heap_top(&s.events))->end;
+        while (s.events.n > 0 && ((const event *)dk_heap_top(&s.events))->end == now) {
+            event e;
+            dk_heap_pop(&s.events, &e);
+            dk_workgraph_done(g, e.task);
+            account_files(&s, e.task);
+            dk_heap_push(&s.idle, &e.rank);
+        }
+        rc = assign(&s, now);
+    }
+    out->wall = now;
+    out->ranks_used = s.nranks;
+    for (uint32_t r = 0; r < s.nranks; r++) {
+        out->read_bytes += s.ranks[r].read;
+        if (s.ranks[r].read > out->read_max_bytes)
+            out->read_max_bytes = s.ranks[r].read;
+        free(s.ranks[r].last_use);
+    }
+    free(s.ranks);
+    free(s.events.data);
+    free(s.idle.data);
+    free(s.unit_pos);
+    reads_free(&s.rd);
+    return rc == 0 && dk_workgraph_all_finished(g) ? 0 : -1;
+}
+
+uint32_t dk_forecast_saturation(dk_workgraph *g, const dk_forecast_model *m, double tolerance,
+                                dk_forecast *at, dk_forecast *unlimited)
+{
+    if (dk_forecast_run(g, m, DK_FORECAST_UNLIMITED, unlimited) != 0)
+        return 0;
+    double target = unlimited->wall * (1 + tolerance);
+    uint32_t lo = 1, hi = unlimited->peak_parallel ? unlimited->peak_parallel : 1;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (dk_forecast_run(g, m, mid, at) != 0)
+            return 0;
+        if (at->wall <= target)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return dk_forecast_run(g, m, lo, at) == 0 ? lo : 0;
+}

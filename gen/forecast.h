@@ -1,0 +1,75 @@
+/* What a run of `damka gen` would take, without running it: rank 0's scheduler (generate.c)
+ * simulated over the work graph with a cost model. Each free rank takes the next task the
+ * graph hands out (dk_workgraph_take: finishing a pair first, then the lowest ready unit), as
+ * the scheduler does, and a task makes others ready when the graph says so
+ * (dk_workgraph_done), so the simulation and the scheduler cannot disagree on the order.
+ *
+ * Positions are table entries (White to move; a position with both sides to move counts
+ * twice), the unit gen's progress line counts. Pure: no MPI, no files. */
+#ifndef DK_FORECAST_H
+#define DK_FORECAST_H
+
+#include <stdint.h>
+
+#include "../index/workgraph.h"
+
+/* Ranks without limit: every ready task starts at once (the critical path). */
+#define DK_FORECAST_UNLIMITED UINT32_MAX
+
+/* The cost of tasks and the size of files. A unit of material M takes positions x
+ * unit_seconds x (1 + king_weight x kings of M): king moves and their un-moves are most of the
+ * work, so king-heavy materials go slower. Finishing a pair takes positions x finish_seconds. */
+typedef struct dk_forecast_model {
+    double unit_seconds;   /* a rank's seconds a unit position without kings */
+    double king_weight;    /* what each king adds to that, as a fraction */
+    double finish_seconds; /* a rank's seconds a position to finish: assemble, compress, write */
+    double table_bits[3];  /* bits a position of the compressed WLD, DTW and DTC tables */
+    double unit_bits;      /* bits a position of a unit file in DIR/work */
+    unsigned limit;        /* the draw rule in plies (0: no DTC tables, one value a position) */
+    uint64_t cache_bytes;  /* a rank's cache of decoded finished tables (budget.h) */
+} dk_forecast_model;
+
+typedef struct dk_forecast {
+    uint32_t ranks;           /* as asked (DK_FORECAST_UNLIMITED too) */
+    double wall;              /* seconds from the start to the last pair finished */
+    double work;              /* rank-seconds: the sum of every task's cost */
+    uint32_t peak_parallel;   /* the most tasks running at once */
+    uint32_t ranks_used;      /* ranks that ever had a task */
+    double longest;           /* seconds of the longest task ... */
+    dk_wg_task longest_task;  /* ... and which it is */
+    uint64_t table_bytes;     /* compressed tables written */
+    uint64_t work_peak_bytes; /* the most bytes of unit files in DIR/work at once */
+    uint64_t disk_peak_bytes; /* the most bytes on disk at once: tables so far and unit files */
+    uint64_t read_bytes;      /* compressed table bytes read by all ranks together */
+    uint64_t read_max_bytes;  /* by the rank that reads most */
+    uint64_t held_peak_bytes; /* the most bytes of decoded tables a rank holds */
+} dk_forecast;
+
+/* The model calibrated on Brazilian tables (forecast.c says how) for a draw rule of `limit`
+ * plies and a cache of cache_bytes a rank. With mean_rate > 0 its times are scaled so that g's
+ * units average mean_rate positions a second a rank (finishing scaled alike). Thread-safe. */
+dk_forecast_model dk_forecast_default_model(const dk_workgraph *g, unsigned limit, uint64_t cache_bytes,
+                                            double mean_rate);
+
+/* Positions a second a rank solves, averaged over g's units under m. Thread-safe. */
+double dk_forecast_mean_rate(const dk_workgraph *g, const dk_forecast_model *m);
+
+/* Seconds task t takes under model m. Thread-safe. */
+double dk_forecast_cost(const dk_workgraph *g, const dk_forecast_model *m, dk_wg_task t);
+
+/* Simulates the run on `ranks` ranks (>= 1, or DK_FORECAST_UNLIMITED) from nothing done into
+ * *out. Tables read: a rank decodes the DTW (and DTC) table of a material its unit's materials
+ * reach by a capture or a promotion when first needed, and keeps it while its cache allows,
+ * the least recently used dropped first. Uses and leaves changed g's scheduling state (reset on entry). Returns 0, or
+ * -1 when out of memory. Not thread-safe for g. */
+int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks, dk_forecast *out);
+
+/* The fewest ranks whose wall time is within `tolerance` (0.05: 5%) of the critical path (the
+ * wall time with unlimited ranks): beyond it the wall time stops falling. Found by bisection
+ * between 1 and the unlimited run's peak parallelism (at which the two runs are the same),
+ * taking the wall time as non-increasing in the ranks. Its forecast in *at, the unlimited one
+ * in *unlimited. Returns the number of ranks, or 0 when out of memory. Not thread-safe for g. */
+uint32_t dk_forecast_saturation(dk_workgraph *g, const dk_forecast_model *m, double tolerance,
+                                dk_forecast *at, dk_forecast *unlimited);
+
+#endif

@@ -1,0 +1,338 @@
+#include "valuefile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "../rules/errors.h"
+#include "../query/checksum.h"
+#include "../query/fileio.h"
+
+/* Layout, little-endian: magic[8] version u32 kind u8 variant u8 material[4] width u8 stride u8
+ * part u32 count u64 crc u32 block u32 limit u32 header_crc u32 index u64, zeros up to
+ * HEADER_SIZE; then (version 3) the blocks, each a zstd frame of `block` positions' values, and
+ * at `index` their nblocks + 1 offsets (u64, from the start of the file, the last one `index`
+ * itself); crc covers every byte after the header. Version 2 held the values uncompressed after
+ * the header (crc over them, block 0); version 1 (before draw rules) had the header CRC at 36,
+ * stride 1 and no limit. */
+enum { HEADER_SIZE = DK_VFILE_HEADER, VERSION = 3, LEVEL = 1 };
+static const char MAGIC[8] = {'D', 'A', 'M', 'K', 'A', 'V', 'A', 'L'};
+
+/* Decompressed blocks a reader keeps (a clock replaces them): man moves from the subslices of
+ * a unit read many subslices of the units above, each again and again. At most 4 MiB a file. */
+enum { MAX_SLOTS = 256 };
+
+struct dk_vfile {
+    dk_vfile_info info;
+    uint32_t block;           /* positions a block; 0: uncompressed (versions 1 and 2) */
+    uint64_t nblocks;
+    const uint8_t *map, *index, *values;
+    size_t map_len;
+    void *dctx;
+    uint32_t nslots;          /* up to MAX_SLOTS, no more than the file has blocks */
+    uint8_t *cache;           /* nslots decompressed blocks */
+    int32_t *slot_of;         /* by block: its slot, -1 if not decompressed */
+    int64_t block_in[MAX_SLOTS]; /* by slot: its block, -1: none */
+    uint8_t referenced[MAX_SLOTS];
+    uint32_t hand;            /* the clock's hand */
+};
+
+static void encode_header(const dk_vfile_info *in, uint64_t index, uint8_t *h)
+{
+    memset(h, 0, HEADER_SIZE);
+    memcpy(h, MAGIC, 8);
+    dk_put32(h + 8, VERSION);
+    h[12] = in->kind;
+    h[13] = in->variant;
+    memcpy(h + 14, in->material, 4);
+    h[18] = in->width;
+    h[19] = in->stride;
+    dk_put32(h + 20, in->part);
+    dk_put64(h + 24, in->count);
+    dk_put32(h + 32, in->crc);
+    dk_put32(h + 36, DK_VFILE_BLOCK);
+    dk_put32(h + 40, in->limit);
+    dk_put64(h + 48, index);
+    dk_put32(h + 44, dk_crc32c(dk_crc32c(0, h, 44), h + 48, 8));
+}
+
+static int decode_header(const uint8_t *h, dk_vfile *t)
+{
+    dk_vfile_info *out = &t->info;
+    if (memcmp(h, MAGIC, 8) != 0)
+        return -1;
+    uint32_t version = dk_get32(h + 8);
+    if (version == 1 ? dk_get32(h + 36) != dk_crc32c(0, h, 36)
+        : version == 2 ? dk_get32(h + 44) != dk_crc32c(0, h, 44)
+        : version != VERSION || dk_get32(h + 44) != dk_crc32c(dk_crc32c(0, h, 44), h + 48, 8))
+        return -1;
+    out->kind = h[12];
+    out->variant = h[13];
+    memcpy(out->material, h + 14, 4);
+    out->width = h[18];
+    out->part = dk_get32(h + 20);
+    out->count = dk_get64(h + 24);
+    out->crc = dk_get32(h + 32);
+    out->stride = version == 1 ? 1 : h[19];
+    out->limit = version == 1 ? 0 : dk_get32(h + 40);
+    t->block = version == VERSION ? dk_get32(h + 36) : 0;
+    bool ok = (out->width == 1 || out->width == 2) && (out->stride == 1 || out->stride == 2) &&
+              out->count <= ((uint64_t)1 << 48);
+    return ok && (version < VERSION || (t->block > 0 && t->block <= (1u << 20))) ? 0 : -1;
+}
+
+int dk_vfile_save(const char *path, dk_vfile_info *info, const dk_value *values, char *err,
+                  size_t errlen)
+{
+    dk_value_source src = dk_value_array(values, info->stride ? info->stride : 1, 0);
+    return dk_vfile_save_from(path, info, &src, err, errlen);
+}
+
+/* The largest of all values of the source, read a block at a time into buf. */
+static int max_value(const dk_value_source *src, uint64_t count, dk_value *buf, dk_value *max,
+                     char *err, size_t errlen)
+{
+    *max = 0;
+    for (uint64_t at = 0; at < count; at += DK_VFILE_BLOCK) {
+        size_t n = count - at < DK_VFILE_BLOCK ? (size_t)(count - at) : DK_VFILE_BLOCK;
+        if (src->read(src, at, n, buf, err, errlen) != 0)
+            return -1;
+        for (size_t i = 0; i < n * src->stride; i++)
+            *max = buf[i] > *max ? buf[i] : *max;
+    }
+    return 0;
+}
+
+static void encode_values(const dk_value *v, size_t n, unsigned width, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (width == 1) {
+            out[i] = (uint8_t)v[i];
+        } else {
+            out[2 * i] = (uint8_t)v[i];
+            out[2 * i + 1] = (uint8_t)(v[i] >> 8);
+        }
+    }
+}
+
+int dk_vfile_save_from(const char *path, dk_vfile_info *info, const dk_value_source *src,
+                       char *err, size_t errlen)
+{
+    info->stride = (uint8_t)src->stride;
+    const size_t per_block = (size_t)DK_VFILE_BLOCK * src->stride, zcap = ZSTD_compressBound(per_block * 2);
+    const uint64_t nblocks = (info->count + DK_VFILE_BLOCK - 1) / DK_VFILE_BLOCK;
+    dk_value *vals = malloc(per_block * sizeof *vals);
+    uint8_t *raw = malloc(per_block * 2), *z = malloc(zcap);
+    uint64_t *offs = malloc((nblocks + 1) * sizeof *offs);
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    dk_value max = 0;
+    int rc = vals && raw && z && offs && cctx ? max_value(src, info->count, vals, &max, err, errlen)
+                                              : dk_errorf(err, errlen, "out of memory");
+    dk_atomic_file f;
+    if (rc == 0)
+        rc = dk_atomic_begin(&f, path, err, errlen);
+    if (rc != 0)
+        goto out;
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, LEVEL);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    info->width = max > 0xff ? 2 : 1;
+    uint8_t header[HEADER_SIZE];
+    memset(header, 0, sizeof header);
+    bool io_error = (rc = dk_atomic_write(&f, header, sizeof header, -1)) != 0; /* rewritten last */
+    uint32_t crc = 0;
+    uint64_t at_byte = HEADER_SIZE;
+    for (uint64_t b = 0; rc == 0 && b < nblocks; b++) {
+        uint64_t first = b * DK_VFILE_BLOCK;
+        size_t n = info->count - first < DK_VFILE_BLOCK ? (size_t)(info->count - first) : DK_VFILE_BLOCK;
+        if ((rc = src->read(src, first, n, vals, err, errlen)) != 0)
+            break;
+        encode_values(vals, n * src->stride, info->width, raw);
+        size_t zn = ZSTD_compress2(cctx, z, zcap, raw, n * src->stride * info->width);
+        if (ZSTD_isError(zn)) {
+            rc = dk_errorf(err, errlen, "cannot compress %s: %s", path, ZSTD_getErrorName(zn));
+            break;
+        }
+        offs[b] = at_byte;
+        at_byte += zn;
+        crc = dk_crc32c(crc, z, zn);
+        io_error = (rc = dk_atomic_write(&f, z, zn, -1)) != 0;
+    }
+    if (rc == 0) {
+        offs[nblocks] = at_byte;
+        uint8_t *index = (uint8_t *)vals; /* (nblocks + 1) * 8 bytes, written in pieces */
+        for (uint64_t b = 0; rc == 0 && b <= nblocks; b++) {
+            dk_put64(index, offs[b]);
+            crc = dk_crc32c(crc, index, 8);
+            io_error = (rc = dk_atomic_write(&f, index, 8, -1)) != 0;
+        }
+    }
+    info->crc = crc;
+    encode_header(info, at_byte, header);
+    if (rc == 0)
+        io_error = (rc = dk_atomic_write(&f, header, sizeof header, 0)) != 0;
+    if (rc != 0) {
+        int e = errno;
+        dk_atomic_abort(&f);
+        if (io_error)
+            dk_errorf(err, errlen, "cannot write %s: %s", path, strerror(e));
+    } else {
+        rc = dk_atomic_commit(&f, path, err, errlen);
+    }
+out:
+    ZSTD_freeCCtx(cctx);
+    free(vals);
+    free(raw);
+    free(z);
+    free(offs);
+    return rc;
+}
+
+dk_vfile *dk_vfile_open(const char *path, bool check_all, char *err, size_t errlen)
+{
+    const uint8_t *map = NULL;
+    size_t len = 0;
+    dk_vfile *t = calloc(1, sizeof *t);
+    if (!t) {
+        dk_errorf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (dk_map_file(path, HEADER_SIZE, &map, &len, err, errlen) != 0)
+        goto out;
+    if (decode_header(map, t) != 0) {
+        dk_errorf(err, errlen, "%s is damaged or not a damka value file (bad header)", path);
+        goto out;
+    }
+    const dk_vfile_info *in = &t->info;
+    if (t->block == 0) {
+        uint64_t bytes = in->count * in->stride * in->width;
+        if ((uint64_t)len != HEADER_SIZE + bytes) {
+            dk_errorf(err, errlen, "%s is damaged: %zu bytes, the header needs %llu", path, len,
+                      (unsigned long long)(HEADER_SIZE + bytes));
+            goto out;
+        }
+        t->values = map + HEADER_SIZE;
+    } else {
+        t->nblocks = (in->count + t->block - 1) / t->block;
+        uint64_t index = dk_get64(map + 48);
+        bool ok = index >= HEADER_SIZE && index <= len && (len - index) / 8 == t->nblocks + 1 &&
+                  (len - index) % 8 == 0;
+        for (uint64_t b = 0; ok && b <= t->nblocks; b++) {
+            uint64_t o = dk_get64(map + index + 8 * b);
+            ok = o >= HEADER_SIZE && o <= index && (b == 0 || o >= dk_get64(map + index + 8 * (b - 1))) &&
+                 (b < t->nblocks || o == index);
+        }
+        if (!ok) {
+            dk_errorf(err, errlen, "%s is damaged: bad block index", path);
+            goto out;
+        }
+        t->index = map + index;
+        t->dctx = ZSTD_createDCtx();
+        t->nslots = t->nblocks < MAX_SLOTS ? (uint32_t)t->nblocks : MAX_SLOTS;
+        t->cache = malloc((size_t)(t->nslots ? t->nslots : 1) * t->block * in->stride * in->width);
+        t->slot_of = malloc((t->nblocks ? t->nblocks : 1) * sizeof *t->slot_of);
+        if (!t->dctx || !t->cache || !t->slot_of) {
+            dk_errorf(err, errlen, "out of memory");
+            goto out;
+        }
+        for (uint64_t b = 0; b < t->nblocks; b++)
+            t->slot_of[b] = -1;
+        for (int i = 0; i < MAX_SLOTS; i++)
+            t->block_in[i] = -1;
+    }
+    if (check_all && dk_crc32c(0, map + HEADER_SIZE, len - HEADER_SIZE) != in->crc) {
+        dk_errorf(err, errlen, "%s is damaged: checksum mismatch", path);
+        goto out;
+    }
+    t->map = map;
+    t->map_len = len;
+    return t;
+out:
+    dk_unmap_file(map, len);
+    ZSTD_freeDCtx(t->dctx);
+    free(t->cache);
+    free(t->slot_of);
+    free(t);
+    return NULL;
+}
+
+const dk_vfile_info *dk_vfile_get_info(const dk_vfile *t) { return &t->info; }
+
+/* The decompressed bytes of block b (in its cache slot). */
+static const uint8_t *block_bytes(dk_vfile *t, uint64_t b, char *err, size_t errlen)
+{
+    const dk_vfile_info *in = &t->info;
+    size_t cap = (size_t)t->block * in->stride * in->width;
+    int32_t slot = t->slot_of[b];
+    if (slot >= 0) {
+        t->referenced[slot] = 1;
+        return t->cache + (size_t)slot * cap;
+    }
+    while (t->referenced[t->hand]) { /* second chance for the slots read since the last pass */
+        t->referenced[t->hand] = 0;
+        t->hand = (t->hand + 1) % t->nslots;
+    }
+    slot = (int32_t)t->hand;
+    t->hand = (t->hand + 1) % t->nslots;
+    if (t->block_in[slot] >= 0)
+        t->slot_of[t->block_in[slot]] = -1;
+    t->block_in[slot] = -1;
+    uint8_t *dst = t->cache + (size_t)slot * cap;
+    uint64_t first = b * t->block;
+    uint64_t n = in->count - first < t->block ? in->count - first : t->block;
+    uint64_t from = dk_get64(t->index + 8 * b), to = dk_get64(t->index + 8 * (b + 1));
+    size_t got = ZSTD_decompressDCtx(t->dctx, dst, cap, t->map + from, to - from);
+    if (ZSTD_isError(got) || got != n * in->stride * in->width)
+        return dk_errorf(err, errlen, "a value file is damaged: block %llu does not decompress",
+                         (unsigned long long)b), NULL;
+    t->block_in[slot] = (int64_t)b;
+    t->slot_of[b] = slot;
+    t->referenced[slot] = 1;
+    return dst;
+}
+
+int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *err, size_t errlen)
+{
+    const unsigned w = t->info.width, per_block = t->block * t->info.stride;
+    for (size_t done = 0; done < n;) {
+        uint64_t i = first + done;
+        const uint8_t *src;
+        size_t run;
+        if (t->block == 0) {
+            src = t->values + i * w;
+            run = n - done;
+        } else {
+            if (!(src = block_bytes(t, i / per_block, err, errlen)))
+                return -1;
+            src += (i % per_block) * w;
+            run = per_block - i % per_block < n - done ? per_block - i % per_block : n - done;
+        }
+        for (size_t k = 0; k < run; k++)
+            out[done + k] = w == 1 ? src[k] : (dk_value)(src[2 * k] | src[2 * k + 1] << 8);
+        done += run;
+    }
+    return 0;
+}
+
+static int source_read(const dk_value_source *src, uint64_t first, size_t n, dk_value *out,
+                       char *err, size_t errlen)
+{
+    return dk_vfile_read(src->ctx, first * src->stride, n * src->stride, out, err, errlen);
+}
+
+dk_value_source dk_vfile_source(dk_vfile *t)
+{
+    return (dk_value_source){source_read, t, t->info.stride, 0};
+}
+
+void dk_vfile_close(dk_vfile *t)
+{
+    if (!t)
+        return;
+    dk_unmap_file(t->map, t->map_len);
+    ZSTD_freeDCtx(t->dctx);
+    free(t->cache);
+    free(t->slot_of);
+    free(t);
+}

@@ -1,0 +1,73 @@
+/* Value files: a checked header and one or two values per position: the DTW value, then, in
+ * runs that follow a draw rule, the rule value (query/drawrule.h) of the same position. The
+ * generator's own files: finished work units (read by the units below them and assembled into
+ * tables), and with --keep-work a whole material's values (work/<variant>-<material>.raw, for
+ * tests and analysis). Engines never read them.
+ *
+ * Written in blocks of DK_VFILE_BLOCK positions, each compressed on its own (zstd, fast), so
+ * that the files of the units under way take little disk and a reader decompresses only the
+ * blocks it reads; files of the older uncompressed versions are read too. */
+#ifndef DK_VALUEFILE_H
+#define DK_VALUEFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../query/ctable.h"
+#include "../query/value.h"
+
+typedef enum { DK_FILE_TABLE = 1, DK_FILE_UNIT = 2 } dk_file_kind;
+
+/* Bytes before the values. */
+enum { DK_VFILE_HEADER = 64 };
+
+typedef struct dk_vfile_info {
+    uint8_t kind;        /* dk_file_kind */
+    uint8_t variant;     /* dk_variant_id */
+    uint8_t material[4]; /* white men, white kings, black men, black kings */
+    uint8_t width;       /* bytes per value (filled in by dk_vfile_save) */
+    uint32_t part;       /* for units: which unit of the material (free otherwise) */
+    uint64_t count;      /* positions */
+    uint32_t crc;        /* CRC-32C of the values as stored (filled in by dk_vfile_save) */
+    uint8_t stride;      /* values per position: 1 (DTW), or 2 (DTW, rule value); 0 means 1 */
+    uint32_t limit;      /* the draw rule's limit L in plies of the rule values (0: none) */
+} dk_vfile_info;
+
+/* Positions per compressed block. */
+enum { DK_VFILE_BLOCK = 4096 };
+
+typedef struct dk_vfile dk_vfile;
+
+/* Writes info->count * info->stride values (position by position) atomically to path: a
+ * temporary file, fsync, rename, fsync of the directory; a reader never sees a half-written
+ * file under `path`. Fills info->width and info->crc. Returns 0, or -1 with one line in err.
+ * Thread-safe (distinct paths). */
+int dk_vfile_save(const char *path, dk_vfile_info *info, const dk_value *values, char *err,
+                  size_t errlen);
+
+/* The same with the values read from src (count * src->stride values, read twice); sets
+ * info->stride to src->stride. */
+int dk_vfile_save_from(const char *path, dk_vfile_info *info, const dk_value_source *src,
+                       char *err, size_t errlen);
+
+/* Opens and maps a value file, checking its header, size and block index; with check_all also
+ * the CRC of every stored byte. Returns NULL with one line in err if the file is missing,
+ * truncated or damaged. One reader per thread (it caches decompressed blocks). */
+dk_vfile *dk_vfile_open(const char *path, bool check_all, char *err, size_t errlen);
+
+const dk_vfile_info *dk_vfile_get_info(const dk_vfile *t);
+
+/* Values first..first+n-1 of the file into out (value k of position p is value p * stride + k;
+ * first + n <= count * stride). Returns 0, or -1 with one line in err if a block is damaged. */
+int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *err,
+                  size_t errlen);
+
+/* The file's values as a source (query/ctable.h) of count positions, `stride` values each; best
+ * read in order. Valid while t is open. */
+dk_value_source dk_vfile_source(dk_vfile *t);
+
+/* Unmaps and frees. */
+void dk_vfile_close(dk_vfile *t);
+
+#endif

@@ -1,0 +1,144 @@
+/* The scheduling state of the work graph: which tasks are done, taken, ready or waiting. The
+ * one place that decides when a task may run (workgraph.h). */
+#include "workgraph.h"
+
+#include <string.h>
+
+/* Heap keys: finishes sort before units, each kind by id. */
+static uint64_t key_of(dk_wg_task t) { return (t.kind == DK_WG_UNIT ? (uint64_t)1 << 32 : 0) | t.id; }
+
+static dk_wg_task task_of(uint64_t key)
+{
+    return (dk_wg_task){key >> 32 ? DK_WG_UNIT : DK_WG_FINISH, (uint32_t)key};
+}
+
+static bool key_less(const void *a, const void *b) { return *(const uint64_t *)a < *(const uint64_t *)b; }
+
+static void push(dk_workgraph *g, dk_wg_task t)
+{
+    uint64_t key = key_of(t);
+    dk_heap_push(&g->ready, &key);
+}
+
+/* The layer one level up in the same pair, whose man moves lead into this one, or -1. */
+static int64_t layer_above(const dk_workgraph *g, uint32_t li)
+{
+    const dk_layer *l = &g->layers[li];
+    if (li == g->pairs[l->pair].first_layer || g->layers[li - 1].level != l->level + 1)
+        return -1;
+    return (int64_t)li - 1;
+}
+
+static bool is_set(const uint64_t *bits, uint32_t i) { return bits && (bits[i / 64] >> (i % 64) & 1); }
+
+/* Layer li's units become ready: its conditions all hold. */
+static uint32_t open_layer(dk_workgraph *g, uint32_t li)
+{
+    const dk_layer *l = &g->layers[li];
+    uint32_t n = 0;
+    for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++)
+        if (g->unit_state[u] == DK_WG_WAITING) {
+            g->unit_state[u] = DK_WG_READY;
+            push(g, (dk_wg_task){DK_WG_UNIT, u});
+            n++;
+        }
+    return n;
+}
+
+/* One condition of layer li now holds; if it was the last, the layer opens. */
+static uint32_t release(dk_workgraph *g, uint32_t li)
+{
+    return --g->layer_waiting[li] == 0 ? open_layer(g, li) : 0;
+}
+
+static uint32_t open_finish(dk_workgraph *g, uint32_t pair)
+{
+    g->finish_state[pair] = DK_WG_READY;
+    push(g, (dk_wg_task){DK_WG_FINISH, pair});
+    return 1;
+}
+
+void dk_workgraph_reset(dk_workgraph *g, const uint64_t *units_done, const uint64_t *pairs_finished)
+{
+    g->ready = (dk_heap){g->ready.data, sizeof(uint64_t), 0, key_less};
+    g->pairs_open = 0;
+    memset(g->pair_left, 0, g->npairs * sizeof *g->pair_left);
+    for (uint32_t p = 0; p < g->npairs; p++) {
+        g->finish_state[p] = is_set(pairs_finished, p) ? DK_WG_DONE : DK_WG_WAITING;
+        g->pairs_open += g->finish_state[p] != DK_WG_DONE;
+    }
+    for (uint32_t li = 0; li < g->nlayers; li++) {
+        const dk_layer *l = &g->layers[li];
+        bool finished = g->finish_state[l->pair] == DK_WG_DONE;
+        g->layer_left[li] = 0;
+        for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++) {
+            bool done = finished || is_set(units_done, u);
+            g->unit_state[u] = done ? DK_WG_DONE : DK_WG_WAITING;
+            g->layer_left[li] += !done;
+        }
+        g->pair_left[l->pair] += g->layer_left[li] > 0;
+    }
+    for (uint32_t p = 0; p < g->npairs; p++)
+        if (g->finish_state[p] == DK_WG_WAITING && g->pair_left[p] == 0)
+            open_finish(g, p);
+    for (uint32_t li = 0; li < g->nlayers; li++) {
+        const dk_wpair *p = &g->pairs[g->layers[li].pair];
+        int64_t above = layer_above(g, li);
+        g->layer_waiting[li] = above >= 0 && g->layer_left[above] > 0;
+        for (uint32_t j = 0; j < p->ndeps; j++)
+            g->layer_waiting[li] += g->finish_state[g->deps[p->first_dep + j]] != DK_WG_DONE;
+        if (g->layer_waiting[li] == 0)
+            open_layer(g, li);
+    }
+}
+
+bool dk_workgraph_take(dk_workgraph *g, dk_wg_task *t)
+{
+    uint64_t key;
+    if (g->ready.n == 0)
+        return false;
+    dk_heap_pop(&g->ready, &key);
+    *t = task_of(key);
+    if (t->kind == DK_WG_UNIT)
+        g->unit_state[t->id] = DK_WG_TAKEN;
+    else
+        g->finish_state[t->id] = DK_WG_TAKEN;
+    return true;
+}
+
+static uint32_t unit_done(dk_workgraph *g, uint32_t u)
+{
+    uint32_t li = g->units[u].layer, pair = g->units[u].pair, n = 0;
+    g->unit_state[u] = DK_WG_DONE;
+    if (--g->layer_left[li] > 0)
+        return 0;
+    uint32_t below = li + 1;
+    if (below < g->nlayers && layer_above(g, below) == (int64_t)li)
+        n += release(g, below);
+    if (--g->pair_left[pair] == 0)
+        n += open_finish(g, pair);
+    return n;
+}
+
+static uint32_t finish_done(dk_workgraph *g, uint32_t pair)
+{
+    const dk_wpair *p = &g->pairs[pair];
+    uint32_t n = 0;
+    g->finish_state[pair] = DK_WG_DONE;
+    g->pairs_open--;
+    for (uint32_t j = 0; j < p->nrdeps; j++) {
+        const dk_wpair *d = &g->pairs[g->rdeps[p->first_rdep + j]];
+        for (uint32_t k = 0; k < d->nlayers; k++)
+            n += release(g, d->first_layer + k);
+    }
+    return n;
+}
+
+uint32_t dk_workgraph_done(dk_workgraph *g, dk_wg_task t)
+{
+    if (t.kind == DK_WG_UNIT)
+        return t.id < g->nunits && g->unit_state[t.id] == DK_WG_TAKEN ? unit_done(g, t.id) : 0;
+    if (t.kind == DK_WG_FINISH)
+        return t.id < g->npairs && g->finish_state[t.id] == DK_WG_TAKEN ? finish_done(g, t.id) : 0;
+    return 0;
+}

@@ -1,0 +1,126 @@
+#!/bin/sh
+# Generation as on a cluster, simulated on one machine: 8 ranks with a tiny unit bound and a
+# small memory budget give the same files as 2 ranks with the defaults; a rank killed in the
+# middle and the same command again give the same files; `--materials` and `--per-side` runs;
+# the peak disk use of the output directory while it runs; budgets too small refused.
+# Usage: tests/cluster.sh path/to/damka. DK_GEN_SCALE=small: up to 4 pieces, not 5.
+set -u
+DAMKA=${1:?usage: tests/cluster.sh path/to/damka}
+SCALE=${DK_GEN_SCALE:-full}
+MPIRUN="mpirun --allow-run-as-root --oversubscribe"
+TMP=$(mktemp -d)
+JOB=""
+cleanup() {
+    [ -n "$JOB" ] && kill_tree "$JOB"
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fails=0
+
+. "$(dirname "$0")/lib.sh"
+
+# a material of PIECES pieces, and one it does not depend on
+if [ "$SCALE" = small ]; then
+    PIECES=4 MAT=1m2k-0m1k OTHER=2m1k-0m1k
+else
+    PIECES=5 MAT=1m2k-1m1k OTHER=2m1k-1m1k
+fi
+# Units of at most 65536 positions: layers cut into many units, and every kings-only subslice
+# of 4 and 5 pieces above the bound. 192 MiB a rank holds the largest pair's finishing and
+# leaves a cache smaller than the tables, so that tables are dropped and decoded again.
+SMALL="--unit-positions 65536 --memory-per-rank 192M"
+
+REF=$TMP/ref
+timed "brazilian up to $PIECES pieces, 2 ranks, defaults" mpigen 2 --pieces "$PIECES" --out "$REF" --quiet
+
+# The size of a directory in KiB, and the largest it reached while job $JOB ran.
+size_kib() { du -sk "$1" 2>/dev/null | cut -f1; }
+watch_size() {
+    peak=0
+    while alive "$JOB"; do
+        s=$(size_kib "$1")
+        [ "${s:-0}" -gt "$peak" ] && peak=$s
+        sleep 0.2
+    done
+    echo "$peak"
+}
+
+echo "-- a. 8 ranks, tiny units and memory"
+C=$TMP/np8
+t0=$(now)
+mpigen 8 --pieces "$PIECES" --out "$C" $SMALL 2>"$TMP/np8.err" &
+JOB=$!
+peak=$(watch_size "$C")
+wait "$JOB" || fail "8 ranks: $(tail -n 3 "$TMP/np8.err")"
+JOB=""
+echo "   8 ranks, $SMALL: $(since "$t0") s"
+same_dir "$REF" "$C" "8 ranks with tiny units against 2 ranks"
+final=$(size_kib "$C")
+echo "   peak size of the directory while it ran: $peak KiB, finished tables: $final KiB"
+[ "$peak" -le $((final * 3 / 2)) ] || fail "the directory reached $peak KiB during the run, the tables are $final KiB"
+# rank 0 dropped decoded tables to stay within its budget, and decoded them again when needed
+# (up to 4 pieces they all fit)
+grep "^gen: rank 0 decoded" "$TMP/np8.err" | sed 's/^/   /'
+if [ "$PIECES" -ge 5 ] && ! grep -q "^gen: rank 0 decoded.*([1-9][0-9]* dropped" "$TMP/np8.err"; then
+    fail "192 MiB a rank: no decoded table was ever dropped: $(grep '^gen: rank 0' "$TMP/np8.err")"
+fi
+"$DAMKA" verify --quiet "$C" 2>"$TMP/err" || fail "verify after 8 ranks: $(cat "$TMP/err")"
+
+echo "-- b. a rank killed in the middle, then the same command (up to 4 pieces: quicker)"
+REF4=$REF
+if [ "$PIECES" -ne 4 ]; then
+    REF4=$TMP/ref4
+    timed "brazilian up to 4 pieces, 2 ranks, defaults" mpigen 2 --pieces 4 --out "$REF4" --quiet
+fi
+K=$TMP/kill
+t0=$(now)
+mpigen 8 --pieces 4 --out "$K" $SMALL 2>"$TMP/kill.err" &
+JOB=$!
+if wait_for 300 has_tables "$K" 20; then
+    pid=$(rank_pid "$JOB" 3)
+    [ -n "$pid" ] && kill -KILL "$pid"
+    n=0
+    while alive "$JOB" && [ "$n" -lt 1500 ]; do sleep 0.02; n=$((n + 1)); done
+    alive "$JOB" && { fail "mpirun still runs 30 s after rank 3 was killed"; kill_tree "$JOB"; }
+    wait "$JOB" && fail "exit status 0 after rank 3 was killed"
+else
+    fail "the run ended before 20 tables were finished: $(tail -n 2 "$TMP/kill.err")"
+    kill_tree "$JOB"
+fi
+JOB=""
+mpigen 8 --pieces 4 --out "$K" $SMALL 2>"$TMP/err" || fail "restart: $(tail -n 2 "$TMP/err")"
+grep -q resuming "$TMP/err" || fail "the restart does not say it is resuming"
+same_dir "$REF4" "$K" "rank 3 killed and restarted"
+echo "   killed and restarted: $(since "$t0") s"
+
+echo "-- c. --materials and --per-side"
+M=$TMP/materials
+timed "--materials $MAT, 8 ranks" mpigen 8 --materials "$MAT" --out "$M" --quiet $SMALL
+n=0
+for f in "$M"/*.dtw "$M"/*.wld "$M"/*.dtc; do
+    cmp -s "$f" "$REF/${f##*/}" || fail "--materials: ${f##*/} differs from the full run"
+    n=$((n + 1))
+done
+[ -e "$M/brazilian-$MAT.dtw" ] || fail "--materials $MAT: no table of it"
+[ -e "$M/brazilian-$OTHER.dtw" ] && fail "--materials $MAT: a table it does not need"
+echo "   --materials: $n files, each equal to the full run's"
+P=$TMP/per-side
+timed "--pieces $PIECES --per-side 2, 8 ranks" mpigen 8 --pieces "$PIECES" --per-side 2 --out "$P" --quiet $SMALL
+[ -e "$P/brazilian-0m3k-0m1k.dtw" ] && fail "--per-side 2: a table with 3 pieces a side"
+for f in "$P"/*.dtw "$P"/*.dtc; do
+    cmp -s "$f" "$REF/${f##*/}" || fail "--per-side: ${f##*/} differs from the full run"
+done
+
+echo "-- d. budgets that cannot work"
+for bad in "--memory-per-rank 10M" "--memory-per-rank 12Q" "--memory-per-rank 100M --unit-positions 100000000"; do
+    # shellcheck disable=SC2086
+    gen --pieces 3 --out "$TMP/bad" $bad >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    [ "$rc" -ne 0 ] || fail "gen $bad: exit status 0"
+    [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "^damka: " "$TMP/err" ||
+        fail "gen $bad: not one line on stderr: $(head -c 300 "$TMP/err")"
+done
+
+[ "$fails" -eq 0 ] || { echo "cluster.sh: $fails failure(s)"; exit 1; }
+echo "cluster.sh: all passed"

@@ -1,0 +1,160 @@
+/* The generator's value files (gen/valuefile.h): written in compressed blocks, read back value
+ * for value in any ranges; a damaged byte is caught (by the whole-file CRC, or by the block's
+ * own checksum), never read as a value; files of the uncompressed version 2 are still read. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../gen/valuefile.h"
+#include "../query/checksum.h"
+#include "../query/fileio.h"
+
+static char dir[] = "/tmp/damka-test-valuefile-XXXXXX";
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd);
+}
+
+/* Values that compress somewhat (runs) and, with `wide`, need two bytes. */
+static dk_value *make_values(uint64_t n, bool wide)
+{
+    dk_value *v = malloc(n * sizeof *v);
+    unsigned x = 12345;
+    for (uint64_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        v[i] = (dk_value)(i % 7 == 0 ? (x >> 16) % (wide ? 3000 : 250) : i / 50 % 200);
+    }
+    return v;
+}
+
+static void round_trip(uint64_t count, unsigned stride, bool wide)
+{
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/rt-%llu-%u-%d", dir, (unsigned long long)count, stride, wide);
+    dk_value *v = make_values(count * stride, wide);
+    dk_vfile_info info = {DK_FILE_UNIT, 0, {1, 2, 0, 1}, 0, 7, count, 0, (uint8_t)stride, stride > 1 ? 30 : 0};
+    assert_int_equal(dk_vfile_save(path, &info, v, err, sizeof err), 0);
+    assert_int_equal(info.width, wide ? 2 : 1);
+    dk_vfile *f = dk_vfile_open(path, true, err, sizeof err);
+    assert_non_null(f);
+    const dk_vfile_info *in = dk_vfile_get_info(f);
+    assert_int_equal(in->count, count);
+    assert_int_equal(in->stride, stride);
+    assert_int_equal(in->part, 7);
+    dk_value *back = malloc(count * stride * sizeof *back);
+    /* all at once, then one value at a time backwards (every block decoded again and again) */
+    assert_int_equal(dk_vfile_read(f, 0, count * stride, back, err, sizeof err), 0);
+    assert_memory_equal(back, v, count * stride * sizeof *v);
+    for (uint64_t i = count * stride; i-- > 0;) {
+        dk_value one;
+        assert_int_equal(dk_vfile_read(f, i, 1, &one, err, sizeof err), 0);
+        assert_int_equal(one, v[i]);
+    }
+    dk_vfile_close(f);
+    free(back);
+    free(v);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    round_trip(1, 1, false);
+    round_trip(DK_VFILE_BLOCK, 2, false);
+    round_trip(3 * DK_VFILE_BLOCK + 17, 1, true);
+    round_trip(5 * DK_VFILE_BLOCK - 1, 2, true);
+}
+
+/* Every byte after the header flipped in turn (a sample): the CRC check refuses the file, and
+ * without it a read either fails or gives the right values. */
+static void test_damaged(void **state)
+{
+    (void)state;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/damaged", dir);
+    uint64_t count = 2 * DK_VFILE_BLOCK + 5;
+    dk_value *v = make_values(count * 2, true), *back = malloc(count * 2 * sizeof *back);
+    dk_vfile_info info = {DK_FILE_TABLE, 0, {0, 2, 0, 1}, 0, 0, count, 0, 2, 30};
+    assert_int_equal(dk_vfile_save(path, &info, v, err, sizeof err), 0);
+    FILE *fp = fopen(path, "r+b");
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    int refused = 0, failed = 0;
+    for (long at = DK_VFILE_HEADER; at < len; at += 97) {
+        int c;
+        fseek(fp, at, SEEK_SET);
+        c = fgetc(fp);
+        fseek(fp, at, SEEK_SET);
+        fputc(c ^ 0x5a, fp);
+        fflush(fp);
+        refused += dk_vfile_open(path, true, err, sizeof err) == NULL;
+        dk_vfile *f = dk_vfile_open(path, false, err, sizeof err);
+        if (!f || dk_vfile_read(f, 0, count * 2, back, err, sizeof err) != 0)
+            failed++;
+        else
+            assert_memory_equal(back, v, count * 2 * sizeof *v);
+        dk_vfile_close(f);
+        fseek(fp, at, SEEK_SET);
+        fputc(c, fp);
+        fflush(fp);
+    }
+    fclose(fp);
+    assert_int_equal(refused, (len - DK_VFILE_HEADER + 96) / 97);
+    assert_true(failed > 0);
+    free(v);
+    free(back);
+}
+
+/* A version 2 file, as builds before compressed blocks wrote it: header, values as they are. */
+static void test_version_2(void **state)
+{
+    (void)state;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/v2", dir);
+    uint8_t h[DK_VFILE_HEADER] = {'D', 'A', 'M', 'K', 'A', 'V', 'A', 'L'}, vals[6] = {3, 0, 5, 1, 0, 2};
+    dk_put32(h + 8, 2);
+    h[12] = DK_FILE_UNIT;
+    h[18] = 1;  /* width */
+    h[19] = 2;  /* stride */
+    dk_put64(h + 24, 3);
+    dk_put32(h + 32, dk_crc32c(0, vals, sizeof vals));
+    dk_put32(h + 40, 30);
+    dk_put32(h + 44, dk_crc32c(0, h, 44));
+    FILE *fp = fopen(path, "wb");
+    fwrite(h, 1, sizeof h, fp);
+    fwrite(vals, 1, sizeof vals, fp);
+    fclose(fp);
+    dk_vfile *f = dk_vfile_open(path, true, err, sizeof err);
+    assert_non_null(f);
+    dk_value back[6];
+    assert_int_equal(dk_vfile_read(f, 0, 6, back, err, sizeof err), 0);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(back[i], vals[i]);
+    assert_int_equal(dk_vfile_get_info(f)->limit, 30);
+    dk_vfile_close(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_damaged),
+        cmocka_unit_test(test_version_2),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
