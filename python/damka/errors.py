@@ -1,0 +1,57 @@
+"""Exceptions: one class per damka_status of the C API, all under damka.Error.
+
+Each carries the library's own one-line explanation (damka_last_error) as its message, the
+status number (`status`, None for errors raised on the Python side) and the status's short text
+(`status_text`, from damka_status_text). Where a built-in exception means the same thing, the
+class derives from it too, so `except ValueError` catches a bad FEN.
+"""
+
+
+class Error(Exception):
+    """Base class of every error this package raises."""
+
+    def __init__(self, message, status=None, status_text=None):
+        super().__init__(message)
+        self.status = status
+        self.status_text = status_text
+
+
+class LibraryError(Error):
+    """libdamka could not be found or loaded, or lacks a function this package needs."""
+
+
+class NotInTables(Error):
+    """DAMKA_NOT_IN_TABLES: the position's material (or one its captures reach) has no table in
+    the directory, more pieces than any table, or no draw-rule (.dtc) tables where they are
+    needed."""
+
+
+class DamagedTable(Error):
+    """DAMKA_DAMAGED: a table file is damaged or truncated (the message names it)."""
+
+
+class BadPosition(Error, ValueError):
+    """DAMKA_BAD_POSITION: a FEN that does not parse, or not a legal position of the variant."""
+
+
+class BadArgument(Error, ValueError):
+    """DAMKA_BAD_ARGUMENT: an unknown variant, a counter outside the rule's range, ..."""
+
+
+class OutOfMemory(Error, MemoryError):
+    """DAMKA_NO_MEMORY."""
+
+
+class NoDirectory(Error, FileNotFoundError):
+    """DAMKA_NO_DIRECTORY: the table directory does not exist or cannot be read."""
+
+
+# damka_status -> class (the numbers of query/damka.h)
+BY_STATUS = {
+    1: NotInTables,
+    2: DamagedTable,
+    3: BadPosition,
+    4: BadArgument,
+    5: OutOfMemory,
+    6: NoDirectory,
+}
