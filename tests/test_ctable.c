@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../query/checksum.h"
 #include "../query/ctable.h"
 #include "support.h"
 
@@ -122,6 +123,54 @@ static void test_damage(void **state)
     free(dc);
 }
 
+static void put32(uint8_t *p, uint32_t x) { memcpy(p, &x, 4); } /* little-endian hosts */
+static void put64(uint8_t *p, uint64_t x) { memcpy(p, &x, 8); }
+
+/* Writes a DTW file whose checksums are right but whose blocks are all empty, with the header
+ * fields given, and returns whether it opens. */
+static bool crafted_opens(uint64_t count, uint32_t block_size, uint32_t nblocks)
+{
+    size_t index_end = 64 + ((size_t)nblocks + 1) * 8, len = index_end + 8;
+    uint8_t *f = calloc(1, len);
+    memcpy(f, "DAMKATB1", 8);
+    put32(f + 8, 1);
+    f[13] = DK_METRIC_DTW;
+    f[15] = f[17] = 1;
+    f[18] = 2;
+    put32(f + 20, block_size);
+    put64(f + 24, count);
+    put32(f + 32, nblocks);
+    put64(f + 40, len);
+    for (uint32_t b = 0; b <= nblocks; b++)
+        put64(f + 64 + 8 * (size_t)b, index_end);
+    put32(f + 48, dk_crc32c(0, f + 64, index_end - 64));
+    put32(f + 52, dk_crc32c(0, f, 52));
+    put32(f + index_end, dk_crc32c(0, f, index_end));
+    memcpy(f + index_end + 4, "DKTE", 4);
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/damaged", dir);
+    FILE *out = fopen(path, "wb");
+    fwrite(f, 1, len, out);
+    fclose(out);
+    free(f);
+    dk_ctable *t = dk_ctable_open(path, err, sizeof err);
+    dk_ctable_close(t);
+    return t != NULL;
+}
+
+/* Headers that checksums cannot catch (tests/fuzz/regressions/ctable/): a count so large that
+ * ceil(count / block_size) wrapped to 0 blocks, and blocks of 2^31 positions that a full check
+ * would allocate 4 GiB for. */
+static void test_header_bounds(void **state)
+{
+    (void)state;
+    assert_true(crafted_opens(4, 4, 1));
+    assert_false(crafted_opens(UINT64_MAX, 4, 0));
+    assert_false(crafted_opens((uint64_t)1 << 40, 1u << 31, 512));
+    assert_true(crafted_opens((uint64_t)1 << 24, DK_CTABLE_MAX_BLOCK, 1));
+    assert_false(crafted_opens((uint64_t)1 << 25, DK_CTABLE_MAX_BLOCK + 4, 2));
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -142,6 +191,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_damage),
+        cmocka_unit_test(test_header_bounds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,115 @@
+/* The .stats files: what the generator writes loads back the same, and damaged files are
+ * refused rather than believed (the inputs tests/fuzz/regressions/stats/ found). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../gen/stats.h"
+
+static char dir[] = "/tmp/dk-stats-XXXXXX";
+
+/* A file as `damka gen` wrote it for Brazilian 1m1k-0m1k, in parts that the tests change. */
+static const char *const HEAD = "material 1m1k-0m1k\npositions 26040\nwins 7241\nlosses 2\n"
+                                "draws 18797\nwld 1199 63a21aeb\ndtw 1783 fa181582\n";
+static const char *const LONGEST = "longest_win 9 W:WK2,5:BK32\n";
+static const char *const HIST = "histogram 0:1 1:5986 2:1 3:1049 5:186 7:18 9:2\n";
+static const char *const RULE = "rule 30 wins 7241 cursed_wins 0 draws 18797 blessed_losses 0 "
+                                "losses 2\ndtc 1922 25186802\nlongest_dtc 6 W:WK6,32:BK1\n"
+                                "dtc_wins 1:6274 2:475 3:340 4:148 6:4\ndtc_losses 0:1 2:1\n";
+
+/* Writes the parts (len bytes of the middle one, which may hold NULs) and loads the file. */
+static int load(dk_stats *st, const char *longest, size_t longest_len, const char *hist)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/t.stats", dir);
+    FILE *f = fopen(path, "wb");
+    fputs(HEAD, f);
+    fwrite(longest, 1, longest_len, f);
+    fputs(hist, f);
+    fputs(RULE, f);
+    fclose(f);
+    int rc = dk_stats_load(st, path);
+    unlink(path);
+    return rc;
+}
+
+static void test_good_file(void **state)
+{
+    (void)state;
+    dk_stats st, again;
+    assert_int_equal(load(&st, LONGEST, strlen(LONGEST), HIST), 0);
+    assert_int_equal(st.positions, 26040);
+    assert_int_equal(st.max_dtw, 9);
+    assert_int_equal(st.hist[1], 5986);
+    assert_string_equal(st.longest_fen, "W:WK2,5:BK32");
+    assert_int_equal(st.limit, 30);
+    assert_int_equal(st.dtc_win[6], 4);
+    assert_string_equal(st.longest_dtc_fen, "W:WK6,32:BK1");
+    char path[256];
+    snprintf(path, sizeof path, "%s/saved.stats", dir);
+    assert_int_equal(dk_stats_save(&st, path), 0);
+    assert_int_equal(dk_stats_load(&again, path), 0);
+    unlink(path);
+    assert_int_equal(again.wins, st.wins);
+    assert_int_equal(again.hist[9], 2);
+    assert_string_equal(again.longest_dtc_fen, st.longest_dtc_fen);
+    dk_stats_free(&st);
+    dk_stats_free(&again);
+}
+
+/* A histogram index a DTW cannot have is refused, not allocated: "-5" reads as 2^32 - 5. */
+static void test_histogram_index(void **state)
+{
+    (void)state;
+    dk_stats st;
+    const char *bad[] = {"histogram 1:1635 3:1909-5:1662\n", "histogram 4294967295:1\n",
+                         "histogram 65535:1\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_int_equal(load(&st, LONGEST, strlen(LONGEST), bad[i]), -1);
+    assert_int_equal(load(&st, LONGEST, strlen(LONGEST), "histogram 65534:1\n"), 0);
+    assert_int_equal(st.max_dtw, 65534);
+    dk_stats_free(&st);
+}
+
+/* The FEN of the longest win is printed into JSON as it is: only FEN characters are taken. */
+static void test_fen_field(void **state)
+{
+    (void)state;
+    dk_stats st;
+    static const char nul[] = "longest_win 9 \0\0W:WK2,5:BK32\n";
+    assert_int_equal(load(&st, nul, sizeof nul - 1, HIST), -1);
+    const char *quote = "longest_win 9 W:WK2,5:BK32\"}\n";
+    assert_int_equal(load(&st, quote, strlen(quote), HIST), -1);
+    const char *none = "longest_win 0 -\n";
+    assert_int_equal(load(&st, none, strlen(none), HIST), 0);
+    assert_string_equal(st.longest_fen, "");
+    dk_stats_free(&st);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_file),
+        cmocka_unit_test(test_histogram_index),
+        cmocka_unit_test(test_fen_field),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
