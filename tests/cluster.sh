@@ -7,16 +7,6 @@
 set -u
 DAMKA=${1:?usage: tests/cluster.sh path/to/damka}
 SCALE=${DK_GEN_SCALE:-full}
-MPIRUN="mpirun --allow-run-as-root --oversubscribe"
-TMP=$(mktemp -d)
-JOB=""
-cleanup() {
-    [ -n "$JOB" ] && kill_tree "$JOB"
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fails=0
 
 . "$(dirname "$0")/lib.sh"
 

@@ -11,16 +11,6 @@ BIN=$(dirname "$DAMKA")
 TAMPER=$BIN/tests/tools/tamper
 THREE_KINGS=$BIN/tests/test_three_kings
 SCALE=${DK_GEN_SCALE:-full}
-MPIRUN="mpirun --allow-run-as-root --oversubscribe"
-TMP=$(mktemp -d)
-JOB=""
-cleanup() {
-    [ -n "$JOB" ] && kill_tree "$JOB"
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fails=0
 
 . "$(dirname "$0")/lib.sh"
 

@@ -1,7 +1,18 @@
-# Shell helpers of the generation tests (sourced): failures, timing, runs of damka gen, jobs
-# in the background and how to kill them. The sourcing script sets DAMKA, MPIRUN, TMP, JOB=""
-# and fails=0 first.
+# Shell helpers of the generation tests (sourced, after the script has set DAMKA): a temporary
+# directory removed at exit with any job still running, failures, timing, runs of damka gen,
+# jobs in the background and how to kill them.
 # shellcheck shell=sh
+
+MPIRUN="mpirun --allow-run-as-root --oversubscribe"
+TMP=$(mktemp -d)
+JOB=""
+cleanup() {
+    [ -n "$JOB" ] && kill_tree "$JOB"
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fails=0
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 

@@ -6,16 +6,6 @@
 # Usage: tests/reliability.sh path/to/damka
 set -u
 DAMKA=${1:?usage: tests/reliability.sh path/to/damka}
-MPIRUN="mpirun --allow-run-as-root --oversubscribe"
-TMP=$(mktemp -d)
-JOB=""
-cleanup() {
-    [ -n "$JOB" ] && kill_tree "$JOB"
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fails=0
 
 . "$(dirname "$0")/lib.sh"
 
