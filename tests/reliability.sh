@@ -30,24 +30,22 @@ gen --pieces 4 --out "$L" 2>"$TMP/err" || fail "a third run on a finished direct
 grep -q "taken over" "$TMP/err" && fail "a run that ended cleanly left its lock held: $(cat "$TMP/err")"
 
 echo "-- b. an error on rank 1 reaches the user"
-# MPMD: rank 0 as usual, rank 1 with the hook that alters every unit it solves before the check
-$MPIRUN -np 1 "$DAMKA" gen --pieces 3 --out "$TMP/rank1" --quiet : \
-    -np 1 -x DAMKA_TEST_CORRUPT_UNIT='*' "$DAMKA" gen --pieces 3 --out "$TMP/rank1" --quiet \
-    >"$TMP/out" 2>"$TMP/err"
-rc=$?
-[ "$rc" -ne 0 ] || fail "a wrong value on rank 1: exit status 0"
-grep -q "^damka: gen: rank 1: verification failed: material .*, position W:" "$TMP/err" ||
-    fail "a wrong value on rank 1: its message is not on stderr: $(head -c 400 "$TMP/err")"
-grep "^damka: " "$TMP/err" | sed 's/^/   /'
-# rank 1 cannot start (the hook makes its worker fail to initialise)
-$MPIRUN -np 1 "$DAMKA" gen --pieces 3 --out "$TMP/rank1b" --quiet : \
-    -np 1 -x DAMKA_TEST_FAIL_INIT=1 "$DAMKA" gen --pieces 3 --out "$TMP/rank1b" --quiet \
-    >"$TMP/out" 2>"$TMP/err"
-rc=$?
-[ "$rc" -ne 0 ] || fail "rank 1 failing to start: exit status 0"
-grep -q "^damka: gen: rank 1: " "$TMP/err" ||
-    fail "rank 1 failing to start: its message is not on stderr: $(head -c 400 "$TMP/err")"
-grep "^damka: " "$TMP/err" | sed 's/^/   /'
+# rank1_fails WHAT VAR=VALUE PATTERN: a run of rank 0 as usual and rank 1 with the test hook
+# VAR=VALUE (MPMD) must fail with rank 1's message, matching PATTERN, on stderr.
+rank1_fails() {
+    out=$TMP/rank1-$(echo "$2" | tr -c 'A-Za-z0-9\n' _)
+    $MPIRUN -np 1 "$DAMKA" gen --pieces 3 --out "$out" --quiet : \
+        -np 1 -x "$2" "$DAMKA" gen --pieces 3 --out "$out" --quiet >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    [ "$rc" -ne 0 ] || fail "$1: exit status 0"
+    grep -q "$3" "$TMP/err" || fail "$1: its message is not on stderr: $(head -c 400 "$TMP/err")"
+    grep "^damka: " "$TMP/err" | sed 's/^/   /'
+}
+# the hook alters every unit rank 1 solves before the check
+rank1_fails "a wrong value on rank 1" "DAMKA_TEST_CORRUPT_UNIT=*" \
+    "^damka: gen: rank 1: verification failed: material .*, position W:"
+# the hook makes rank 1's worker fail to start
+rank1_fails "rank 1 failing to start" DAMKA_TEST_FAIL_INIT=1 "^damka: gen: rank 1: its worker cannot start"
 
 [ "$fails" -eq 0 ] || { echo "reliability.sh: $fails failure(s)"; exit 1; }
 echo "reliability.sh: all passed"
