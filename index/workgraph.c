@@ -110,13 +110,6 @@ static uint64_t canonical_men(const dk_workgraph *g, const dk_wpair *p, dk_mater
     return twin_side || f < men_index ? f : men_index;
 }
 
-bool dk_workgraph_canonical(const dk_workgraph *g, uint32_t pair, uint64_t men_index)
-{
-    const dk_wpair *p = &g->pairs[pair];
-    int level;
-    return canonical_men(g, p, p->m, men_index, &level) == men_index;
-}
-
 int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_index)
 {
     int pi = dk_workgraph_pair_of(g, m);

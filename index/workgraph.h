@@ -125,10 +125,6 @@ int dk_workgraph_pair_of(const dk_workgraph *g, dk_material m);
  * not in the graph. Costs an unrank and a rank for the non-canonical side. Thread-safe. */
 int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_index);
 
-/* Whether subslice men_index of the pair's canonical material is canonical (always, unless the
- * pair is self-twin and flip(S) has a smaller men_index). Thread-safe. */
-bool dk_workgraph_canonical(const dk_workgraph *g, uint32_t pair, uint64_t men_index);
-
 /* Sets the scheduling state from what is already done, e.g. by an earlier run: units_done and
  * pairs_finished are bitsets by id (bit i % 64 of word i / 64; NULL = none). Every unit of a
  * finished pair counts as done. Whatever this leaves ready (dk_workgraph_take) is ready; nothing
