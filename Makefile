@@ -122,11 +122,24 @@ test: $(TESTS) $(TOOLS) $(DAMKA) lib
 	@echo "== tests/reliability.sh"; tests/reliability.sh $(DAMKA)
 	@echo "all tests passed ($(BUILD))"
 
-# The Python binding (python/damka) against `damka query --json` on generated tables. Debian's
-# pytest-3 (python3-pytest), whatever python3 comes first on PATH.
+# The Python binding (python/damka) against `damka query --json` on generated tables, and the
+# figures of scripts/plot-stats. Debian's pytest-3 (python3-pytest) and python3-matplotlib
+# (`scripts/install-deps --plots`, for this target and `make figures` only).
+PLOTS_OK := $(BUILD)/.deps-plots-ok
+$(PLOTS_OK): scripts/install-deps | $(DEPS_OK)
+	@scripts/install-deps --plots
+	@touch $@
+
 .PHONY: python-test
-python-test: $(DAMKA) lib | $(DEPS_OK)
+python-test: $(DAMKA) lib | $(DEPS_OK) $(PLOTS_OK)
 	DAMKA=$(abspath $(DAMKA)) DAMKA_LIB=$(abspath $(SHARED_LIB)) pytest-3 -q -p no:cacheprovider python/tests
+
+# The figures of a table directory (scripts/plot-stats): `make figures TABLES=DIR` writes the
+# PNG files into FIGURES (default docs/figures, where README shows them).
+FIGURES ?= docs/figures
+.PHONY: figures
+figures: $(DAMKA) | $(PLOTS_OK)
+	DAMKA=$(abspath $(DAMKA)) scripts/plot-stats $(TABLES) $(FIGURES)
 
 # Open MPI keeps memory until exit: its leaks are suppressed (full unwinding lets the
 # suppressions see through its plugins), damka's are not.

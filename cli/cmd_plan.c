@@ -237,12 +237,12 @@ static dk_workgraph *setup(const plan_args *p, plan_facts *f)
         fputs("damka: plan: cannot build the work graph (out of memory)\n", stderr);
         return NULL;
     }
-    if (dk_setup_reserve(g, p->o.rule_limit, &f->b, err, sizeof err) != 0) {
+    if (dk_setup_reserve(g, (int)p->ranks, p->o.rule_limit, &f->b, err, sizeof err) != 0) {
         fprintf(stderr, "damka: plan: gen would refuse: --memory-per-rank: %s\n", err);
         dk_workgraph_free(g);
         return NULL;
     }
-    dk_setup_largest(g, &f->unit_max, &f->pair_max);
+    dk_setup_largest(g, (int)p->ranks, &f->unit_max, &f->pair_max);
     f->unit_bytes = dk_budget_unit_bytes(f->unit_max, p->o.rule_limit);
     f->finish_bytes = dk_budget_finish_bytes(f->pair_max, p->o.rule_limit);
     f->positions = 0;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../rules/errors.h"
-#include "valuefile.h"
+#include "unitfile.h"
 
 /* Unit files kept mapped at once: a table's subslices come from units in ascending order on
  * the canonical side, scattered over them on the twin side. */
@@ -21,20 +21,20 @@ typedef struct side_reader {
 
 typedef struct open_unit {
     uint32_t unit; /* NOWHERE: free */
-    dk_vfile *file;
+    dk_plan plan;
+    dk_unitfile *file;
     uint64_t last_use;
 } open_unit;
 
 struct dk_pair_reader {
     const dk_workgraph *g;
     const dk_wpair *pair;
+    dk_plan_cache *plans;
     const char *dir;
     unsigned limit, stride;
     uint64_t K;
     uint32_t first_unit, nunits;
-    uint64_t *npositions;  /* by unit of the pair */
     uint8_t *checked;      /* by unit of the pair: its CRC was checked */
-    char **paths;          /* by unit of the pair */
     side_reader side[2];
     open_unit open[OPEN_MAX];
     uint64_t clock;
@@ -43,20 +43,23 @@ struct dk_pair_reader {
 static int read_side(const dk_value_source *src, uint64_t first, size_t n, dk_value *out,
                      char *err, size_t errlen);
 
+static void close_slot(open_unit *slot)
+{
+    dk_unitfile_close(slot->file);
+    dk_plan_free(&slot->plan);
+    *slot = (open_unit){.unit = NOWHERE};
+}
+
 void dk_pair_reader_free(dk_pair_reader *r)
 {
     if (!r)
         return;
     for (int i = 0; i < OPEN_MAX; i++)
-        dk_vfile_close(r->open[i].file);
+        close_slot(&r->open[i]);
     for (int s = 0; s < 2; s++) {
         free(r->side[s].unit);
         free(r->side[s].offset);
     }
-    for (uint32_t u = 0; r->paths && u < r->nunits; u++)
-        free(r->paths[u]);
-    free(r->paths);
-    free(r->npositions);
     free(r->checked);
     free(r);
 }
@@ -67,10 +70,6 @@ static int list_unit(dk_pair_reader *r, dk_plan_cache *plans, uint32_t i)
     dk_plan plan;
     if (dk_plan_build(&plan, plans, r->first_unit + i) != 0)
         return -1;
-    char path[4096];
-    dk_plan_path(&plan, r->dir, path, sizeof path);
-    r->paths[i] = strdup(path);
-    r->npositions[i] = plan.npositions;
     for (size_t gi = 0; gi < plan.ngroups; gi++) {
         const dk_group *gr = &plan.groups[gi];
         for (int s = 0; s < (gr->self_flip ? 1 : 2); s++) {
@@ -81,7 +80,7 @@ static int list_unit(dk_pair_reader *r, dk_plan_cache *plans, uint32_t i)
         }
     }
     dk_plan_free(&plan);
-    return r->paths[i] ? 0 : -1;
+    return 0;
 }
 
 dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
@@ -94,12 +93,11 @@ dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_plan_cache *plans, 
     uint32_t first = g->layers[pair->first_layer].first_unit, last = first;
     while (last < g->nunits && g->units[last].pair == p)
         last++;
-    *r = (dk_pair_reader){.g = g, .pair = pair, .dir = dir, .limit = limit, .stride = limit ? 2 : 1,
-                          .K = pair->ix.kings_count, .first_unit = first, .nunits = last - first};
-    r->npositions = calloc(r->nunits, sizeof *r->npositions);
+    *r = (dk_pair_reader){.g = g, .pair = pair, .plans = plans, .dir = dir, .limit = limit,
+                          .stride = limit ? 2 : 1, .K = pair->ix.kings_count, .first_unit = first,
+                          .nunits = last - first};
     r->checked = calloc(r->nunits, 1);
-    r->paths = calloc(r->nunits, sizeof *r->paths);
-    bool ok = r->npositions && r->checked && r->paths;
+    bool ok = r->checked != NULL;
     for (int s = 0; s < (pair->self_twin ? 1 : 2); s++) {
         uint64_t men = (s ? &pair->ix_twin : &pair->ix)->men_count;
         side_reader *sr = &r->side[s];
@@ -125,8 +123,8 @@ const dk_value_source *dk_pair_reader_side(dk_pair_reader *r, int side)
     return &r->side[r->pair->self_twin ? 0 : side].src;
 }
 
-/* The mapped file of unit i of the pair, opening it (and closing the least recently used). */
-static dk_vfile *unit_file(dk_pair_reader *r, uint32_t i, char *err, size_t errlen)
+/* The files of unit i of the pair, opening them (and closing the least recently used). */
+static dk_unitfile *unit_file(dk_pair_reader *r, uint32_t i, char *err, size_t errlen)
 {
     open_unit *slot = &r->open[0];
     for (int k = 0; k < OPEN_MAX; k++) {
@@ -137,20 +135,18 @@ static dk_vfile *unit_file(dk_pair_reader *r, uint32_t i, char *err, size_t errl
         if (r->open[k].last_use < slot->last_use)
             slot = &r->open[k];
     }
-    dk_vfile_close(slot->file);
-    *slot = (open_unit){NOWHERE, NULL, 0};
-    dk_vfile *f = dk_vfile_open(r->paths[i], !r->checked[i], err, errlen);
-    const dk_vfile_info *in = f ? dk_vfile_get_info(f) : NULL;
-    if (in && (in->count != r->npositions[i] || in->stride != r->stride || in->limit != r->limit)) {
-        dk_errorf(err, errlen, "%s is damaged: wrong number of values or another draw rule", r->paths[i]);
-        dk_vfile_close(f);
+    close_slot(slot);
+    if (dk_plan_build(&slot->plan, r->plans, r->first_unit + i) != 0)
+        return dk_errorf(err, errlen, "out of memory"), NULL;
+    slot->file = dk_unitfile_open(&slot->plan, r->dir, r->limit, !r->checked[i], err, errlen);
+    if (!slot->file) {
+        close_slot(slot);
         return NULL;
     }
-    if (f) {
-        r->checked[i] = 1;
-        *slot = (open_unit){i, f, ++r->clock};
-    }
-    return f;
+    r->checked[i] = 1;
+    slot->unit = i;
+    slot->last_use = ++r->clock;
+    return slot->file;
 }
 
 static int read_side(const dk_value_source *src, uint64_t first, size_t n, dk_value *out,
@@ -165,8 +161,8 @@ static int read_side(const dk_value_source *src, uint64_t first, size_t n, dk_va
         if (sr->unit[men] == NOWHERE)
             return dk_errorf(err, errlen, "internal error: subslice %llu of a pair is in no unit",
                              (unsigned long long)men);
-        dk_vfile *f = unit_file(r, sr->unit[men], err, errlen);
-        if (!f || dk_vfile_read(f, (sr->offset[men] + k) * stride, run * stride,
+        dk_unitfile *f = unit_file(r, sr->unit[men], err, errlen);
+        if (!f || dk_unitfile_read(f, (sr->offset[men] + k) * stride, run * stride,
                                 out + (at - first) * stride, err, errlen) != 0)
             return -1;
         at += run;

@@ -17,6 +17,9 @@ static const double unit_seconds = 2.5e-7, king_weight = 1.22, finish_seconds = 
 static const double plain_unit = 0.83, plain_finish = 0.72;
 static const double table_bits[3] = {0.18, 1.21, 0.50};
 static const double unit_bits_rule = 4.0, unit_bits_plain = 2.8;
+/* A split unit's time on its ranks against one rank's time for the same positions, talking
+ * included (measured: see split_overhead in README). */
+static const double split_overhead = 1.3;
 
 static int kings(dk_material m) { return m.wk + m.bk; }
 
@@ -126,6 +129,8 @@ typedef struct sim {
     reads rd;
     double *unit_pos;      /* by unit: its positions (all_unit_positions) */
     double work_bytes, disk_bytes;
+    int64_t split;         /* a split unit taken, waiting for every rank to be free, or -1 */
+    bool splitting;        /* a split unit is running on every rank */
     dk_forecast *out;
 } sim;
 
@@ -304,15 +309,60 @@ static void account_files(sim *s, dk_wg_task t)
         s->out->disk_peak_bytes = (uint64_t)s->disk_bytes;
 }
 
-/* Gives every idle rank a ready task, lowest rank first. Returns -1 when out of memory. */
+/* The split unit taken, now that no task runs: every rank takes part (with unlimited ranks,
+ * as many as it has parts), each solving the parts it holds, so it lasts as long as the rank
+ * holding the most parts takes, times the cost of talking (split_overhead). */
+static int start_split(sim *s, double now)
+{
+    const dk_workgraph *g = s->g;
+    uint32_t u = (uint32_t)s->split;
+    double pos = s->unit_pos[u], S = (double)g->max_positions;
+    uint64_t parts = pos > S ? (uint64_t)((pos + S - 1) / S) : 1;
+    uint64_t ranks = s->limit_ranks == DK_FORECAST_UNLIMITED ? parts : s->limit_ranks;
+    uint64_t most = (parts + ranks - 1) / ranks, busy = ranks < parts ? ranks : parts;
+    double cost = unit_cost(g, s->m, u, pos) * (double)most / (double)parts * (parts > 1 ? split_overhead : 1);
+    s->split = -1;
+    s->splitting = true;
+    for (uint64_t k = 0; k < busy; k++) {
+        uint32_t r;
+        if (!idle_rank(s, &r))
+            return -1;
+        uint32_t p = g->units[u].pair;
+        for (uint32_t j = 0; j < s->rd.count[p]; j++)
+            read_table(s, &s->ranks[r], s->rd.ids[s->rd.first[p] + j]);
+        /* one event carries the task, the others only free their rank */
+        event e = {now + cost, r, {k == 0 ? DK_WG_UNIT : 0, u}};
+        dk_heap_push(&s->events, &e);
+    }
+    s->out->work += cost * (double)busy;
+    if (cost > s->out->longest) {
+        s->out->longest = cost;
+        s->out->longest_task = (dk_wg_task){DK_WG_UNIT, u};
+    }
+    if (s->events.n > s->out->peak_parallel)
+        s->out->peak_parallel = (uint32_t)s->events.n;
+    return 0;
+}
+
+/* Gives every idle rank a ready task, lowest rank first, as the scheduler does: a split unit
+ * taken stops that until every rank is free and it can start. Returns -1 when out of memory. */
 static int assign(sim *s, double now)
 {
-    while (dk_workgraph_nready(s->g) > 0) {
+    while (!s->splitting) {
+        if (s->split >= 0)
+            return s->events.n > 0 ? 0 : start_split(s, now);
+        if (dk_workgraph_nready(s->g) == 0)
+            return 0;
         uint32_t r;
         dk_wg_task t;
         if (!idle_rank(s, &r))
             return s->nranks == s->limit_ranks ? 0 : -1;
         dk_workgraph_take(s->g, &t);
+        if (t.kind == DK_WG_UNIT && s->g->units[t.id].oversize) {
+            s->split = t.id;
+            dk_heap_push(&s->idle, &r);
+            continue;
+        }
         start(s, r, t, now);
     }
     return 0;
@@ -321,7 +371,7 @@ static int assign(sim *s, double now)
 int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks, dk_forecast *out)
 {
     uint32_t ntasks = g->nunits + g->npairs;
-    sim s = {.g = g, .m = m, .limit_ranks = ranks ? ranks : 1, .out = out};
+    sim s = {.g = g, .m = m, .limit_ranks = ranks ? ranks : 1, .split = -1, .out = out};
     *out = (dk_forecast){.ranks = ranks};
     s.events = (dk_heap){malloc((ntasks + 1) * sizeof(event)), sizeof(event), 0, event_less};
     s.idle = (dk_heap){malloc((ntasks + 1) * sizeof(uint32_t)), sizeof(uint32_t), 0, rank_less};
@@ -339,8 +389,11 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
         while (s.events.n > 0 && ((const event *)dk_heap_top(&s.events))->end == now) {
             event e;
             dk_heap_pop(&s.events, &e);
-            dk_workgraph_done(g, e.task);
-            account_files(&s, e.task);
+            if (e.task.kind != 0) {
+                s.splitting &= !(e.task.kind == DK_WG_UNIT && g->units[e.task.id].oversize);
+                dk_workgraph_done(g, e.task);
+                account_files(&s, e.task);
+            }
             dk_heap_push(&s.idle, &e.rank);
         }
         rc = assign(&s, now);

@@ -20,7 +20,7 @@
 #include "tasks.h"
 
 enum { TAG_REPORT = 1, TAG_TASK = 2 };
-enum { TASK_NONE = 0, TASK_UNIT = 1, TASK_PAIR = 2, TASK_STOP = 3 };
+enum { TASK_NONE = 0, TASK_UNIT = 1, TASK_PAIR = 2, TASK_STOP = 3, TASK_SPLIT = 4 };
 enum { ERR_MAX = 1024 };
 
 /* What a worker sends after each task (kind TASK_NONE for the first request). */
@@ -79,6 +79,73 @@ static void *local_main(void *arg)
     }
 }
 
+/* --- a split unit, solved by every rank at once over MPI_COMM_WORLD (solve.h) --- */
+
+static int mpi_exchange(void *ctx, const void *send, const size_t *counts, void **recv, size_t *cap,
+                        size_t *recv_counts)
+{
+    (void)ctx;
+    int n;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    uint64_t *sc = malloc(2 * (size_t)n * sizeof *sc);
+    int *ci = malloc(4 * (size_t)n * sizeof *ci);
+    int ok = sc && ci, all_ok;
+    uint64_t total = 0;
+    for (int r = 0; ok && r < n; r++) {
+        sc[r] = counts[r];
+        ok &= counts[r] <= INT32_MAX;
+    }
+    if (sc)
+        MPI_Alltoall(sc, 1, MPI_UINT64_T, sc + n, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+    for (int r = 0; ok && r < n; r++) {
+        ok &= sc[n + r] <= INT32_MAX;
+        total += sc[n + r];
+        recv_counts[r] = (size_t)sc[n + r];
+    }
+    ok &= total <= INT32_MAX;
+    if (ok && (total > *cap || !*recv)) {
+        void *a = realloc(*recv, total ? total : 1);
+        if (a) {
+            *recv = a;
+            *cap = total ? total : 1;
+        }
+        ok = a != NULL;
+    }
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all_ok) {
+        int *sd = ci + n, *rc = ci + 2 * n, *rd = ci + 3 * n;
+        for (int r = 0, sa = 0, ra = 0; r < n; r++) {
+            ci[r] = (int)counts[r];
+            sd[r] = sa;
+            rc[r] = (int)sc[n + r];
+            rd[r] = ra;
+            sa += ci[r];
+            ra += rc[r];
+        }
+        MPI_Alltoallv(send, ci, sd, MPI_BYTE, *recv, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
+    } else {
+        for (int r = 0; r < n; r++)
+            recv_counts[r] = 0;
+    }
+    free(sc);
+    free(ci);
+    return all_ok ? 0 : -1;
+}
+
+static void mpi_min(void *ctx, int64_t *v, int n)
+{
+    (void)ctx;
+    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+}
+
+static int run_split(dk_worker *w, uint32_t u, char *err, size_t errlen)
+{
+    dk_split_comm comm = {0, 1, NULL, mpi_exchange, mpi_min};
+    MPI_Comm_rank(MPI_COMM_WORLD, &comm.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &comm.nranks);
+    return dk_task_split(w, u, &comm, err, errlen);
+}
+
 /* A rank other than 0: asks for tasks and carries them out until told to stop. A rank whose
  * worker could not start (w NULL) says why in its first report, so that rank 0 stops the run
  * with that message (its own stderr goes nowhere). */
@@ -93,7 +160,12 @@ static void remote_worker(dk_worker *w, const char *why_not)
         MPI_Recv(&t, sizeof t, MPI_BYTE, 0, TAG_TASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (t.kind == TASK_STOP || !w)
             return;
-        run_task(w, &t, &r);
+        if (t.kind == TASK_SPLIT) {
+            r = (report){TASK_SPLIT, t.id, 0, ""};
+            r.status = run_split(w, (uint32_t)t.id, r.err, sizeof r.err);
+        } else {
+            run_task(w, &t, &r);
+        }
     }
 }
 
@@ -109,6 +181,7 @@ typedef struct sched {
     char err[ERR_MAX];
     dk_progress pr;
     local_worker *local;
+    int64_t split;        /* a split unit waiting for every rank to be free, or -1 */
 } sched;
 
 /* The next task, as the work graph hands it out: finishing a pair first (it unblocks others),
@@ -130,14 +203,15 @@ static void take_report(sched *s, int rank, const report *r)
     if (r->kind != TASK_NONE)
         s->busy--;
     if (r->status != 0) {
-        if (!s->failed && rank != 0)
+        /* the first message of a rank that failed itself (-2: a split's other ranks) */
+        if (!s->err[0] && r->status != -2 && rank != 0)
             snprintf(s->err, sizeof s->err, "rank %d: %.900s", rank, r->err);
-        else if (!s->failed)
+        else if (!s->err[0] && r->status != -2)
             snprintf(s->err, sizeof s->err, "%s", r->err);
         s->failed = true;
         return;
     }
-    if (r->kind == TASK_NONE)
+    if (r->kind == TASK_NONE || r->kind == TASK_SPLIT) /* rank 0 records a split done */
         return;
     if (r->kind == TASK_UNIT) {
         s->pr.done_positions += s->g->units[r->id].positions;
@@ -155,7 +229,11 @@ static bool assign(sched *s, int rank)
 {
     task t = {TASK_STOP, 0};
     if (!s->failed && !all_done(s)) {
-        t = next_task(s);
+        t = s->split < 0 ? next_task(s) : (task){TASK_NONE, 0};
+        if (t.kind == TASK_UNIT && s->g->units[t.id].oversize) {
+            s->split = t.id; /* it waits until every rank is free */
+            t.kind = TASK_NONE;
+        }
         if (t.kind == TASK_NONE)
             return false;
         s->busy++;
@@ -173,6 +251,29 @@ static bool assign(sched *s, int rank)
         MPI_Send(&t, sizeof t, MPI_BYTE, rank, TAG_TASK, MPI_COMM_WORLD);
     }
     return true;
+}
+
+/* Every rank is free: all of them solve the split unit, rank 0 on this thread (its worker's
+ * thread waits for a task meanwhile, so the worker is this thread's to use). */
+static void start_split(sched *s, int *waiting)
+{
+    task t = {TASK_SPLIT, (int32_t)s->split};
+    for (int r = 1; r < s->nranks; r++) {
+        MPI_Send(&t, sizeof t, MPI_BYTE, r, TAG_TASK, MPI_COMM_WORLD);
+        waiting[r] = 0;
+        s->busy++;
+    }
+    report r = {TASK_SPLIT, t.id, 0, ""};
+    r.status = run_split(&s->local->w, (uint32_t)t.id, r.err, sizeof r.err);
+    s->split = -1;
+    if (r.status != 0) {
+        s->busy++; /* take_report counts it back */
+        take_report(s, 0, &r);
+        return;
+    }
+    s->pr.done_positions += s->g->units[t.id].positions;
+    dk_workgraph_done(s->g, (dk_wg_task){DK_WG_UNIT, (uint32_t)t.id});
+    dk_progress_update(&s->pr, false);
 }
 
 static void schedule(sched *s)
@@ -205,6 +306,15 @@ static void schedule(sched *s)
         for (int r = 0; r < s->nranks; r++)
             if (waiting[r] && assign(s, r))
                 waiting[r] = 0;
+        if (s->split >= 0 && !s->failed && s->busy == 0) {
+            bool all_waiting = true; /* every rank's report read: each waits for a task */
+            for (int r = 0; r < s->nranks; r++)
+                all_waiting &= waiting[r] != 0;
+            if (all_waiting) {
+                start_split(s, waiting);
+                continue;
+            }
+        }
         if (!s->failed && s->busy == 0 && !all_done(s)) {
             bool all_waiting = true;
             for (int r = 0; r < s->nranks; r++)
@@ -311,7 +421,7 @@ static int make_dirs(const dk_gen_options *o, dk_dirlock *lock, char *err, size_
 
 static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, uint64_t cache_bytes)
 {
-    sched s = {o, g, nranks, 0, 0, false, "", {0}, NULL};
+    sched s = {o, g, nranks, 0, 0, false, "", {0}, NULL, -1};
     s.local = calloc(1, sizeof *s.local);
     int status = 1;
     uint64_t done_pos = 0, total_pos = 0;
@@ -381,7 +491,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, u
         }
     }
     if (status != 0)
-        fprintf(stderr, "damka: gen: %s\n", s.err);
+        fprintf(stderr, "damka: gen: %s\n", s.err[0] ? s.err : "a rank failed without saying why");
     if (s.local && local_ok)
         dk_worker_free(&s.local->w);
     free(s.local);
@@ -425,7 +535,7 @@ int dk_generate(const dk_gen_options *o)
         dk_workgraph_free(g);
         return 1;
     }
-    if (dk_setup_reserve(g, o->rule_limit, &b, err, sizeof err) != 0) {
+    if (dk_setup_reserve(g, nranks, o->rule_limit, &b, err, sizeof err) != 0) {
         if (rank == 0)
             fprintf(stderr, "damka: gen: --memory-per-rank: %s\n", err);
         dk_workgraph_free(g);

@@ -119,7 +119,7 @@ int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u)
     const dk_workgraph *g = cache->g;
     const dk_unit *unit = &g->units[u];
     const dk_wpair *p = &g->pairs[unit->pair];
-    *plan = (dk_plan){g, u, p, unit->level, p->ix.kings_count, 0, NULL, 0};
+    *plan = (dk_plan){g, u, p, unit->level, p->ix.kings_count, 0, NULL, 0, 1, 0};
     if (list_pair(cache, unit->pair) != 0)
         return -1;
     const layer_list *l = &cache->layers[unit->layer - p->first_layer];
@@ -132,6 +132,11 @@ int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u)
         bool self = p->self_twin && l->flip[i] == l->men[i];
         plan->groups[plan->ngroups++] = (dk_group){{l->men[i], l->flip[i]}, plan->npositions, self};
         plan->npositions += self ? plan->K : 2 * plan->K;
+    }
+    plan->part_size = plan->npositions;
+    if (unit->oversize && plan->npositions > g->max_positions) {
+        plan->part_size = g->max_positions;
+        plan->nparts = ((plan->npositions + g->max_positions - 1) / g->max_positions);
     }
     return 0;
 }

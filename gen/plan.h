@@ -25,6 +25,12 @@ typedef struct dk_plan {
     size_t ngroups;
     dk_group *groups;
     uint64_t npositions;
+    /* A unit holding one subslice above the bound (dk_unit.oversize) is split: its positions
+     * are cut into nparts parts of part_size positions (the last one shorter), which several
+     * ranks solve together and which are stored one file each (unitfile.h). Otherwise nparts is
+     * 1 and part_size npositions. */
+    uint64_t nparts;
+    uint64_t part_size;
 } dk_plan;
 
 /* The canonical subslices of every layer of one pair, listed once and reused by every plan
@@ -34,7 +40,7 @@ typedef struct dk_plan_cache dk_plan_cache;
 dk_plan_cache *dk_plan_cache_new(const dk_workgraph *g);
 void dk_plan_cache_free(dk_plan_cache *c);
 
-/* Lists unit u's groups. Returns 0, or -1 if out of memory. */
+/* Lists unit u's groups and cuts a split unit into parts. Returns 0, or -1 if out of memory. */
 int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u);
 
 void dk_plan_free(dk_plan *plan);

@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "../rules/errors.h"
+
 dk_workgraph *dk_setup_graph(const dk_gen_options *o, uint64_t unit_positions)
 {
     if (o->only)
@@ -16,25 +18,54 @@ dk_workgraph *dk_setup_graph(const dk_gen_options *o, uint64_t unit_positions)
     return g;
 }
 
-void dk_setup_largest(const dk_workgraph *g, uint64_t *unit, uint64_t *pair)
+uint64_t dk_setup_held(const dk_workgraph *g, uint32_t u, int nranks)
+{
+    const dk_unit *un = &g->units[u];
+    uint64_t S = g->max_positions;
+    if (!un->oversize || un->positions <= S)
+        return un->positions;
+    uint64_t parts = (un->positions + S - 1) / S, most = (parts + (uint64_t)nranks - 1) / (uint64_t)nranks;
+    return most * S < un->positions ? most * S : un->positions;
+}
+
+void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_t *pair)
 {
     *unit = *pair = 0;
     for (uint32_t p = 0; p < g->npairs; p++)
         if (g->pairs[p].positions > *pair)
             *pair = g->pairs[p].positions;
-    for (uint32_t u = 0; u < g->nunits; u++)
-        if (g->units[u].positions > *unit)
-            *unit = g->units[u].positions;
+    for (uint32_t u = 0; u < g->nunits; u++) {
+        uint64_t held = dk_setup_held(g, u, nranks);
+        if (held > *unit)
+            *unit = held;
+    }
 }
 
-int dk_setup_reserve(const dk_workgraph *g, unsigned limit, dk_budget *b, char *err, size_t errlen)
+int dk_setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, char *err,
+                     size_t errlen)
 {
     uint64_t unit, pair;
-    dk_setup_largest(g, &unit, &pair);
+    dk_setup_largest(g, nranks, &unit, &pair);
     if (unit > b->unit_positions) {
         dk_budget big;
-        if (dk_budget_split(b->memory, unit, limit, &big, err, errlen) != 0)
-            return -1;
+        char why[512];
+        if (dk_budget_split(b->memory, unit, limit, &big, why, sizeof why) != 0) {
+            /* the fewest ranks whose share of every split unit fits */
+            int fits = 0;
+            for (int r = nranks + 1; r <= (1 << 24) && !fits; r = r < (1 << 23) ? 2 * r : (1 << 24) + 1) {
+                uint64_t u2, p2;
+                dk_setup_largest(g, r, &u2, &p2);
+                if (u2 <= b->unit_positions || dk_budget_split(b->memory, u2, limit, &big, why, sizeof why) == 0)
+                    fits = r;
+            }
+            if (!fits)
+                return dk_errorf(err, errlen, "a rank's share of the largest split unit (%llu positions on %d "
+                                 "ranks) does not fit: give more memory", (unsigned long long)unit, nranks);
+            return dk_errorf(err, errlen, "a rank's share of the largest split unit (%llu positions on %d ranks) "
+                             "needs %llu MiB: give more memory or run on at least %d ranks",
+                             (unsigned long long)unit, nranks,
+                             (unsigned long long)(dk_budget_unit_bytes(unit, limit) >> 20), fits);
+        }
         b->cache_bytes = big.cache_bytes < b->cache_bytes ? big.cache_bytes : b->cache_bytes;
     }
     return dk_budget_reserve_finish(b, pair, limit, err, errlen);

@@ -16,12 +16,20 @@
  * positions. Returns NULL when out of memory or a material is invalid. Thread-safe. */
 dk_workgraph *dk_setup_graph(const dk_gen_options *o, uint64_t unit_positions);
 
-/* The positions of g's largest unit and of its largest pair (both materials). Thread-safe. */
-void dk_setup_largest(const dk_workgraph *g, uint64_t *unit, uint64_t *pair);
+/* The most positions of unit u one of `nranks` ranks holds while it is solved: the unit, or for
+ * a unit split into parts of the bound (one subslice above it, solved by every rank at once,
+ * gen/plan.h) the parts of the rank holding the most. Pure. */
+uint64_t dk_setup_held(const dk_workgraph *g, uint32_t u, int nranks);
 
-/* Makes room in b for g's largest tasks, lowering b's cache: a unit above the bound (one
- * subslice too large to cut) and finishing the largest pair, with a draw rule of `limit` plies.
- * Returns 0, or -1 with one line in err when the memory cannot hold them. Pure. */
-int dk_setup_reserve(const dk_workgraph *g, unsigned limit, dk_budget *b, char *err, size_t errlen);
+/* The most positions a rank holds for a unit (dk_setup_held) on `nranks` ranks, and the
+ * positions of g's largest pair (both materials). Thread-safe. */
+void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_t *pair);
+
+/* Makes room in b for g's largest tasks on `nranks` ranks, lowering b's cache: a rank's share
+ * of a split unit (which may be above the bound) and finishing the largest pair, with a draw
+ * rule of `limit` plies. Returns 0, or -1 with one line in err when the memory cannot hold
+ * them. Pure. */
+int dk_setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, char *err,
+                     size_t errlen);
 
 #endif

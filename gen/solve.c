@@ -5,21 +5,41 @@
 #include <string.h>
 
 #include "../query/drawrule.h"
+#include "../rules/errors.h"
 #include "../rules/movegen.h"
-#include "valuefile.h"
+#include "unitfile.h"
 #include "verify.h"
 
 /* The units one level above the unit being solved, opened on demand: man moves land there. */
 typedef struct above_unit {
     uint32_t unit;
     dk_plan plan;
-    dk_vfile *file;
+    dk_unitfile *file;
 } above_unit;
 
 typedef struct bucket {
     uint32_t *a;
     size_t n, cap;
 } bucket;
+
+/* A predecessor update for a position another rank holds: its local index there, and the value
+ * of the successor whose update it is (DTW, or the rule value in the rule pass). */
+typedef struct update {
+    uint32_t at;
+    dk_value v;
+    uint16_t unused;
+} update;
+
+/* Updates waiting for one rank, or verification requests (local indexes) to it. */
+typedef struct outbox {
+    void *a;
+    size_t n, cap; /* items */
+} outbox;
+
+/* Updates buffered before an exchange: a bound on the buffers whatever the group's size. */
+enum { FLUSH_UPDATES = 1 << 20 };
+/* Positions verified between two exchanges of a split unit. */
+enum { VERIFY_CHUNK = 8192 };
 
 /* Per position while a group is solved: DTW settled, an exit that draws (DTW); the side to move
  * must capture; the rule value settled, an exit not lost under the rule. */
@@ -31,8 +51,8 @@ enum { EXIT_CACHE = 64 };
 typedef struct exit_slot {
     uint64_t men;
     int side; /* -1: empty */
-    dk_vfile *file;
-    uint64_t base; /* position of kings_index 0 in the file */
+    dk_unitfile *file;
+    uint64_t base; /* position of kings_index 0 in the unit */
 } exit_slot;
 
 struct dk_solver {
@@ -48,12 +68,20 @@ struct dk_solver {
     char *dir;
     above_unit *above;
     size_t nabove, capabove;
-    /* per-group scratch, grown to the largest group */
+    /* per-group scratch, grown to the largest group (the positions this rank holds) */
     size_t cap;
-    dk_value *val, *worst, *rule;
+    dk_value *val, *slowest_loss, *rule;
     uint8_t *cnt, *rule_cnt, *flag;
     bucket *buckets;
     size_t nbuckets;
+    /* a split unit's buffers, one outbox per rank, and for verification the chunk slot of each
+     * question in box */
+    outbox *box, *slots;
+    int nboxes;
+    size_t *counts, *recv_counts;
+    void *send, *recv, *answers;
+    size_t send_cap, recv_cap, answers_cap;
+    size_t queued; /* updates in the outboxes */
 };
 
 static void drop_above(dk_solver *s)
@@ -61,8 +89,8 @@ static void drop_above(dk_solver *s)
     for (int i = 0; i < EXIT_CACHE; i++)
         s->cache[i].side = -1;
     for (size_t i = 0; i < s->nabove; i++) {
+        dk_unitfile_close(s->above[i].file);
         dk_plan_free(&s->above[i].plan);
-        dk_vfile_close(s->above[i].file);
     }
     s->nabove = 0;
 }
@@ -89,6 +117,21 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, const cha
     return s;
 }
 
+static void free_boxes(dk_solver *s)
+{
+    for (int r = 0; r < s->nboxes; r++) {
+        free(s->box[r].a);
+        free(s->slots[r].a);
+    }
+    free(s->box);
+    free(s->slots);
+    free(s->counts);
+    free(s->recv_counts);
+    s->box = s->slots = NULL;
+    s->counts = s->recv_counts = NULL;
+    s->nboxes = 0;
+}
+
 void dk_solver_free(dk_solver *s)
 {
     if (!s)
@@ -100,11 +143,15 @@ void dk_solver_free(dk_solver *s)
         free(s->buckets[i].a);
     free(s->buckets);
     free(s->val);
-    free(s->worst);
+    free(s->slowest_loss);
     free(s->rule);
     free(s->cnt);
     free(s->rule_cnt);
     free(s->flag);
+    free_boxes(s);
+    free(s->send);
+    free(s->recv);
+    free(s->answers);
     free(s->dir);
     free(s);
 }
@@ -126,16 +173,7 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
     a->unit = u;
     if (dk_plan_build(&a->plan, s->plans, u) != 0)
         return snprintf(err, errlen, "out of memory"), NULL;
-    char path[2048];
-    dk_plan_path(&a->plan, s->dir, path, sizeof path);
-    a->file = dk_vfile_open(path, false, err, errlen);
-    const dk_vfile_info *in = a->file ? dk_vfile_get_info(a->file) : NULL;
-    if (in && (in->count != a->plan.npositions || in->stride != s->stride || in->limit != s->limit)) {
-        snprintf(err, errlen, "%s is damaged: wrong number of values or another draw rule", path);
-        dk_vfile_close(a->file);
-        a->file = NULL;
-    }
-    if (!a->file) {
+    if (!(a->file = dk_unitfile_open(&a->plan, s->dir, s->limit, false, err, errlen))) {
         dk_plan_free(&a->plan);
         return NULL;
     }
@@ -175,7 +213,7 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
         }
         uint64_t at = (c->base + k) * s->stride;
         out[1] = DK_RULE_DRAW;
-        return dk_vfile_read(c->file, at, s->stride, out, err, errlen);
+        return dk_unitfile_read(c->file, at, s->stride, out, err, errlen);
     }
     return dk_finished_value(s->finished, m, p, out, err, errlen);
 }
@@ -185,23 +223,23 @@ static int grow(dk_solver *s, size_t n)
     if (n <= s->cap)
         return 0;
     free(s->val);
-    free(s->worst);
+    free(s->slowest_loss);
     free(s->rule);
     free(s->cnt);
     free(s->rule_cnt);
     free(s->flag);
     s->val = malloc(n * sizeof *s->val);
-    s->worst = malloc(n * sizeof *s->worst);
+    s->slowest_loss = malloc(n * sizeof *s->slowest_loss);
     s->rule = malloc(n * sizeof *s->rule);
     s->cnt = malloc(n);
     s->rule_cnt = malloc(n);
     s->flag = malloc(n);
-    s->cap = (s->val && s->worst && s->rule && s->cnt && s->rule_cnt && s->flag) ? n : 0;
+    s->cap = (s->val && s->slowest_loss && s->rule && s->cnt && s->rule_cnt && s->flag) ? n : 0;
     return s->cap ? 0 : -1;
 }
 
-/* Queues position i for distance d (DTW or DTC, one pass at a time). */
-static int push_at(dk_solver *s, size_t d, uint32_t i)
+/* Queues position l (a local index) for distance d (DTW or DTC, one pass at a time). */
+static int push_at(dk_solver *s, size_t d, uint32_t l)
 {
     s->why = "out of memory";
     if (d >= s->nbuckets) {
@@ -222,17 +260,55 @@ static int push_at(dk_solver *s, size_t d, uint32_t i)
         b->a = a;
         b->cap = cap;
     }
-    b->a[b->n++] = i;
+    b->a[b->n++] = l;
     return 0;
 }
 
-static int push(dk_solver *s, dk_value v, uint32_t i)
+static int push(dk_solver *s, dk_value v, uint32_t l)
 {
     if (v >= DK_VALUE_MAX) { /* the next ply would not fit in a value: stop, never wrap */
         s->why = "a distance beyond 65534 plies";
         return -1;
     }
-    return push_at(s, dk_value_dtw(v), i);
+    return push_at(s, dk_value_dtw(v), l);
+}
+
+/* Which positions of the group this rank holds. Positions are numbered in the unit's order
+ * inside the group (global: X's K positions, then X''s) and cut into parts of S positions; part
+ * q is held by rank q % nranks, and a rank stores its parts one after the other (local index).
+ * One rank holds everything: local is global. */
+typedef struct layout {
+    uint64_t n, S;
+    int rank, nranks;
+    uint64_t nlocal;
+} layout;
+
+static layout make_layout(uint64_t n, uint64_t S, int rank, int nranks)
+{
+    layout L = {n, S ? S : 1, rank, nranks, 0};
+    for (uint64_t lo = (uint64_t)rank * L.S; lo < n; lo += (uint64_t)nranks * L.S)
+        L.nlocal += n - lo < L.S ? n - lo : L.S;
+    return L;
+}
+
+/* The rank holding global position i, and its local index there. */
+static inline int owner_of(const layout *L, uint64_t i, uint32_t *l)
+{
+    if (L->nranks == 1) {
+        *l = (uint32_t)i;
+        return 0;
+    }
+    uint64_t q = i / L->S;
+    *l = (uint32_t)((q / (uint64_t)L->nranks) * L->S + i % L->S);
+    return (int)(q % (uint64_t)L->nranks);
+}
+
+static inline uint64_t global_of(const layout *L, uint32_t l)
+{
+    if (L->nranks == 1)
+        return l;
+    uint64_t q = ((uint64_t)l / L->S) * (uint64_t)L->nranks + (uint64_t)L->rank;
+    return q * L->S + l % L->S;
 }
 
 /* What one group needs while it is solved. */
@@ -242,64 +318,142 @@ typedef struct group_ctx {
     uint64_t men[2];
     uint64_t K;
     int nsides;
+    layout L;
+    const dk_split_comm *comm; /* NULL: one rank */
 } group_ctx;
+
+static group_ctx make_group(const dk_plan *plan, const dk_group *gr, const dk_split_comm *comm)
+{
+    const dk_wpair *pair = plan->pair;
+    group_ctx c = {{&pair->ix, &pair->ix_twin}, {pair->m, pair->twin}, {gr->men[0], gr->men[1]},
+                   plan->K, gr->self_flip ? 1 : 2, {0}, comm};
+    uint64_t n = c.K * (uint64_t)c.nsides;
+    c.L = comm ? make_layout(n, plan->part_size, comm->rank, comm->nranks) : make_layout(n, n, 0, 1);
+    return c;
+}
 
 static inline int other_side(const group_ctx *c, int side) { return c->nsides == 1 ? 0 : 1 - side; }
 
-static inline uint32_t local_index(const group_ctx *c, int side, const dk_pos *n)
+static inline int side_of(const group_ctx *c, uint64_t i) { return i >= c->K ? 1 : 0; }
+
+/* The global index of n, a position of the group on side `side`. */
+static inline uint64_t group_index(const group_ctx *c, int side, const dk_pos *n)
 {
     dk_bb men = (n->pieces[0] | n->pieces[1]) & ~n->kings;
-    return (uint32_t)((uint64_t)side * c->K +
-                      dk_index_kings_rank(c->ix[side], men, n->pieces[0] & n->kings, n->pieces[1] & n->kings));
+    return (uint64_t)side * c->K +
+           dk_index_kings_rank(c->ix[side], men, n->pieces[0] & n->kings, n->pieces[1] & n->kings);
+}
+
+/* Whether p (White to move, material m) is a position of the group; if so its global index. */
+static bool in_group(const group_ctx *c, dk_material m, const dk_pos *p, uint64_t *i)
+{
+    for (int side = 0; side < 2; side++) {
+        if (!dk_material_equal(m, c->mat[side]))
+            continue;
+        uint64_t men, k;
+        dk_index_rank_split(c->ix[side], p, &men, &k);
+        if (men == c->men[side]) {
+            *i = (c->nsides == 1 ? 0 : (uint64_t)side) * c->K + k;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Walks the positions this rank holds, in local order. */
+typedef struct held_iter {
+    const group_ctx *c;
+    uint64_t i, end; /* global index, end of its run (a part or a side, whichever ends first) */
+    uint32_t l;
+    int side;
+    dk_subslice_iter it;
+} held_iter;
+
+static void held_seek(held_iter *h)
+{
+    const layout *L = &h->c->L;
+    uint64_t part_end = (h->i / L->S + 1) * L->S;
+    h->side = side_of(h->c, h->i);
+    uint64_t side_end = (uint64_t)(h->side + 1) * h->c->K;
+    h->end = part_end < side_end ? part_end : side_end;
+    if (h->end > L->n)
+        h->end = L->n;
+    dk_subslice_seek(&h->it, h->c->ix[h->side], h->c->men[h->side], h->i - (uint64_t)h->side * h->c->K);
+}
+
+/* Starts at local index 0; returns false if the rank holds nothing. */
+static bool held_begin(held_iter *h, const group_ctx *c)
+{
+    h->c = c;
+    h->l = 0;
+    h->i = (uint64_t)c->L.rank * c->L.S;
+    if (h->i >= c->L.n)
+        return false;
+    held_seek(h);
+    return true;
+}
+
+static bool held_next(held_iter *h)
+{
+    h->l++;
+    if (++h->i < h->end) {
+        dk_subslice_next(&h->it);
+        return true;
+    }
+    if (h->i % h->c->L.S == 0) /* the next part this rank holds */
+        h->i += (uint64_t)(h->c->L.nranks - 1) * h->c->L.S;
+    if (h->i >= h->c->L.n)
+        return false;
+    held_seek(h);
+    return true;
 }
 
 /* push, with the reason in err on failure */
-static int settle(dk_solver *s, dk_value v, uint32_t i, char *err, size_t errlen)
+static int settle(dk_solver *s, dk_value v, uint32_t l, char *err, size_t errlen)
 {
-    if (push(s, v, i) == 0)
+    if (push(s, v, l) == 0)
         return 0;
     snprintf(err, errlen, "%s", s->why);
     return -1;
 }
 
-/* The first rule value of position i from its exits (all conversions), before king moves are
+/* The first rule value of position l from its exits (all conversions), before king moves are
  * resolved: a win or loss in 1 ply, no move at all (loss in 0), or undecided with the number
- * of king moves still open. Queued by the rule pass (solve_rule), not here. */
-static void classify_rule(dk_solver *s, uint32_t i, int nmoves, int internal, bool win_exit,
+ * of king moves still open. Queued by the rule pass, not here. */
+static void classify_rule(dk_solver *s, uint32_t l, int nmoves, int internal, bool win_exit,
                           bool draw_exit)
 {
-    s->rule_cnt[i] = 0;
-    s->rule[i] = DK_RULE_DRAW;
+    s->rule_cnt[l] = 0;
+    s->rule[l] = DK_RULE_DRAW;
     if (nmoves == 0)
-        s->rule[i] = dk_rule_loss(0);
+        s->rule[l] = dk_rule_loss(0);
     else if (win_exit)
-        s->rule[i] = dk_rule_win(1);
+        s->rule[l] = dk_rule_win(1);
     else if (internal == 0 && !draw_exit)
-        s->rule[i] = dk_rule_loss(1);
+        s->rule[l] = dk_rule_loss(1);
     else if (internal == 0)
-        s->flag[i] |= RULE_DONE; /* undecided for good: its kind comes from its DTW */
+        s->flag[l] |= RULE_DONE; /* undecided for good: its kind comes from its DTW */
     else
-        s->rule_cnt[i] = (uint8_t)internal;
+        s->rule_cnt[l] = (uint8_t)internal;
     if (draw_exit)
-        s->flag[i] |= RULE_DRAW_EXIT;
+        s->flag[l] |= RULE_DRAW_EXIT;
 }
 
-/* First values of position i (P, White to move): from its exits, or final when it must capture
- * or has no move; otherwise the number of king moves still open. */
-static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
-                    size_t errlen)
+/* First values of position l (p, White to move): from its exits, or final when it must
+ * capture or has no move; otherwise the number of king moves still open. */
+static int classify(dk_solver *s, uint32_t l, const dk_pos *p, char *err, size_t errlen)
 {
     const dk_variant *v = s->v;
     dk_movelist list;
     dk_gen_moves(v, p, &list);
-    s->flag[i] = 0;
-    s->cnt[i] = 0;
-    s->val[i] = DK_DRAW;
-    s->worst[i] = DK_DRAW;
+    s->flag[l] = 0;
+    s->cnt[l] = 0;
+    s->val[l] = DK_DRAW;
+    s->slowest_loss[l] = DK_DRAW;
     bool capture = list.n > 0 && list.m[0].captures != 0;
     if (capture)
-        s->flag[i] = MUST_CAPTURE;
-    dk_value best_win = DK_DRAW, worst_loss = DK_DRAW;
+        s->flag[l] = MUST_CAPTURE;
+    dk_value best_win = DK_DRAW, slowest_loss = DK_DRAW;
     bool draw = false, rule_win = false, rule_draw = false;
     int internal = 0;
     for (int k = 0; k < list.n; k++) {
@@ -319,173 +473,275 @@ static int classify(dk_solver *s, uint32_t i, const dk_pos *p, char *err,
                 best_win = t;
         } else if (dk_value_is_draw(t)) {
             draw = true;
-        } else if (t > worst_loss) {
-            worst_loss = t;
+        } else if (t > slowest_loss) {
+            slowest_loss = t;
         }
         /* every exit is a conversion: the child counts with the counter at 0 */
         rule_win |= dk_rule_is_loss(e[1]);
         rule_draw |= !dk_rule_is_win(e[1]);
     }
     if (s->limit)
-        classify_rule(s, i, list.n, internal, rule_win, rule_draw);
-    s->worst[i] = worst_loss;
+        classify_rule(s, l, list.n, internal, rule_win, rule_draw);
+    s->slowest_loss[l] = slowest_loss;
     if (list.n == 0) {
-        s->val[i] = dk_value_of_dtw(0);
-        return settle(s, s->val[i], i, err, errlen);
+        s->val[l] = dk_value_of_dtw(0);
+        return settle(s, s->val[l], l, err, errlen);
     }
     if (best_win != DK_DRAW) {
-        s->val[i] = best_win;
-        return settle(s, best_win, i, err, errlen);
+        s->val[l] = best_win;
+        return settle(s, best_win, l, err, errlen);
     }
     if (internal == 0) {
         if (draw) {
-            s->flag[i] |= DONE;
+            s->flag[l] |= DONE;
             return 0;
         }
-        s->val[i] = worst_loss;
-        return settle(s, worst_loss, i, err, errlen);
+        s->val[l] = slowest_loss;
+        return settle(s, slowest_loss, l, err, errlen);
     }
-    s->cnt[i] = (uint8_t)internal;
+    s->cnt[l] = (uint8_t)internal;
     if (draw)
-        s->flag[i] |= DRAW_EXIT;
+        s->flag[l] |= DRAW_EXIT;
     return 0;
 }
 
-/* The positions of the group (local indexes into preds) from which a quiet king move leads to
- * position i of side `side`, leaving out those that had to capture. Returns the count. */
-static int predecessors(const dk_solver *s, const group_ctx *c, uint32_t i, int side,
-                        uint32_t preds[DK_MAX_MOVES])
+/* What the final DTW value `val` of a successor tells predecessor l. A predecessor that had to
+ * capture was not reached by a quiet move: nothing. */
+static int apply_dtw(dk_solver *s, uint32_t l, dk_value val)
 {
+    if (s->flag[l] & (DONE | MUST_CAPTURE))
+        return 0;
+    dk_value through = dk_value_through(val);
+    if (dk_value_is_loss(val)) {
+        /* l wins by moving there, and nothing faster was found before this distance */
+        if (dk_value_is_win(s->val[l]) && s->val[l] <= through)
+            return 0;
+        s->val[l] = through;
+        return push(s, through, l);
+    }
+    if (dk_value_is_win(s->val[l]))
+        return 0;
+    if (through > s->slowest_loss[l])
+        s->slowest_loss[l] = through;
+    if (--s->cnt[l] == 0 && !(s->flag[l] & DRAW_EXIT)) {
+        s->val[l] = s->slowest_loss[l];
+        return push(s, s->val[l], l);
+    }
+    return 0;
+}
+
+/* What the decided rule value r (DTC d < limit) of a successor tells predecessor l: it wins in
+ * d + 1 by moving into a loss; it loses in d + 1 once its last open king move leads to a win
+ * and no exit holds (its other king moves led to wins settled earlier, in no more plies). */
+static int apply_rule(dk_solver *s, uint32_t l, dk_value r)
+{
+    if ((s->flag[l] & (RULE_DONE | MUST_CAPTURE)) || dk_rule_is_win(s->rule[l]))
+        return 0;
+    unsigned d = dk_rule_dtc(r) + 1;
+    if (dk_rule_is_loss(r))
+        s->rule[l] = dk_rule_win(d);
+    else if (--s->rule_cnt[l] == 0 && !(s->flag[l] & RULE_DRAW_EXIT))
+        s->rule[l] = dk_rule_loss(d);
+    else
+        return 0;
+    return push_at(s, d, l);
+}
+
+static int apply(dk_solver *s, bool rule, uint32_t l, dk_value v)
+{
+    return rule ? apply_rule(s, l, v) : apply_dtw(s, l, v);
+}
+
+/* Appends an item of `size` bytes to an outbox. */
+static int box_add(outbox *b, const void *item, size_t size)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 4096;
+        void *a = realloc(b->a, cap * size);
+        if (!a)
+            return -1;
+        b->a = a;
+        b->cap = cap;
+    }
+    memcpy((char *)b->a + b->n * size, item, size);
+    b->n++;
+    return 0;
+}
+
+/* Passes the value v of position l (held here) back to its predecessors by quiet king moves:
+ * applied at once where this rank holds them, queued for their holder otherwise. */
+static int send_back(dk_solver *s, const group_ctx *c, uint32_t l, dk_value v, bool rule)
+{
+    uint64_t i = global_of(&c->L, l);
+    int side = side_of(c, i);
     dk_pos q = dk_index_unrank_split(c->ix[side], c->men[side], i - (uint64_t)side * c->K);
     dk_movelist back;
     dk_gen_king_unmoves_unchecked(s->v, &q, &back);
-    int os = other_side(c, side), n = 0;
+    int os = other_side(c, side);
     for (int k = 0; k < back.n; k++) {
         dk_pos pred = dk_unapply(&q, &back.m[k]);
         dk_pos f = dk_pos_flip(s->v, &pred);
-        uint32_t j = local_index(c, os, &f);
-        if (!(s->flag[j] & MUST_CAPTURE)) /* a capture was compulsory: no quiet move led here */
-            preds[n++] = j;
-    }
-    return n;
-}
-
-/* Passes the final DTW value of position i back to its predecessors by king moves. */
-static int propagate(dk_solver *s, const group_ctx *c, uint32_t i, int side)
-{
-    dk_value val = s->val[i];
-    uint32_t preds[DK_MAX_MOVES];
-    int np = predecessors(s, c, i, side, preds);
-    for (int k = 0; k < np; k++) {
-        uint32_t j = preds[k];
-        if (s->flag[j] & DONE)
-            continue;
-        dk_value through = dk_value_through(val);
-        if (dk_value_is_loss(val)) {
-            /* j wins by moving here, and nothing faster was found before this distance */
-            if (dk_value_is_win(s->val[j]) && s->val[j] <= through)
-                continue;
-            s->val[j] = through;
-            if (push(s, through, j))
+        uint32_t at;
+        int r = owner_of(&c->L, group_index(c, os, &f), &at);
+        if (r == c->L.rank) {
+            if (apply(s, rule, at, v) != 0)
                 return -1;
         } else {
-            if (dk_value_is_win(s->val[j]))
-                continue;
-            if (through > s->worst[j])
-                s->worst[j] = through;
-            if (--s->cnt[j] == 0 && !(s->flag[j] & DRAW_EXIT)) {
-                s->val[j] = s->worst[j];
-                if (push(s, s->val[j], j))
-                    return -1;
-            }
+            update u = {at, v, 0};
+            s->why = "out of memory";
+            if (box_add(&s->box[r], &u, sizeof u) != 0)
+                return -1;
+            s->queued++;
         }
     }
     return 0;
 }
 
-/* Passes the decided rule value of position i (DTC d < limit) back by king moves: a
- * predecessor wins in d + 1 by moving into a loss; it loses in d + 1 once its last open king
- * move leads to a win and no exit holds (its other king moves led to wins settled earlier, in
- * no more plies). */
-static int propagate_rule(dk_solver *s, const group_ctx *c, uint32_t i, int side)
+/* Takes position l of the bucket of distance d: settles it and passes its value back. */
+static int take(dk_solver *s, const group_ctx *c, uint32_t l, size_t d, bool rule)
 {
-    dk_value r = s->rule[i];
-    unsigned d = dk_rule_dtc(r) + 1;
-    uint32_t preds[DK_MAX_MOVES];
-    int np = predecessors(s, c, i, side, preds);
-    for (int k = 0; k < np; k++) {
-        uint32_t j = preds[k];
-        if ((s->flag[j] & RULE_DONE) || dk_rule_is_win(s->rule[j]))
-            continue;
-        if (dk_rule_is_loss(r)) {
-            s->rule[j] = dk_rule_win(d);
-        } else if (--s->rule_cnt[j] == 0 && !(s->flag[j] & RULE_DRAW_EXIT)) {
-            s->rule[j] = dk_rule_loss(d);
-        } else {
-            continue;
-        }
-        if (push_at(s, d, j))
-            return -1;
+    if (rule) {
+        s->flag[l] |= RULE_DONE;
+        return d < s->limit ? send_back(s, c, l, s->rule[l], true) : 0;
     }
+    if ((s->flag[l] & DONE) || dk_value_dtw(s->val[l]) != d)
+        return 0; /* settled earlier at a smaller distance */
+    s->flag[l] |= DONE;
+    return send_back(s, c, l, s->val[l], false);
+}
+
+/* Sends every outbox (of `size`-byte items) to its rank and receives what the others sent here
+ * into s->recv, s->recv_counts[r] items from rank r. Collective. */
+static int exchange_boxes(dk_solver *s, const group_ctx *c, size_t size)
+{
+    size_t total = 0;
+    for (int r = 0; r < c->L.nranks; r++)
+        total += s->box[r].n * size;
+    if (total > s->send_cap) {
+        void *a = realloc(s->send, total);
+        if (a) {
+            s->send = a;
+            s->send_cap = total;
+        }
+    }
+    bool ok = total <= s->send_cap;
+    size_t at = 0;
+    for (int r = 0; r < c->L.nranks; r++) {
+        s->counts[r] = ok ? s->box[r].n * size : 0;
+        if (ok && s->counts[r])
+            memcpy((char *)s->send + at, s->box[r].a, s->counts[r]);
+        at += s->counts[r];
+        s->box[r].n = 0;
+    }
+    s->queued = 0;
+    int rc = c->comm->exchange(c->comm->ctx, s->send, s->counts, &s->recv, &s->recv_cap, s->recv_counts);
+    for (int r = 0; r < c->L.nranks; r++)
+        s->recv_counts[r] /= size;
+    return ok ? rc : -1;
+}
+
+static size_t bucket_len(const dk_solver *s, size_t d) { return d < s->nbuckets ? s->buckets[d].n : 0; }
+
+/* Each rank's status, combined: the least over the ranks of each word. */
+static void agree(const group_ctx *c, int64_t *v, int n)
+{
+    if (c->comm)
+        c->comm->min(c->comm->ctx, v, n);
+}
+
+/* One pass over distances: takes the queued positions in increasing distance up to `last`,
+ * passing values back; on several ranks a bucket is taken in rounds, each ended by an exchange
+ * of the updates for other ranks (at most FLUSH_UPDATES buffered), until every rank has taken
+ * its bucket. Updates from a position at distance d land at d + 1 or beyond, so the order in
+ * which a bucket's positions and updates are taken does not change the values. */
+static int run_pass(dk_solver *s, const group_ctx *c, size_t last, bool rule, char *err, size_t errlen)
+{
+    int status = 0;
+    for (size_t d = 0;;) {
+        size_t next = d;
+        while (next < s->nbuckets && s->buckets[next].n == 0)
+            next++;
+        int64_t w[2] = {next < s->nbuckets ? (int64_t)next : INT64_MAX, status};
+        agree(c, w, 2);
+        if (w[1] < 0 || w[0] == INT64_MAX || (uint64_t)w[0] > last)
+            break;
+        d = (size_t)w[0];
+        for (size_t k = 0;;) {
+            while (status == 0 && k < bucket_len(s, d) && s->queued < FLUSH_UPDATES)
+                if (take(s, c, s->buckets[d].a[k++], d, rule) != 0)
+                    status = -1;
+            if (!c->comm)
+                break;
+            if (exchange_boxes(s, c, sizeof(update)) != 0 && status == 0) {
+                status = -1;
+                s->why = "out of memory for the updates of a split unit";
+            }
+            const update *u = s->recv;
+            for (int r = 0; r < c->L.nranks; r++)
+                for (size_t j = 0; j < s->recv_counts[r] && status == 0; j++, u++)
+                    if (apply(s, rule, u->at, u->v) != 0)
+                        status = -1;
+            int64_t more[2] = {status == 0 && k < bucket_len(s, d) ? 0 : 1, status};
+            agree(c, more, 2);
+            if (more[1] < 0) {
+                status = status ? status : -2;
+                break;
+            }
+            if (more[0] == 1)
+                break;
+        }
+        if (status)
+            break;
+        d++;
+    }
+    if (status == -1)
+        return snprintf(err, errlen, "%s", s->why), -1;
+    if (status == -2)
+        return snprintf(err, errlen, "another rank sharing the unit failed"), -2;
     return 0;
 }
 
 /* The rule values of a group whose DTW values are solved: the decided ones in increasing DTC
  * up to the limit, from the exits classify found; the rest take their kind from their DTW. */
-static int solve_rule(dk_solver *s, const group_ctx *c, size_t n, char *err, size_t errlen)
+static int solve_rule(dk_solver *s, const group_ctx *c, char *err, size_t errlen)
 {
     for (size_t b = 0; b < s->nbuckets; b++)
         s->buckets[b].n = 0;
-    for (size_t i = 0; i < n; i++)
-        if (dk_rule_is_decided(s->rule[i]) && push_at(s, dk_rule_dtc(s->rule[i]), (uint32_t)i))
+    for (uint32_t l = 0; l < c->L.nlocal; l++)
+        if (dk_rule_is_decided(s->rule[l]) && push_at(s, dk_rule_dtc(s->rule[l]), l))
             return snprintf(err, errlen, "%s", s->why), -1;
-    for (size_t d = 0; d <= s->limit && d < s->nbuckets; d++) {
-        for (size_t k = 0; k < s->buckets[d].n; k++) {
-            uint32_t i = s->buckets[d].a[k];
-            s->flag[i] |= RULE_DONE;
-            if (d < s->limit && propagate_rule(s, c, i, i >= c->K ? 1 : 0) != 0)
-                return snprintf(err, errlen, "%s", s->why), -1;
-        }
-    }
-    return 0;
+    return run_pass(s, c, s->limit, true, err, errlen);
 }
 
-static int solve_group(dk_solver *s, const dk_plan *plan, const dk_group *gr, dk_value *out,
-                       char *err, size_t errlen)
+/* Solves the positions of group c this rank holds into out (local order, stride values each). */
+static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, char *err, size_t errlen)
 {
-    const dk_wpair *pair = plan->pair;
-    group_ctx c = {{&pair->ix, &pair->ix_twin}, {pair->m, pair->twin}, {gr->men[0], gr->men[1]},
-                   plan->K, gr->self_flip ? 1 : 2};
-    size_t n = (size_t)c.K * (size_t)c.nsides;
-    if (n > UINT32_MAX || grow(s, n) != 0)
-        return snprintf(err, errlen, "out of memory for a group of %zu positions", n), -1;
+    size_t n = (size_t)c->L.nlocal;
+    if (c->L.nlocal > UINT32_MAX || grow(s, n ? n : 1) != 0)
+        return snprintf(err, errlen, "out of memory for a group of %llu positions",
+                        (unsigned long long)c->L.nlocal), -1;
     for (size_t b = 0; b < s->nbuckets; b++)
         s->buckets[b].n = 0;
-    for (int side = 0; side < c.nsides; side++) {
-        dk_subslice_iter it;
-        dk_subslice_begin(&it, c.ix[side], c.men[side]);
-        do {
-            uint32_t i = (uint32_t)((uint64_t)side * c.K + it.kings_index);
-            if (classify(s, i, &it.pos, err, errlen) != 0)
-                return -1;
-        } while (dk_subslice_next(&it));
-    }
-    for (size_t d = 0; d < s->nbuckets; d++) {
-        for (size_t k = 0; k < s->buckets[d].n; k++) {
-            uint32_t i = s->buckets[d].a[k];
-            if ((s->flag[i] & DONE) || dk_value_dtw(s->val[i]) != d)
-                continue;
-            s->flag[i] |= DONE;
-            if (propagate(s, &c, i, i >= c.K ? 1 : 0) != 0)
-                return snprintf(err, errlen, "%s", s->why), -1;
+    int64_t status = 0;
+    held_iter h;
+    for (bool more = held_begin(&h, c); more; more = held_next(&h))
+        if (classify(s, h.l, &h.it.pos, err, errlen) != 0) {
+            status = -1;
+            break;
         }
-    }
+    bool mine = status < 0;
+    agree(c, &status, 1);
+    if (status < 0)
+        return mine ? -1 : (snprintf(err, errlen, "another rank sharing the unit failed"), -2);
+    int rc = run_pass(s, c, SIZE_MAX, false, err, errlen);
+    if (rc != 0)
+        return rc;
     for (size_t i = 0; i < n; i++)
         out[i * s->stride] = (s->flag[i] & DONE) ? s->val[i] : DK_DRAW;
     if (!s->limit)
         return 0;
-    if (solve_rule(s, &c, n, err, errlen) != 0)
-        return -1;
+    if ((rc = solve_rule(s, c, err, errlen)) != 0)
+        return rc;
     for (size_t i = 0; i < n; i++)
         out[i * 2 + 1] = dk_rule_is_decided(s->rule[i]) ? s->rule[i] : dk_rule_undecided(out[i * 2]);
     return 0;
@@ -497,69 +753,211 @@ int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, s
     drop_above(s);
     for (size_t gi = 0; gi < plan->ngroups; gi++) {
         const dk_group *gr = &plan->groups[gi];
-        if (solve_group(s, plan, gr, out + gr->offset * s->stride, err, errlen) != 0)
+        group_ctx c = make_group(plan, gr, NULL);
+        if (solve_group(s, &c, out + gr->offset * s->stride, err, errlen) != 0)
             return -1;
     }
     return 0; /* the units above stay open for dk_verify_unit */
 }
 
-/* Where verification of a unit reads values: its own groups from the values just solved,
- * everything else as the solver does. */
-typedef struct unit_source {
+/* Where verification reads values: the group's own positions from the values just solved,
+ * everything else as the solver does. In a split unit, a position another rank holds is asked
+ * for (the question queued for that rank, with the chunk slot of the position that needs it)
+ * and its value added when the answer comes. */
+typedef struct group_source {
     dk_solver *s;
-    const dk_plan *plan;
-    const dk_group *group;
-    const dk_value *values; /* the group's */
-} unit_source;
+    const group_ctx *c;
+    const dk_value *values; /* the group's, local order */
+    uint32_t slot;          /* split: the chunk slot of the position being checked */
+} group_source;
 
-static int unit_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err,
-                      size_t errlen)
+static int group_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err,
+                       size_t errlen)
 {
-    const unit_source *u = ctx;
-    const dk_wpair *pair = u->plan->pair;
-    unsigned stride = u->s->stride;
-    for (int side = 0; side < 2; side++) {
-        if (!dk_material_equal(m, side ? pair->twin : pair->m))
-            continue;
-        const dk_index *ix = side ? &pair->ix_twin : &pair->ix;
-        uint64_t men, k;
-        dk_index_rank_split(ix, p, &men, &k);
-        if (men == u->group->men[side]) {
-            const dk_value *at = u->values +
-                ((u->group->self_flip ? 0 : (uint64_t)side) * u->plan->K + k) * stride;
-            out[0] = at[0];
-            out[1] = stride > 1 ? at[1] : DK_RULE_DRAW;
-            return 0;
-        }
+    group_source *g = ctx;
+    uint64_t i;
+    if (!in_group(g->c, m, p, &i))
+        return dk_solver_value(g->s, m, p, out, err, errlen);
+    uint32_t l;
+    int r = owner_of(&g->c->L, i, &l);
+    if (r != g->c->L.rank) {
+        if (box_add(&g->s->box[r], &l, sizeof l) != 0 || box_add(&g->s->slots[r], &g->slot, sizeof g->slot) != 0)
+            return snprintf(err, errlen, "out of memory"), -1;
+        return 1;
     }
-    return dk_solver_value(u->s, m, p, out, err, errlen);
+    const dk_value *at = g->values + (size_t)l * g->s->stride;
+    out[0] = at[0];
+    out[1] = g->s->stride > 1 ? at[1] : DK_RULE_DRAW;
+    return 0;
+}
+
+/* Whether position l's stored values are the expected ones x. */
+static bool passes(const dk_solver *s, const dk_value *values, uint32_t l, const dk_expected *x)
+{
+    const dk_value *at = values + (size_t)l * s->stride;
+    dk_value stored[2] = {at[0], s->stride > 1 ? at[1] : DK_RULE_DRAW};
+    return dk_values_pass(stored, x->out, s->limit);
 }
 
 int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, uint64_t *bad_group,
                    int *bad_side, uint64_t *bad_kings, char *err, size_t errlen)
 {
-    const dk_wpair *pair = plan->pair;
     for (size_t gi = 0; gi < plan->ngroups; gi++) {
         const dk_group *gr = &plan->groups[gi];
-        unit_source src = {s, plan, gr, values + gr->offset * s->stride};
-        for (int side = 0; side < (gr->self_flip ? 1 : 2); side++) {
-            const dk_index *ix = side ? &pair->ix_twin : &pair->ix;
-            dk_subslice_iter it;
-            dk_subslice_begin(&it, ix, gr->men[side]);
-            do {
-                dk_value stored[2], expect[2];
-                if (unit_value(&src, ix->m, &it.pos, stored, err, errlen) != 0 ||
-                    dk_expected_values(s->v, &it.pos, s->limit, unit_value, &src, expect, err,
-                                       errlen) != 0)
-                    return -1;
-                if (!dk_values_pass(stored, expect, s->limit)) {
-                    *bad_group = gi;
-                    *bad_side = side;
-                    *bad_kings = it.kings_index;
-                    return 1;
-                }
-            } while (dk_subslice_next(&it));
+        group_ctx c = make_group(plan, gr, NULL);
+        group_source src = {s, &c, values + gr->offset * s->stride, 0};
+        held_iter h;
+        for (bool more = held_begin(&h, &c); more; more = held_next(&h)) {
+            dk_expected x;
+            dk_expected_start(&x);
+            if (dk_expected_collect(s->v, &h.it.pos, s->limit, group_value, &src, &x, err, errlen) != 0)
+                return -1;
+            if (!passes(s, src.values, h.l, &x)) {
+                *bad_group = gi;
+                *bad_side = h.side;
+                *bad_kings = h.i - (uint64_t)h.side * c.K;
+                return 1;
+            }
         }
     }
     return 0;
+}
+
+uint64_t dk_split_positions(const dk_plan *plan, int rank, int nranks)
+{
+    return make_layout(plan->npositions, plan->part_size, rank, nranks).nlocal;
+}
+
+/* The buffers of a split over nranks ranks. */
+static int open_boxes(dk_solver *s, int nranks)
+{
+    free_boxes(s);
+    s->box = calloc((size_t)nranks, sizeof *s->box);
+    s->slots = calloc((size_t)nranks, sizeof *s->slots);
+    s->counts = calloc((size_t)nranks, sizeof *s->counts);
+    s->recv_counts = calloc((size_t)nranks, sizeof *s->recv_counts);
+    s->nboxes = nranks;
+    return s->box && s->slots && s->counts && s->recv_counts ? 0 : -1;
+}
+
+/* Verification of a split unit, VERIFY_CHUNK positions at a time: each position adds the
+ * values of its successors this rank can read and asks for the others; the questions go to
+ * their holders and the answers come back in one exchange each way, in the order asked; then
+ * the answers are added and every position of the chunk is compared. */
+static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values, bool *bad_here,
+                        int *bad_side, uint64_t *bad_kings, char *err, size_t errlen)
+{
+    const int R = c->L.nranks;
+    const size_t vsize = s->stride * sizeof(dk_value);
+    dk_expected *acc = malloc(VERIFY_CHUNK * sizeof *acc);
+    group_source src = {s, c, values, 0};
+    held_iter h;
+    bool more = held_begin(&h, c);
+    int status = 0; /* -1: an error here, 1: a position failed here */
+    if (!acc) {
+        status = -1;
+        snprintf(err, errlen, "out of memory");
+    }
+    for (;;) {
+        uint32_t first = h.l, n = 0;
+        for (; status == 0 && more && n < VERIFY_CHUNK; n++, more = held_next(&h)) {
+            dk_expected_start(&acc[n]);
+            src.slot = n;
+            if (dk_expected_collect(s->v, &h.it.pos, s->limit, group_value, &src, &acc[n], err, errlen) != 0)
+                status = -1;
+        }
+        if (exchange_boxes(s, c, sizeof(uint32_t)) != 0 && status == 0) {
+            status = -1;
+            snprintf(err, errlen, "out of memory for the questions of a split unit");
+        }
+        /* the answers, rank by rank in the order asked */
+        size_t asked = 0;
+        for (int r = 0; r < R; r++)
+            asked += s->recv_counts[r];
+        if (asked * vsize > s->answers_cap) {
+            void *a = realloc(s->answers, asked * vsize);
+            if (a) {
+                s->answers = a;
+                s->answers_cap = asked * vsize;
+            } else if (status == 0) {
+                status = -1;
+                snprintf(err, errlen, "out of memory for the answers of a split unit");
+            }
+        }
+        bool answer = asked * vsize <= s->answers_cap;
+        const uint32_t *q = s->recv;
+        dk_value *ans = s->answers;
+        for (int r = 0; r < R; r++) {
+            s->counts[r] = answer ? s->recv_counts[r] * vsize : 0;
+            for (size_t j = 0; answer && j < s->recv_counts[r]; j++, q++)
+                for (unsigned k = 0; k < s->stride; k++)
+                    *ans++ = values[(size_t)*q * s->stride + k];
+        }
+        if (c->comm->exchange(c->comm->ctx, s->answers, s->counts, &s->recv, &s->recv_cap,
+                              s->recv_counts) != 0 && status == 0) {
+            status = -1;
+            snprintf(err, errlen, "out of memory for the answers of a split unit");
+        }
+        int64_t w[3] = {status < 0 ? -1 : 0, 0, 0};
+        agree(c, w, 1);
+        if (w[0] < 0)
+            break;
+        const dk_value *a = s->recv;
+        for (int r = 0; r < R; r++) {
+            const uint32_t *slot = s->slots[r].a;
+            for (size_t j = 0; j < s->slots[r].n; j++, a += s->stride) {
+                dk_value e[2] = {a[0], s->stride > 1 ? a[1] : DK_RULE_DRAW};
+                dk_expected_add(&acc[slot[j]], e, false, s->limit); /* a quiet king move */
+            }
+            s->slots[r].n = 0;
+        }
+        for (uint32_t k = 0; status == 0 && k < n; k++)
+            if (!passes(s, values, first + k, &acc[k])) {
+                uint64_t i = global_of(&c->L, first + k);
+                status = 1;
+                *bad_here = true;
+                *bad_side = side_of(c, i);
+                *bad_kings = i - (uint64_t)*bad_side * c->K;
+            }
+        w[0] = more && status == 0 ? 0 : 1; /* 1: nothing left here */
+        w[1] = status < 0 ? -1 : 0;
+        w[2] = status > 0 ? 0 : 1;          /* 0: a position failed */
+        agree(c, w, 3);
+        if (w[1] < 0)
+            break;
+        if (w[2] == 0 || w[0] == 1) {
+            free(acc);
+            return w[2] == 0 ? 1 : 0;
+        }
+    }
+    free(acc);
+    if (status < 0)
+        return -1;
+    return snprintf(err, errlen, "another rank sharing the unit failed"), -2;
+}
+
+int dk_solve_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm, dk_value *out,
+                   char *err, size_t errlen)
+{
+    s->pair = plan->pair;
+    drop_above(s);
+    int64_t ok = open_boxes(s, comm->nranks) == 0 ? 0 : -1;
+    comm->min(comm->ctx, &ok, 1);
+    if (ok < 0)
+        return snprintf(err, errlen, "out of memory"), -1;
+    if (plan->ngroups == 0)
+        return 0;
+    group_ctx c = make_group(plan, &plan->groups[0], comm);
+    return solve_group(s, &c, out, err, errlen);
+}
+
+int dk_verify_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm,
+                    const dk_value *values, bool *bad_here, int *bad_side, uint64_t *bad_kings,
+                    char *err, size_t errlen)
+{
+    *bad_here = false;
+    if (plan->ngroups == 0)
+        return 0;
+    group_ctx c = make_group(plan, &plan->groups[0], comm);
+    return verify_split(s, &c, values, bad_here, bad_side, bad_kings, err, errlen);
 }

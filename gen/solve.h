@@ -9,6 +9,22 @@
 
 typedef struct dk_solver dk_solver;
 
+/* How the ranks sharing a split unit talk, implemented over MPI by gen/generate.c so that this
+ * layer needs none. Both calls are collective: every rank of the split makes them in the same
+ * order. */
+typedef struct dk_split_comm {
+    int rank, nranks;
+    void *ctx;
+    /* Sends counts[r] bytes to each rank r, taken from send in rank order, and receives what
+     * every rank sent to this one, in rank order, into *recv (grown with realloc; *cap its
+     * size), setting recv_counts[r] to the bytes from rank r. Returns 0, or -1 when out of
+     * memory (then on every rank). */
+    int (*exchange)(void *ctx, const void *send, const size_t *counts, void **recv, size_t *cap,
+                    size_t *recv_counts);
+    /* Replaces v[0..n) with their minimum over the ranks. */
+    void (*min)(void *ctx, int64_t *v, int n);
+} dk_split_comm;
+
 /* A solver reading finished tables through `finished` and finished units from dir/work, with a
  * draw rule of `limit` plies (0: DTW only). One per thread. Returns NULL when out of memory. */
 dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, const char *dir,
@@ -31,6 +47,28 @@ int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, s
  * position (group, side, kings_index); -1 with one line in err if a value cannot be read. */
 int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, uint64_t *bad_group,
                    int *bad_side, uint64_t *bad_kings, char *err, size_t errlen);
+
+/* Solves a split unit (plan->nparts parts, or any unit the work graph marks oversize) together
+ * with the other ranks of comm, which call it with the same plan: this rank holds the parts q
+ * with q % nranks == rank, their values in out one part after the other (dk_split_positions of
+ * them). King moves between parts held by different ranks are resolved by exchanging
+ * predecessor updates in batches, round by round in increasing distance, so the values are
+ * exactly those one rank would find. Returns 0 on every rank, or on every rank a failure: -1
+ * with one line in err where a value could not be read or memory ran out, -2 on the others. */
+int dk_solve_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm, dk_value *out,
+                   char *err, size_t errlen);
+
+/* Verifies the split unit just solved by the forward pass of verify.h, each rank its own
+ * positions, asking the holders of the successors it reads for their values. Call right after
+ * dk_solve_split on the same solver. Returns 0; 1 when a position fails on some rank (on this
+ * one: *bad_here, with the position in *bad_side, *bad_kings of the unit's single group); -1
+ * with one line in err where a value could not be read, -2 on the other ranks then. */
+int dk_verify_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm,
+                    const dk_value *values, bool *bad_here, int *bad_side, uint64_t *bad_kings,
+                    char *err, size_t errlen);
+
+/* How many positions of the plan's split unit rank `rank` of `nranks` holds. Pure. */
+uint64_t dk_split_positions(const dk_plan *plan, int rank, int nranks);
 
 /* The values of p (White to move, of material m) after a move, as a finished table or unit
  * says: out[0] DTW, out[1] the rule value (with a draw rule). What solving and verification

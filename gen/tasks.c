@@ -12,6 +12,7 @@
 #include "../rules/notation.h"
 #include "assemble.h"
 #include "stats.h"
+#include "unitfile.h"
 #include "valuefile.h"
 
 int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
@@ -45,8 +46,19 @@ int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf
     return snprintf(buf, len, "%s/%s-%s.stats", dir, v->name, name);
 }
 
-/* The independent forward check of a solved unit; a failure names the material and a
- * position. */
+/* The message of a failed check: the material and the failing position as FEN. */
+static int verify_failed(const dk_worker *w, const dk_plan *plan, uint64_t group, int side,
+                         uint64_t kings, char *err, size_t errlen)
+{
+    const dk_index *ix = side ? &plan->pair->ix_twin : &plan->pair->ix;
+    char name[DK_MATERIAL_NAME_MAX], fen[DK_FEN_MAX];
+    dk_material_name(ix->m, name, sizeof name);
+    dk_pos bp = dk_index_unrank_split(ix, plan->groups[group].men[side], kings);
+    dk_fen_format(w->g->v, &bp, false, fen, sizeof fen);
+    return dk_errorf(err, errlen, "verification failed: material %s, position %s", name, fen);
+}
+
+/* The independent forward check of a solved unit. */
 static int verify_unit(dk_worker *w, const dk_plan *plan, const dk_value *values, char *err,
                        size_t errlen)
 {
@@ -56,14 +68,12 @@ static int verify_unit(dk_worker *w, const dk_plan *plan, const dk_value *values
     int rc = dk_verify_unit(w->solver, plan, values, &group, &side, &kings, verr, sizeof verr);
     if (rc == 0)
         return 0;
-    const dk_index *ix = side ? &plan->pair->ix_twin : &plan->pair->ix;
-    char name[DK_MATERIAL_NAME_MAX], fen[DK_FEN_MAX];
-    dk_material_name(ix->m, name, sizeof name);
-    if (rc < 0)
+    if (rc < 0) {
+        char name[DK_MATERIAL_NAME_MAX];
+        dk_material_name(plan->pair->m, name, sizeof name);
         return dk_errorf(err, errlen, "verification of %s could not read a value: %s", name, verr);
-    dk_pos bp = dk_index_unrank_split(ix, plan->groups[group].men[side], kings);
-    dk_fen_format(w->g->v, &bp, false, fen, sizeof fen);
-    return dk_errorf(err, errlen, "verification failed: material %s, position %s", name, fen);
+    }
+    return verify_failed(w, plan, group, side, kings, err, errlen);
 }
 
 static bool corrupt_requested(const char *var, uint32_t u)
@@ -98,12 +108,73 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
     } else if (dk_solve_unit(w->solver, &plan, values, err, errlen) == 0 &&
                (corrupt_for_test(u, values, plan.npositions, stride),
                 verify_unit(w, &plan, values, err, errlen) == 0)) {
-        const dk_wpair *p = plan.pair;
-        dk_vfile_info info = {DK_FILE_UNIT, (uint8_t)w->g->v->id, {p->m.wm, p->m.wk, p->m.bm, p->m.bk},
-                              0, (uint32_t)plan.level, plan.npositions, 0, (uint8_t)stride, w->limit};
-        char path[2048];
-        dk_plan_path(&plan, w->dir, path, sizeof path);
-        rc = dk_vfile_save(path, &info, values, err, errlen);
+        rc = dk_unitfile_save(&plan, w->dir, 0, w->limit, values, err, errlen);
+    }
+    free(values);
+    dk_plan_free(&plan);
+    return rc;
+}
+
+/* The positions of part q of a split unit. */
+static uint64_t part_positions(const dk_plan *plan, uint64_t q)
+{
+    uint64_t lo = q * plan->part_size;
+    return plan->npositions - lo < plan->part_size ? plan->npositions - lo : plan->part_size;
+}
+
+/* Whether every rank of comm succeeded (rc 0 on each); then 0, else rc if this rank failed
+ * itself, -2 with a message saying so if another rank did. */
+static int all_succeeded(const dk_split_comm *comm, int rc, char *err, size_t errlen)
+{
+    int64_t all = rc ? -1 : 0;
+    comm->min(comm->ctx, &all, 1);
+    if (all == 0)
+        return 0;
+    return rc ? rc : (dk_errorf(err, errlen, "another rank sharing the unit failed"), -2);
+}
+
+int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err, size_t errlen)
+{
+    dk_plan plan;
+    int built = dk_plan_build(&plan, w->plans, u) == 0 ? 0 : dk_errorf(err, errlen, "out of memory");
+    if (all_succeeded(comm, built, err, errlen) != 0) {
+        dk_plan_free(&plan);
+        return built ? -1 : -2;
+    }
+    unsigned stride = w->limit ? 2 : 1;
+    uint64_t held = dk_split_positions(&plan, comm->rank, comm->nranks);
+    dk_value *values = malloc((held ? held : 1) * stride * sizeof *values);
+    char name[DK_MATERIAL_NAME_MAX], serr[512];
+    dk_material_name(plan.pair->m, name, sizeof name);
+    int rc = values ? 0 : dk_errorf(err, errlen, "out of memory for %llu positions of a split unit of %s",
+                                    (unsigned long long)held, name);
+    if (all_succeeded(comm, rc, err, errlen) == 0) {
+        bool bad_here;
+        int side;
+        uint64_t kings;
+        rc = dk_solve_split(w->solver, &plan, comm, values, serr, sizeof serr);
+        if (rc != 0) {
+            dk_errorf(err, errlen, "solving a split unit of %s: %s", name, serr);
+            rc = rc == -2 ? -2 : -1;
+        } else {
+            corrupt_for_test(u, values, held, stride);
+            rc = dk_verify_split(w->solver, &plan, comm, values, &bad_here, &side, &kings, serr, sizeof serr);
+            if (rc > 0 && bad_here)
+                rc = verify_failed(w, &plan, 0, side, kings, err, errlen);
+            else if (rc > 0)
+                rc = (dk_errorf(err, errlen, "verification failed on another rank sharing a unit of %s", name), -2);
+            else if (rc < 0)
+                dk_errorf(err, errlen, "verification of %s: %s", name, serr);
+            /* (-2: another rank failed, which it reports itself) */
+        }
+        /* then each rank writes the parts it holds */
+        for (uint64_t q = (uint64_t)comm->rank, at = 0; rc == 0 && q < plan.nparts; q += (uint64_t)comm->nranks) {
+            rc = dk_unitfile_save(&plan, w->dir, q, w->limit, values + at * stride, err, errlen);
+            at += part_positions(&plan, q);
+        }
+        rc = all_succeeded(comm, rc, err, errlen);
+    } else {
+        rc = values ? -2 : -1;
     }
     free(values);
     dk_plan_free(&plan);
@@ -114,12 +185,8 @@ static void remove_units(dk_worker *w, uint32_t pi)
 {
     const dk_wpair *p = &w->g->pairs[pi];
     for (uint32_t u = w->g->layers[p->first_layer].first_unit;
-         u < w->g->nunits && w->g->units[u].pair == pi; u++) {
-        dk_plan plan = {w->g, u, p, w->g->units[u].level, 0, 0, NULL, 0};
-        char path[2048];
-        dk_plan_path(&plan, w->dir, path, sizeof path);
-        unlink(path);
-    }
+         u < w->g->nunits && w->g->units[u].pair == pi; u++)
+        dk_unitfile_remove(w->plans, w->dir, u);
 }
 
 /* Bit i set where position i's side to move must capture: the don't-care positions. */
@@ -242,15 +309,7 @@ bool dk_unit_finished(dk_plan_cache *plans, const char *dir, uint32_t u, unsigne
     dk_plan plan;
     if (dk_plan_build(&plan, plans, u) != 0)
         return false;
-    char path[2048], err[256];
-    dk_plan_path(&plan, dir, path, sizeof path);
-    bool ok = false;
-    if (access(path, F_OK) == 0) {
-        dk_vfile *t = dk_vfile_open(path, true, err, sizeof err);
-        const dk_vfile_info *in = t ? dk_vfile_get_info(t) : NULL;
-        ok = in && in->count == plan.npositions && in->limit == limit && in->stride == (limit ? 2 : 1);
-        dk_vfile_close(t);
-    }
+    bool ok = dk_unitfile_intact(&plan, dir, limit);
     dk_plan_free(&plan);
     return ok;
 }

@@ -30,6 +30,13 @@ void dk_worker_free(dk_worker *w);
  * DAMKA_TEST_CORRUPT_RULE=u one of its rule values ("*": every unit). */
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
 
+/* Solves unit u, which the work graph marks oversize, together with the other ranks of comm
+ * (all of them call it at once), checks every value by the forward pass split the same way and
+ * writes the parts this rank holds (plan.h, unitfile.h). The test hook of dk_task_unit works
+ * here too, on the values each rank holds. Returns 0 on every rank, or on every rank a failure:
+ * -1 with one line in err on a rank that failed itself, -2 on the others. */
+int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err, size_t errlen);
+
 /* Finishes pair p, whose units are all written and verified: builds each material's table,
  * writes the compressed WLD, DTW and (with a draw rule) DTC tables and the statistics, then
  * removes the unit files; with keep_work it keeps them and writes each material's values

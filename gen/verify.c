@@ -5,37 +5,58 @@
 #include "../query/drawrule.h"
 #include "../rules/movegen.h"
 
-int dk_expected_values(const dk_variant *v, const dk_pos *p, unsigned limit, dk_value_fn get,
-                       void *ctx, dk_value out[2], char *err, size_t errlen)
+void dk_expected_start(dk_expected *x)
+{
+    *x = (dk_expected){{INT32_MIN, INT32_MIN}, {dk_value_of_dtw(0), dk_rule_loss(0)}};
+}
+
+void dk_expected_add(dk_expected *x, const dk_value e[2], bool conversion, unsigned limit)
+{
+    dk_value t = dk_value_through(e[0]);
+    if (dk_value_rank(t) > x->best[0]) {
+        x->best[0] = dk_value_rank(t);
+        x->out[0] = t;
+    }
+    if (limit) {
+        dk_value r = dk_rule_through(e[1], conversion, 0, limit);
+        if (dk_rule_rank(r) > x->best[1]) {
+            x->best[1] = dk_rule_rank(r);
+            x->out[1] = r;
+        }
+    }
+}
+
+int dk_expected_collect(const dk_variant *v, const dk_pos *p, unsigned limit, dk_value_fn get,
+                        void *ctx, dk_expected *x, char *err, size_t errlen)
 {
     dk_movelist list;
     dk_gen_moves(v, p, &list);
-    out[0] = dk_value_of_dtw(0);
-    out[1] = dk_rule_loss(0);
-    int32_t best = INT32_MIN, best_rule = INT32_MIN;
     for (int k = 0; k < list.n; k++) {
         const dk_move *m = &list.m[k];
         dk_pos after = dk_apply(p, m);
         dk_value e[2] = {dk_value_of_dtw(0), dk_rule_loss(0)};
         if (after.pieces[after.side]) {
             dk_pos n = dk_pos_flip(v, &after);
-            if (get(ctx, dk_material_of(&n), &n, e, err, errlen) != 0)
+            int rc = get(ctx, dk_material_of(&n), &n, e, err, errlen);
+            if (rc < 0)
                 return -1;
+            if (rc > 0)
+                continue; /* deferred: the caller adds it */
         }
-        dk_value t = dk_value_through(e[0]);
-        if (dk_value_rank(t) > best) {
-            best = dk_value_rank(t);
-            out[0] = t;
-        }
-        if (limit) {
-            bool conversion = m->captures || !(p->kings & dk_bit(m->from));
-            dk_value r = dk_rule_through(e[1], conversion, 0, limit);
-            if (dk_rule_rank(r) > best_rule) {
-                best_rule = dk_rule_rank(r);
-                out[1] = r;
-            }
-        }
+        dk_expected_add(x, e, m->captures || !(p->kings & dk_bit(m->from)), limit);
     }
+    return 0;
+}
+
+int dk_expected_values(const dk_variant *v, const dk_pos *p, unsigned limit, dk_value_fn get,
+                       void *ctx, dk_value out[2], char *err, size_t errlen)
+{
+    dk_expected x;
+    dk_expected_start(&x);
+    if (dk_expected_collect(v, p, limit, get, ctx, &x, err, errlen) != 0)
+        return -1;
+    out[0] = x.out[0];
+    out[1] = x.out[1];
     return 0;
 }
 

@@ -13,7 +13,8 @@
 
 /* Gives the values of p (White to move, material m): out[0] its DTW value and, when the
  * tables follow a draw rule, out[1] its rule value; from a table, or an array being checked.
- * Returns 0, or -1 with one line in err. */
+ * Returns 0, or -1 with one line in err; 1 (for dk_expected_collect only) to defer p, whose
+ * value the caller adds later. */
 typedef int (*dk_value_fn)(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err,
                            size_t errlen);
 
@@ -29,6 +30,27 @@ int dk_verify_subslices(const dk_index *ix, uint64_t men_lo, uint64_t men_hi, un
  * err. */
 int dk_expected_values(const dk_variant *v, const dk_pos *p, unsigned limit, dk_value_fn get,
                        void *ctx, dk_value out[2], char *err, size_t errlen);
+
+/* The best value through the moves seen so far: what dk_expected_values computes, move by
+ * move, for a caller that learns some successors' values later (a split unit asks other ranks
+ * for them). */
+typedef struct dk_expected {
+    int32_t best[2]; /* ranks of out[0] and out[1] (INT32_MIN: no move yet) */
+    dk_value out[2];
+} dk_expected;
+
+/* No move yet: the values of a position without a move. */
+void dk_expected_start(dk_expected *x);
+
+/* Adds a successor of values e, reached by a conversion (a capture or a man move) or by a
+ * quiet king move, under a draw rule of `limit` plies (0: DTW only). Pure. */
+void dk_expected_add(dk_expected *x, const dk_value e[2], bool conversion, unsigned limit);
+
+/* Adds every successor of p to x, reading their values through get; those get defers
+ * (returns 1) are left for the caller to add (dk_expected_add). Returns 0, or -1 with one line
+ * in err. Thread-safe if get is. */
+int dk_expected_collect(const dk_variant *v, const dk_pos *p, unsigned limit, dk_value_fn get,
+                        void *ctx, dk_expected *x, char *err, size_t errlen);
 
 /* Whether stored values equal the expected ones, including the rule value's game-theoretic
  * kind against the DTW value. Pure. */

@@ -231,6 +231,30 @@ void dk_subslice_begin(dk_subslice_iter *it, const dk_index *ix, uint64_t men_in
     it->pos = (dk_pos){{wmen | wk, bmen | bk}, wk | bk, DK_WHITE};
 }
 
+/* The combination (indexes into squares[0..n)) whose bits are b, ascending. */
+static void combination_of(int8_t *c, dk_bb b, const int8_t *squares, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (b & dk_bit(squares[i]))
+            c[k++] = (int8_t)i;
+}
+
+void dk_subslice_seek(dk_subslice_iter *it, const dk_index *ix, uint64_t men_index, uint64_t kings_index)
+{
+    dk_subslice_begin(it, ix, men_index);
+    if (kings_index == 0)
+        return;
+    dk_bb wk, bk;
+    dk_index_kings_unrank(ix, kings_index, it->men, &wk, &bk);
+    combination_of(it->cw, wk, it->free_w, it->nfree_w);
+    it->nfree_b = free_squares(ix->v, it->men | wk, it->free_b);
+    combination_of(it->cb, bk, it->free_b, it->nfree_b);
+    dk_bb wmen = it->pos.pieces[DK_WHITE] & ~it->pos.kings, bmen = it->pos.pieces[DK_BLACK] & ~it->pos.kings;
+    it->pos = (dk_pos){{wmen | wk, bmen | bk}, wk | bk, DK_WHITE};
+    it->kings_index = kings_index;
+}
+
 bool dk_subslice_next(dk_subslice_iter *it)
 {
     const dk_index *ix = it->ix;

@@ -100,6 +100,10 @@ typedef struct dk_subslice_iter {
 /* Starts at kings_index 0 of subslice men_index (< men_count). Not thread-safe on one iterator. */
 void dk_subslice_begin(dk_subslice_iter *it, const dk_index *ix, uint64_t men_index);
 
+/* Starts at kings_index (< kings_count) of subslice men_index: where a part of a subslice shared
+ * by several ranks begins. Costs an unrank. Not thread-safe on one iterator. */
+void dk_subslice_seek(dk_subslice_iter *it, const dk_index *ix, uint64_t men_index, uint64_t kings_index);
+
 /* Moves to the next kings_index; returns false (and leaves pos alone) after the last one. */
 bool dk_subslice_next(dk_subslice_iter *it);
 

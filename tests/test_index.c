@@ -246,6 +246,15 @@ static void test_subslice_iter(void **state)
                     seen++;
                 } while (dk_subslice_next(&it));
                 assert_int_equal(seen, ix.kings_count);
+                /* starting anywhere (where a part of a split subslice begins) walks on alike */
+                uint64_t from = rnd() % ix.kings_count;
+                dk_subslice_seek(&it, &ix, men, from);
+                for (uint64_t k = from; k < ix.kings_count && k < from + 50; k++) {
+                    assert_int_equal(it.kings_index, k);
+                    dk_pos q = dk_index_unrank_split(&ix, men, k);
+                    assert_true(dk_pos_equal(&it.pos, &q));
+                    assert_int_equal(dk_subslice_next(&it), k + 1 < ix.kings_count);
+                }
             }
         }
 }

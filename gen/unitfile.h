@@ -1,0 +1,45 @@
+/* The files of a finished unit (plan.h): one value file (valuefile.h) holding the unit's values
+ * in the plan's order, or, for a unit split into parts, one file a part, part q holding the
+ * values of positions q * part_size .. of the unit. One place knows the names, the checks a
+ * reader makes (count, draw rule) and how a read crosses parts, for every reader: the solver
+ * (man moves into the level above), finishing a pair, the scan of a restarted run. */
+#ifndef DK_UNITFILE_H
+#define DK_UNITFILE_H
+
+#include "plan.h"
+#include "valuefile.h"
+
+typedef struct dk_unitfile dk_unitfile;
+
+/* The file of part `part` of the plan's unit: dk_plan_path, with ".p<part>" for a split unit. */
+int dk_unitfile_path(const dk_plan *plan, const char *dir, uint64_t part, char *buf, size_t len);
+
+/* Writes part `part` of the plan's unit atomically (dk_vfile_save): its values, `stride` a
+ * position (1, or 2 with a draw rule of `limit` plies). Returns 0, or -1 with one line in err.
+ * Thread-safe (distinct parts). */
+int dk_unitfile_save(const dk_plan *plan, const char *dir, uint64_t part, unsigned limit,
+                     const dk_value *values, char *err, size_t errlen);
+
+/* Opens the unit's files for reading; a part's file is opened (and checked: header, size,
+ * block index, the number of values and the draw rule; with check_all the CRC of every byte)
+ * when first read. The plan must outlive the reader. Returns NULL only when out of memory. One
+ * reader per thread. */
+dk_unitfile *dk_unitfile_open(const dk_plan *plan, const char *dir, unsigned limit, bool check_all,
+                              char *err, size_t errlen);
+
+/* Values first..first+n-1 of the unit (value k of position p is p * stride + k). Returns 0, or
+ * -1 with one line in err (a part missing or damaged). */
+int dk_unitfile_read(dk_unitfile *f, uint64_t first, size_t n, dk_value *out, char *err,
+                     size_t errlen);
+
+void dk_unitfile_close(dk_unitfile *f);
+
+/* Whether every file of the unit is present and intact (CRC checked) with the draw rule of
+ * `limit` plies. */
+bool dk_unitfile_intact(const dk_plan *plan, const char *dir, unsigned limit);
+
+/* Removes every file of unit u (which may have been written by a run with another unit
+ * bound only if the graph is the same; leftovers are removed with the work directory). */
+void dk_unitfile_remove(dk_plan_cache *plans, const char *dir, uint32_t u);
+
+#endif
