@@ -21,47 +21,17 @@ from pathlib import Path
 
 import pytest
 
-PYTHON_DIR = Path(__file__).resolve().parents[1]
-REPO = PYTHON_DIR.parent
-sys.path.insert(0, str(PYTHON_DIR))
+from conftest import PYTHON_DIR, REPO, run_damka  # (conftest.py also puts python/ on the path)
 
 import damka  # noqa: E402  (after the path is set)
 
-DAMKA = os.environ.get("DAMKA") or str(REPO / "build" / "damka")
 SEED = 20240601
 RANDOM_POSITIONS = 10000
 WILD_POSITIONS = 300
 COUNTERS = [0, 1, 7, 15, 20, 25, 29]  # 29: the last counter of the 15-move rule with moves left
 
 
-# --- tables and the command ---
-
-
-def run_damka(*args, stdin=None):
-    return subprocess.run([DAMKA, *args], input=stdin, capture_output=True, text=True, timeout=600)
-
-
-@pytest.fixture(scope="session")
-def damka_bin():
-    if not os.access(DAMKA, os.X_OK):
-        pytest.fail(f"{DAMKA} not found: build it first (make build/damka lib, or make python-test)")
-    return DAMKA
-
-
-def generate(out, *args):
-    r = run_damka("gen", *args, "--out", str(out), "--quiet")
-    assert r.returncode == 0, f"damka gen {' '.join(args)}: {r.stderr}"
-    return str(out)
-
-
-@pytest.fixture(scope="session")
-def tables(damka_bin, tmp_path_factory):
-    return os.environ.get("DAMKA_TABLES") or generate(tmp_path_factory.mktemp("br4"), "--pieces", "4")
-
-
-@pytest.fixture(scope="session")
-def tables_norule(damka_bin, tmp_path_factory):
-    return generate(tmp_path_factory.mktemp("br3-norule"), "--pieces", "3", "--draw-rule", "0")
+# --- tables (conftest.py: damka_bin, tables, tables_norule) ---
 
 
 @pytest.fixture(scope="session")
