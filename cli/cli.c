@@ -19,6 +19,43 @@ int cli_error(const char *fmt, ...)
     return 2;
 }
 
+void cli_print_usage(const cli_command *c, const char *prefix, FILE *f)
+{
+    int indent = (int)(strlen(prefix) + strlen(c->name) + 1);
+    fprintf(f, "%s%s ", prefix, c->name);
+    for (const char *s = c->usage; *s; s++) {
+        fputc(*s, f);
+        if (*s == '\n')
+            fprintf(f, "%*s", indent, "");
+    }
+    fputc('\n', f);
+}
+
+void cli_print_help(const cli_command *c, FILE *f)
+{
+    cli_print_usage(c, "usage: damka ", f);
+    fprintf(f, "\n%s\noptions:\n%s  -h, --help             this text\n", c->about, c->options);
+}
+
+int cli_usage_error(const cli_command *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "damka: %s: ", c->name);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (usage: damka %s ", c->name);
+    for (const char *s = c->usage; *s; s++)
+        fputc(*s == '\n' ? ' ' : *s, stderr);
+    fputs(")\n", stderr);
+    return 2;
+}
+
+int cli_unknown_option(const cli_command *c, const char *arg)
+{
+    return cli_error("%s: unknown option '%s' (damka %s --help lists them)", c->name, arg, c->name);
+}
+
 bool cli_option_value(int argc, char **argv, int *i, const char *name, const char **value,
                       int *status)
 {

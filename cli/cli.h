@@ -1,9 +1,44 @@
-/* Shared pieces of the damka subcommands: errors, the --variant option, FEN arguments. */
+/* Shared pieces of the damka subcommands: their help, errors, the --variant option, FEN
+ * arguments. */
 #ifndef DK_CLI_H
 #define DK_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include "../rules/position.h"
+
+/* A subcommand and its help, in one place: `damka --help` lists every command's usage and
+ * brief, `damka NAME --help` prints usage, about and options, and a usage error repeats the
+ * usage on one line. The usage and the options name every option the command's parser accepts
+ * and no other (tests/cli.sh checks both ways, from this text). */
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *usage;   /* what follows "damka NAME", lines separated by '\n' */
+    const char *brief;   /* one line for `damka --help` */
+    const char *about;   /* what it does, one or more paragraphs */
+    const char *options; /* one line an option ("  --json             one JSON object"), '\n' after each */
+} cli_command;
+
+extern const cli_command cli_perft, cli_moves, cli_info, cli_gen, cli_plan, cli_verify, cli_stats, cli_query;
+
+/* The --variant line of a command's options. */
+#define VARIANT_HELP                                                                               \
+    "  --variant V            brazilian (default; 8x8, PDN GameType 26) or international (10x10,\n" \
+    "                         GameType 20); also 26 and 20\n"
+
+/* Prints the usage of c after `prefix` ("usage: damka ", "  damka "), continuation lines
+ * aligned under the first argument. */
+void cli_print_usage(const cli_command *c, const char *prefix, FILE *f);
+
+/* Prints `damka NAME --help`: usage, about, options (with -h, --help). */
+void cli_print_help(const cli_command *c, FILE *f);
+
+/* "damka: NAME: <message> (usage: damka NAME ...)" as one line on stderr; returns 2. */
+int cli_usage_error(const cli_command *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "damka: NAME: unknown option 'ARG' (damka NAME --help lists them)"; returns 2. */
+int cli_unknown_option(const cli_command *c, const char *arg);
 
 /* Prints "damka: <message>" as one line on stderr; returns the exit status 2 (bad input). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,15 +1,33 @@
 /* damka gen: generate every table up to N pieces; one process or `mpirun -np K damka gen`. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../gen/generate.h"
 #include "cli.h"
 #include "runopts.h"
 
-static const char USAGE[] =
-    "usage: gen [--variant V] (--pieces N [--per-side K] | --materials LIST) --out DIR "
-    "[--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P] [--quiet] [--keep-work] [--dictionary]";
+int cmd_gen(int argc, char **argv);
+
+const cli_command cli_gen = {
+    "gen", cmd_gen,
+    "[--variant V] (--pieces N [--per-side K] | --materials LIST) --out DIR\n"
+    "[--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P]\n"
+    "[--quiet] [--keep-work] [--dictionary]",
+    "generate tables (mpirun -np K damka gen ...: on K ranks)",
+    "Generates every table of the materials asked for into DIR, both sides to move: WLD, DTW and,\n"
+    "with the draw rule, DTC tables, each with a .stats file, and DIR/manifest.json. Each value is\n"
+    "verified by an independent forward pass before its table is written. Run it under mpirun to\n"
+    "spread the work over ranks (the files are the same); the same command resumes an\n"
+    "interrupted run, and on a finished directory does nothing.\n",
+    VARIANT_HELP RUN_OPTIONS_HELP
+    "  --out DIR              where the tables go (required)\n"
+    "  --quiet                no progress on stderr\n"
+    "  --keep-work            keep DIR/work, and every finished table uncompressed too\n"
+    "                         (DIR/work/*.raw), for tests and analysis\n"
+    "  --dictionary           try a zstd dictionary for each table file (kept where it pays)\n",
+};
 
 static int parse_args(int argc, char **argv, dk_gen_options *o, dk_material *mats, int cap)
 {
@@ -27,26 +45,47 @@ static int parse_args(int argc, char **argv, dk_gen_options *o, dk_material *mat
         } else if (strcmp(argv[i], "--dictionary") == 0) {
             o->dictionary = true;
         } else {
-            return cli_error("gen: unexpected argument '%s' (%s)", argv[i], USAGE);
+            return cli_is_option(argv[i]) ? cli_unknown_option(&cli_gen, argv[i])
+                                           : cli_usage_error(&cli_gen, "unexpected argument '%s'", argv[i]);
         }
     }
     if (!o->dir || !*o->dir)
-        return cli_error("gen: --out DIR is required (%s)", USAGE);
+        return cli_usage_error(&cli_gen, "--out DIR is required");
     return cli_run_finish("gen", &a, o, mats, cap);
+}
+
+/* The rank a launcher gave this process, known before MPI_Init from its environment (Open MPI,
+ * PMIx, MPICH's PMI, SLURM's srun); 0 without one. */
+static int launcher_rank(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *s = getenv(names[i]);
+        if (s && *s)
+            return atoi(s);
+    }
+    return 0;
 }
 
 int cmd_gen(int argc, char **argv)
 {
-    int provided, rank;
-    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank != 0 && !freopen("/dev/null", "w", stderr)) /* rank 0 speaks for the job */
+    /* rank 0 speaks for the job */
+    if (launcher_rank() != 0 && !freopen("/dev/null", "w", stderr))
         return 1;
+    /* bad usage is found before MPI starts (every rank finds the same): at once, and without a
+     * working MPI */
     dk_gen_options o = {dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0,
                         false, false, false, 0};
     dk_material mats[256];
     int status = parse_args(argc, argv, &o, mats, 256);
-    if (status == 0 && provided < MPI_THREAD_FUNNELED)
+    if (status)
+        return status;
+    int provided, rank;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0 && !freopen("/dev/null", "w", stderr))
+        return 1;
+    if (provided < MPI_THREAD_FUNNELED)
         status = cli_error("gen: this MPI library does not support threads (MPI_THREAD_FUNNELED)");
     if (status == 0)
         status = dk_generate(&o);

@@ -9,7 +9,19 @@
 #include "cli.h"
 #include "runopts.h"
 
-#define INFO_USAGE "usage: info [--variant V] --pieces N [--per-side K] [--unit-positions P] [--json]"
+int cmd_info(int argc, char **argv);
+
+const cli_command cli_info = {
+    "info", cmd_info, "[--variant V] --pieces N [--per-side K] [--unit-positions P] [--json]",
+    "materials, sizes and work units of a set of tables, without building them",
+    "Lists every material of 2 to N pieces with its positions, subslices and levels, the totals per\n"
+    "number of pieces, and the work units gen would make (with the memory the largest needs).\n",
+    VARIANT_HELP
+    "  --pieces N             materials of 2 to N pieces, N up to 8 (required)\n"
+    "  --per-side K           at most K pieces a side\n"
+    "  --unit-positions P     at most P positions a work unit (default 4194304)\n"
+    "  --json                 one JSON object\n",
+};
 
 /* Beyond 8 pieces the work graph alone takes minutes and the tables are out of reach. */
 enum { INFO_MAX_PIECES = 8 };
@@ -157,13 +169,13 @@ int cmd_info(int argc, char **argv)
             if (status || cli_parse_unit_positions("info", val, &unit) != 0)
                 return 2;
         } else if (cli_is_option(argv[i])) {
-            return cli_error("info: unknown option '%s' (" INFO_USAGE ")", argv[i]);
+            return cli_unknown_option(&cli_info, argv[i]);
         } else {
-            return cli_error("info: unexpected argument '%s' (" INFO_USAGE ")", argv[i]);
+            return cli_usage_error(&cli_info, "unexpected argument '%s'", argv[i]);
         }
     }
     if (!pieces)
-        return cli_error("info: missing --pieces (" INFO_USAGE ")");
+        return cli_usage_error(&cli_info, "missing --pieces");
 
     size_t n = dk_material_list(v, (int)pieces, (int)per_side, NULL, 0);
     material_row *rows = calloc(n ? n : 1, sizeof *rows);

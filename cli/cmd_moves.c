@@ -6,6 +6,17 @@
 #include "../rules/notation.h"
 #include "cli.h"
 
+int cmd_moves(int argc, char **argv);
+
+const cli_command cli_moves = {
+    "moves", cmd_moves, "[--variant V] [--json] FEN", "list the legal moves of a position",
+    "Prints the legal moves of FEN, one a line, in the variant's notation: algebraic on 8x8\n"
+    "(c3-d4, c3xe5), numeric on 10x10 (32-28, 28x19).\n",
+    VARIANT_HELP
+    "  --json                 one JSON array of objects with from, to, captures (numeric squares,\n"
+    "                         sorted), promotes and notation\n",
+};
+
 static void print_json(const dk_variant *v, const dk_movelist *list)
 {
     putchar('[');
@@ -35,15 +46,15 @@ int cmd_moves(int argc, char **argv)
         } else if (strcmp(argv[i], "--json") == 0) {
             json = true;
         } else if (cli_is_option(argv[i])) {
-            return cli_error("moves: unknown option '%s'", argv[i]);
+            return cli_unknown_option(&cli_moves, argv[i]);
         } else if (!fen) {
             fen = argv[i];
         } else {
-            return cli_error("moves: too many arguments (usage: moves [--variant V] [--json] FEN)");
+            return cli_usage_error(&cli_moves, "too many arguments");
         }
     }
     if (!fen)
-        return cli_error("moves: missing FEN (usage: moves [--variant V] [--json] FEN)");
+        return cli_usage_error(&cli_moves, "missing FEN");
     dk_pos p;
     if (!cli_parse_fen(v, fen, &p))
         return 2;

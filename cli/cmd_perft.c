@@ -8,6 +8,18 @@
 #include "../rules/perft.h"
 #include "cli.h"
 
+int cmd_perft(int argc, char **argv);
+
+const cli_command cli_perft = {
+    "perft", cmd_perft, "[--variant V] [--divide] [FEN] DEPTH", "count the leaf positions of the move tree",
+    "Counts the positions DEPTH plies (0 to 64) below FEN, the start position by default: the count\n"
+    "alone on the last line of stdout, the time and speed on stderr. Checks move generation\n"
+    "against the reference numbers of docs/rules.md.\n",
+    VARIANT_HELP
+    "  --divide               each legal move's count first (in the variant's notation), then\n"
+    "                         the total\n",
+};
+
 static double now(void)
 {
     struct timespec ts;
@@ -27,16 +39,16 @@ int cmd_perft(int argc, char **argv)
                 return status;
         } else if (strcmp(argv[i], "--divide") == 0) {
             divide = true;
-        } else if (cli_is_option(argv[i]) && strcmp(argv[i], "--") != 0) {
-            return cli_error("perft: unknown option '%s'", argv[i]);
+        } else if (cli_is_option(argv[i])) {
+            return cli_unknown_option(&cli_perft, argv[i]);
         } else if (nargs < 2) {
             args[nargs++] = argv[i];
         } else {
-            return cli_error("perft: too many arguments (usage: perft [--variant V] [--divide] [FEN] DEPTH)");
+            return cli_usage_error(&cli_perft, "too many arguments");
         }
     }
     if (nargs == 0)
-        return cli_error("perft: missing DEPTH (usage: perft [--variant V] [--divide] [FEN] DEPTH)");
+        return cli_usage_error(&cli_perft, "missing DEPTH");
     long depth;
     if (!cli_parse_int(args[nargs - 1], 0, 64, &depth))
         return cli_error("perft: DEPTH must be a whole number from 0 to 64, got '%s'", args[nargs - 1]);

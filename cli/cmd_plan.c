@@ -10,17 +10,20 @@
 #include "cli.h"
 #include "runopts.h"
 
-#define PLAN_USAGE                                                                                  \
-    "usage: plan [--variant V] (--pieces N [--per-side K] | --materials LIST) --ranks R "           \
-    "[--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P] [--rate POSITIONS_PER_S] [--json]"
+/* Within this share of the critical path, more ranks no longer pay. */
+#define PLAN_TOLERANCE_PERCENT 5
+#define PLAN_TOLERANCE (PLAN_TOLERANCE_PERCENT / 100.0)
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
-/* Within this fraction of the critical path, more ranks no longer pay. */
-#define PLAN_TOLERANCE 0.05
+int cmd_plan(int argc, char **argv);
 
-/* printf format: the tolerance in percent is its argument. */
-static const char HELP[] =
-    PLAN_USAGE "\n"
-    "\n"
+const cli_command cli_plan = {
+    "plan", cmd_plan,
+    "[--variant V] (--pieces N [--per-side K] | --materials LIST) --ranks R\n"
+    "[--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P]\n"
+    "[--rate POSITIONS_PER_S] [--json]",
+    "forecast gen on R ranks: wall time, critical path, memory, disk",
     "Forecasts `mpirun -np R damka gen` with the same options: the same work graph and unit bound\n"
     "(from --memory-per-rank, default this machine's memory), by simulating gen's scheduler over\n"
     "it (any idle rank takes the next ready task: finishing a pair first, then the lowest ready\n"
@@ -29,7 +32,8 @@ static const char HELP[] =
     "  wall time          the simulated run on R ranks\n"
     "  critical path      the wall time with unlimited ranks: the longest chain of tasks that\n"
     "                     wait for each other\n"
-    "  saturation         the fewest ranks whose wall time is within %.0f%% of the critical path:\n"
+    "  saturation         the fewest ranks whose wall time is within " STR(PLAN_TOLERANCE_PERCENT)
+    "% of the critical path:\n"
     "                     beyond them the wall time stops falling\n"
     "  memory a rank      the larger of solving the largest unit and finishing the largest pair,\n"
     "                     plus the decoded tables the rank holds (at most its cache)\n"
@@ -41,10 +45,14 @@ static const char HELP[] =
     "\n"
     "Cost model: a unit takes its positions times a time a position that grows with the kings of\n"
     "its material; finishing a pair, its positions times a smaller time. Both are calibrated on\n"
-    "Brazilian tables with the draw rule (the cost model line shows them as rates). --rate sets\n"
-    "the units' average to POSITIONS_PER_S a rank, finishing scaled alike: measure it with a small\n"
-    "run on your machine (gen's progress line, divided by the ranks) and pass it. --json prints\n"
-    "the same figures as one object.\n";
+    "Brazilian tables with the draw rule (the cost model line shows them as rates).\n",
+    VARIANT_HELP RUN_OPTIONS_HELP
+    "  --ranks R              the ranks of the run to forecast (required)\n"
+    "  --rate POSITIONS_PER_S the units' average positions a second a rank, finishing scaled\n"
+    "                         alike (measure it with a small run on your machine: gen's progress\n"
+    "                         line, divided by the ranks)\n"
+    "  --json                 the same figures as one JSON object\n",
+};
 
 typedef struct plan_args {
     dk_gen_options o;
@@ -53,7 +61,7 @@ typedef struct plan_args {
     bool json;
 } plan_args;
 
-static int parse_args(int argc, char **argv, plan_args *p, dk_material *mats, int cap, bool *help)
+static int parse_args(int argc, char **argv, plan_args *p, dk_material *mats, int cap)
 {
     cli_run_args a = {0};
     const char *ranks = NULL, *rate = NULL;
@@ -66,15 +74,13 @@ static int parse_args(int argc, char **argv, plan_args *p, dk_material *mats, in
                 return status;
         } else if (strcmp(argv[i], "--json") == 0) {
             p->json = true;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            *help = true;
-            return 0;
         } else {
-            return cli_error("plan: unexpected argument '%s' (%s)", argv[i], PLAN_USAGE);
+            return cli_is_option(argv[i]) ? cli_unknown_option(&cli_plan, argv[i])
+                                           : cli_usage_error(&cli_plan, "unexpected argument '%s'", argv[i]);
         }
     }
     if (!ranks)
-        return cli_error("plan: --ranks R is required (%s)", PLAN_USAGE);
+        return cli_usage_error(&cli_plan, "--ranks R is required");
     if (!cli_parse_int(ranks, 1, 1L << 24, &p->ranks))
         return cli_error("plan: --ranks must be a whole number from 1 to %ld, got '%s'", 1L << 24, ranks);
     if (rate) {
@@ -255,12 +261,7 @@ int cmd_plan(int argc, char **argv)
 {
     plan_args p = {{dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0, false, false, false, 0}, 0, 0, false};
     dk_material mats[256];
-    bool help = false;
-    int status = parse_args(argc, argv, &p, mats, 256, &help);
-    if (help) {
-        printf(HELP, 100 * PLAN_TOLERANCE);
-        return 0;
-    }
+    int status = parse_args(argc, argv, &p, mats, 256);
     if (status)
         return status;
     plan_facts f;

@@ -9,8 +9,22 @@
 #include "../rules/notation.h"
 #include "cli.h"
 
-static const char USAGE[] =
-    "usage: query [--variant V] [--tables DIR] [--counter PLIES] [--json] (FEN | --batch [FILE])";
+int cmd_query(int argc, char **argv);
+
+const cli_command cli_query = {
+    "query", cmd_query, "[--variant V] [--tables DIR] [--counter PLIES] [--json] (FEN | --batch [FILE])",
+    "the value of a position and of every move, also under the draw rule",
+    "Prints the value of FEN for its side to move (win or loss in so many plies, or draw), its value\n"
+    "under the draw rule when DIR has rule-aware tables, then every legal move with the value it\n"
+    "leads to, best first.\n",
+    VARIANT_HELP
+    "  --tables DIR           the tables (default $DAMKA_TABLES, else ./tables)\n"
+    "  --counter PLIES        quiet king plies played since the last capture or man move\n"
+    "                         (default 0): the value under the rule at that counter\n"
+    "  --json                 one JSON object an answer (fen, result, dtw, rule, moves)\n"
+    "  --batch [FILE]         one FEN a line from FILE (default, or -: stdin), one answer a line;\n"
+    "                         blank lines and lines starting with # are skipped\n",
+};
 
 /* What every answer shares: the rule's limit (0: the directory has no DTC tables) and the
  * counter positions are met with. */
@@ -254,15 +268,15 @@ int cmd_query(int argc, char **argv)
         } else if (strcmp(argv[i], "--batch") == 0) {
             batch = true;
         } else if (cli_is_option(argv[i]) && strcmp(argv[i], "-") != 0) {
-            return cli_error("query: unknown option '%s' (%s)", argv[i], USAGE);
+            return cli_unknown_option(&cli_query, argv[i]);
         } else if (!arg) {
             arg = argv[i];
         } else {
-            return cli_error("query: too many arguments (%s)", USAGE);
+            return cli_usage_error(&cli_query, "too many arguments");
         }
     }
     if (!batch && !arg)
-        return cli_error("query: missing FEN (%s)", USAGE);
+        return cli_usage_error(&cli_query, "missing FEN");
     FILE *in = stdin;
     if (batch && arg && strcmp(arg, "-") != 0 && !(in = fopen(arg, "r")))
         return cli_error("query: cannot read %s", arg);

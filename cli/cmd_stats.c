@@ -5,6 +5,18 @@
 #include "../gen/manifest.h"
 #include "cli.h"
 
+int cmd_stats(int argc, char **argv);
+
+const cli_command cli_stats = {
+    "stats", cmd_stats, "[--variant V] [--json] DIR", "the statistics of every table in a directory",
+    "Prints, for every table of DIR (White to move), its positions, the shares of wins, losses and\n"
+    "draws and the longest win with its FEN; with the draw rule, the five categories under it and\n"
+    "the longest distance to conversion. Read from the .stats files gen writes beside the tables.\n",
+    "  --variant V            only that variant's tables (default: every variant DIR holds)\n"
+    "  --json                 one object a variant, as DIR/manifest.json holds it (the histograms\n"
+    "                         too)\n",
+};
+
 int cmd_stats(int argc, char **argv)
 {
     const dk_variant *v = NULL;
@@ -17,14 +29,16 @@ int cmd_stats(int argc, char **argv)
                 return status;
         } else if (strcmp(argv[i], "--json") == 0) {
             json = true;
-        } else if (cli_is_option(argv[i]) || dir) {
-            return cli_error("stats: unexpected '%s' (usage: stats [--variant V] [--json] DIR)", argv[i]);
+        } else if (cli_is_option(argv[i])) {
+            return cli_unknown_option(&cli_stats, argv[i]);
+        } else if (dir) {
+            return cli_usage_error(&cli_stats, "unexpected argument '%s'", argv[i]);
         } else {
             dir = argv[i];
         }
     }
     if (!dir)
-        return cli_error("stats: missing DIR (usage: stats [--variant V] [--json] DIR)");
+        return cli_usage_error(&cli_stats, "missing DIR");
     if (dk_manifest_print(dir, v, json, stdout) == 0) {
         fprintf(stderr, "damka: stats: no tables in %s\n", dir);
         return 1;

@@ -4,50 +4,57 @@
 
 #include "cli.h"
 
-static const struct {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *usage;
-} commands[] = {
-    {"perft", cmd_perft, "perft [--variant V] [--divide] [FEN] DEPTH   count leaf positions"},
-    {"info", cmd_info, "info [--variant V] --pieces N [--per-side K] [--unit-positions P] [--json]\n"
-                       "                                               materials, sizes, work units"},
-    {"moves", cmd_moves, "moves [--variant V] [--json] FEN             list the legal moves"},
-    {"gen", cmd_gen, "gen [--variant V] (--pieces N [--per-side K] | --materials LIST) --out DIR\n"
-                     "          [--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P]\n"
-                     "          [--quiet] [--keep-work] [--dictionary]\n"
-                     "                                               generate tables (mpirun -np K for K ranks);\n"
-                     "                                               the draw rule: 15 moves (8x8), 25 (10x10), 0 none"},
-    {"plan", cmd_plan, "plan [--variant V] (--pieces N [--per-side K] | --materials LIST) --ranks R\n"
-                       "          [--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P]\n"
-                       "          [--rate POSITIONS_PER_S] [--json]\n"
-                       "                                               forecast gen on R ranks: wall time, critical\n"
-                       "                                               path, memory, disk (plan --help: definitions)"},
-    {"verify", cmd_verify, "verify [--variant V] [--threads T] DIR      check every table"},
-    {"stats", cmd_stats, "stats [--variant V] [--json] DIR             table statistics"},
-    {"query", cmd_query, "query [--variant V] [--tables DIR] [--counter PLIES] [--json] (FEN | --batch [FILE])\n"
-                         "                                               value of a position and of every move,\n"
-                         "                                               also under the draw rule at a counter"},
+static const cli_command *const commands[] = {
+    &cli_perft, &cli_moves, &cli_info, &cli_gen, &cli_plan, &cli_verify, &cli_stats, &cli_query,
 };
+enum { NCOMMANDS = sizeof commands / sizeof *commands };
 
 static void usage(FILE *f)
 {
-    fputs("usage: damka COMMAND [OPTIONS]\n"
+    fputs("usage: damka COMMAND [OPTIONS]   (damka COMMAND --help: what the command does and its options)\n"
           "variants: brazilian (default, 8x8, GameType 26), international (10x10, GameType 20)\n"
           "commands:\n",
           f);
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(f, "  damka %s\n", commands[i].usage);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        cli_print_usage(commands[i], "  damka ", f);
+        fprintf(f, "        %s\n", commands[i]->brief);
+    }
+}
+
+static bool is_help(const char *arg) { return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0; }
+
+static const cli_command *find(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(name, commands[i]->name) == 0)
+            return commands[i];
+    return NULL;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2)
         return cli_error("missing command (try 'damka --help')");
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
-        return usage(stdout), 0;
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
-    return cli_error("unknown command '%s' (try 'damka --help')", argv[1]);
+    if (is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+        if (argc > 2 && strcmp(argv[1], "help") == 0) { /* damka help COMMAND */
+            const cli_command *c = find(argv[2]);
+            if (!c)
+                return cli_error("unknown command '%s' (try 'damka --help')", argv[2]);
+            cli_print_help(c, stdout);
+            return 0;
+        }
+        usage(stdout);
+        return 0;
+    }
+    const cli_command *c = find(argv[1]);
+    if (!c)
+        return cli_error("unknown command '%s' (try 'damka --help')", argv[1]);
+    /* --help or -h anywhere among the command's arguments: its help, nothing run (gen does
+     * not even start MPI) */
+    for (int i = 2; i < argc; i++)
+        if (is_help(argv[i])) {
+            cli_print_help(c, stdout);
+            return 0;
+        }
+    return c->run(argc - 1, argv + 1);
 }

@@ -41,8 +41,7 @@ bool cli_run_option(int argc, char **argv, int *i, cli_run_args *a, dk_gen_optio
            cli_option_value(argc, argv, i, "--materials", &a->materials, status) ||
            cli_option_value(argc, argv, i, "--draw-rule", &a->rule, status) ||
            cli_option_value(argc, argv, i, "--memory-per-rank", &a->memory, status) ||
-           cli_option_value(argc, argv, i, "--unit-positions", &a->unit, status) ||
-           cli_option_value(argc, argv, i, "--unit-size", &a->unit, status);
+           cli_option_value(argc, argv, i, "--unit-positions", &a->unit, status);
 }
 
 int cli_parse_unit_positions(const char *cmd, const char *s, uint64_t *out)

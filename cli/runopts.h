@@ -8,13 +8,26 @@
 
 #include "../gen/generate.h"
 
+/* The run options in a command's help (cli_command.options), after --variant. */
+#define RUN_OPTIONS_HELP                                                                           \
+    "  --pieces N             every material of 2 to N pieces (N up to 8)\n"                        \
+    "  --per-side K           with --pieces: at most K pieces a side\n"                             \
+    "  --materials LIST       these materials and what they need instead (2m1k-0m1k,1m1k-1m1k:\n"  \
+    "                         white men, white kings, black men, black kings; White to move)\n"    \
+    "  --draw-rule MOVES      the draw rule's limit in moves a player (default 15 on 8x8, 25 on\n" \
+    "                         10x10; 0: no rule-aware .dtc tables)\n"                               \
+    "  --memory-per-rank SIZE what a rank may hold (8G, 512M, bytes; default the node's memory\n"   \
+    "                         divided by the ranks on it)\n"                                        \
+    "  --unit-positions P     at most P positions a work unit (default 4194304, lowered to fit the\n" \
+    "                         memory)\n"
+
 /* The values given, unchecked (NULL: not given). */
 typedef struct cli_run_args {
     const char *pieces, *per_side, *materials, *rule, *memory, *unit;
 } cli_run_args;
 
 /* If argv[*i] is one of the run options (--variant, --pieces, --per-side, --materials,
- * --draw-rule, --memory-per-rank, --unit-positions; --unit-size is its old name), records it in
+ * --draw-rule, --memory-per-rank, --unit-positions), records it in
  * *a or o->v and advances *i; returns whether it consumed the option. A missing value or an
  * unknown variant sets *status to 2 after one line on stderr. */
 bool cli_run_option(int argc, char **argv, int *i, cli_run_args *a, dk_gen_options *o, int *status);

@@ -127,6 +127,73 @@ expect_bad plan --pieces 5 --ranks 2 --frobnicate
 expect_bad plan --pieces 5 --ranks 2 --memory-per-rank 10M
 expect_bad info --pieces 4 --unit-positions 0
 
+# --help: what each command's help lists is exactly what its parser accepts, derived from the
+# help texts alone. An option a command's help names is accepted (alone it is refused for a
+# missing argument, never as unknown; one that the usage shows with a value, "--out DIR", says
+# it needs one); an option another command's help names and this one's does not is refused as
+# unknown. The usage agrees with `damka --help` and with README's "Use" block.
+README=$(dirname "$0")/../README.md
+mkdir -p "$TMP/empty"
+case $DAMKA in /*) ABS=$DAMKA ;; */*) ABS=$PWD/$DAMKA ;; *) ABS=$(command -v "$DAMKA") ;; esac
+words() { tr -c 'A-Za-z0-9_-' '\n' | grep -E '^(--[a-z][-a-z]*|-[a-z])$' | sort -u; }
+# usage_of TEXT: the usage lines of a command's help (up to the first blank line)
+usage_of() { sed -n '1,/^$/p'; }
+# takes_value OPTION < usage: whether the usage shows OPTION with a value (not an optional [VALUE])
+takes_value() {
+    tr -s ' \n' '\n\n' |
+        awk -v o="$1" 'prev == o { found = ($0 ~ /^[A-Z]/) } { prev = $0; sub(/^[[(]+/, "", prev) } END { exit !found }'
+}
+commands=$("$DAMKA" --help | sed -n 's/^  damka \([a-z]*\) .*/\1/p')
+[ "$(echo "$commands" | wc -w)" -eq 8 ] || fail "damka --help lists commands '$(echo $commands)'"
+for c in $commands; do
+    "$DAMKA" "$c" --help >"$TMP/help.$c" 2>"$TMP/err" || fail "damka $c --help: exit status $?"
+    [ -s "$TMP/err" ] && fail "damka $c --help writes to stderr"
+    head -n 1 "$TMP/help.$c" | grep -q "^usage: damka $c " || fail "damka $c --help: first line $(head -n 1 "$TMP/help.$c")"
+    "$DAMKA" "$c" -h | cmp -s - "$TMP/help.$c" || fail "damka $c -h differs from --help"
+    words <"$TMP/help.$c" >"$TMP/opts.$c"
+    usage_of <"$TMP/help.$c" | words >"$TMP/usage.$c"
+    # the options listed = those of the usage, and -h, --help
+    { cat "$TMP/usage.$c"; printf -- '-h\n--help\n'; } | sort -u | cmp -s - "$TMP/opts.$c" ||
+        fail "damka $c --help: options '$(echo $(cat "$TMP/opts.$c"))', usage '$(echo $(cat "$TMP/usage.$c"))'"
+    # damka --help shows the same usage
+    "$DAMKA" --help | awk -v c="$c" '$1 == "damka" { on = ($2 == c) } on' | words |
+        cmp -s - "$TMP/usage.$c" || fail "damka --help and damka $c --help disagree on the options of $c"
+    # README's Use block: the command's line and the lines that continue it
+    awk '/^## Use/ { use = 1 } use && /^```/ { n++ } use && n == 1' "$README" |
+        awk -v c="$c" '/^build\/damka / { on = ($2 == c) } /^[a-z]/ && !/^build\/damka / { on = 0 } on' |
+        words | cmp -s - "$TMP/usage.$c" || fail "README's Use block and damka $c --help disagree on its options"
+done
+sort -u "$TMP"/opts.* >"$TMP/all"
+[ "$(wc -l <"$TMP/all")" -ge 20 ] || fail "the help texts name only $(wc -l <"$TMP/all") options"
+for c in $commands; do
+    while read -r o; do
+        if grep -qx -- "$o" "$TMP/opts.$c"; then
+            case $o in -h | --help) continue ;; esac
+            (cd "$TMP/empty" && env -u DAMKA_TABLES "$ABS" "$c" "$o" </dev/null >"$TMP/out" 2>"$TMP/err")
+            rc=$?
+            [ "$rc" -lt 128 ] || fail "damka $c $o crashed ($rc)"
+            if grep -q "unknown option" "$TMP/err"; then
+                fail "damka $c $o: listed by its --help but refused: $(cat "$TMP/err")"
+            elif usage_of <"$TMP/help.$c" | takes_value "$o"; then
+                grep -q -- "$o needs a value" "$TMP/err" ||
+                    fail "damka $c $o: the usage shows a value, the parser does not ask for it: $(cat "$TMP/err")"
+            elif grep -q "needs a value" "$TMP/err"; then
+                fail "damka $c $o: the usage shows no value, the parser asks for one"
+            fi
+        else
+            "$DAMKA" "$c" "$o" </dev/null >/dev/null 2>"$TMP/err"
+            rc=$?
+            [ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q -- "unknown option '$o'" "$TMP/err" ||
+                fail "damka $c $o: not in its --help but not refused as unknown (status $rc): $(cat "$TMP/err")"
+        fi
+    done <"$TMP/all"
+done
+expect_bad gen --unit-size 1000 --pieces 2 --out "$TMP/never"
+[ ! -e "$TMP/never" ] || fail "gen --unit-size (no longer an option) wrote $TMP/never"
+"$DAMKA" help query | cmp -s - "$TMP/help.query" || fail "damka help query differs from damka query --help"
+"$DAMKA" gen --pieces 2 --out "$TMP/never" --help >/dev/null || fail "gen ... --help: status $?"
+[ ! -e "$TMP/never" ] || fail "gen ... --help generated tables"
+
 # garbage never crashes
 for arg in "W:" "B:W" "W:W1-" "W:WK" "W:W-" "W:W,,,:B" "W:W1-99:B" "B:B:W" "W:W00:B1" \
     "W:W31-50:B1-20:W1" "$(printf 'W:W%0300d:B1' 1)"; do
