@@ -16,7 +16,8 @@ const cli_command cli_query = {
     "the value of a position and of every move, also under the draw rule",
     "Prints the value of FEN for its side to move (win or loss in so many plies, or draw), its value\n"
     "under the draw rule when DIR has rule-aware tables, then every legal move with the value it\n"
-    "leads to, best first.\n",
+    "leads to, best first. A Brazilian FEN written with algebraic squares (W:Wa1,c3:Bh8) is echoed\n"
+    "with algebraic squares, a numeric one with numbers; --json's fen is always numeric.\n",
     VARIANT_HELP
     "  --tables DIR           the tables (default $DAMKA_TABLES, else ./tables)\n"
     "  --counter PLIES        quiet king plies played since the last capture or man move\n"
@@ -122,8 +123,37 @@ static void text_value(FILE *f, dk_value v)
         fprintf(f, "%s %u", result_name(v), dk_value_dtw(v));
 }
 
+/* Whether a FEN that parsed for v writes a square in algebraic form ("W:Wa1,c3:Bh8"): only then
+ * can it hold a lowercase a..h (the letters of a FEN are W, B and K, or k). */
+static bool written_algebraic(const dk_variant *v, const char *fen)
+{
+    return v->algebraic && strpbrk(fen, "abcdefgh") != NULL;
+}
+
+/* Why the tables have no answer for p (status st), into err. A position with more pieces than
+ * the tables hold says how many it has and how many they hold. */
+static void no_answer(dk_tablebase *tb, const dk_pos *p, dk_tb_status st, const char *dir, char *err,
+                      size_t len)
+{
+    int pieces = dk_popcount(dk_occupied(p)), most = 0;
+    bool both = p->pieces[DK_WHITE] && p->pieces[DK_BLACK];
+    if (both && (st == DK_TB_MISSING || st == DK_TB_BAD_POSITION))
+        most = dk_tb_max_pieces(tb);
+    if (both && most && pieces > most)
+        snprintf(err, len, "not in the tables: the position has %d pieces, the tables in %.1500s hold at most %d",
+                 pieces, dir, most);
+    else if (both && pieces > DK_TB_MAX_PIECES)
+        snprintf(err, len, "not in the tables: the position has %d pieces, no table holds more than %d", pieces,
+                 DK_TB_MAX_PIECES);
+    else if (st == DK_TB_BAD_POSITION)
+        snprintf(err, len, "%s (the side not to move has no piece)", status_text(st));
+    else
+        snprintf(err, len, "%s (%.1500s)", status_text(st), dk_tb_last_error()[0] ? dk_tb_last_error() : dir);
+}
+
 /* Answers one FEN on stdout; returns 0, or 1 after reporting an error (on stderr, or as a JSON
- * error object in batch mode). */
+ * error object in batch mode). The text echoes a Brazilian FEN in the squares it was written
+ * in; --json's fen is numeric, the key .stats, manifest.json and libdamka use. */
 static int answer(dk_tablebase *tb, const dk_variant *v, const char *fen, bool json, bool batch,
                   const char *dir, const rule_ctx *rc)
 {
@@ -143,9 +173,7 @@ static int answer(dk_tablebase *tb, const dk_variant *v, const char *fen, bool j
             st = rc->limit ? dk_tb_rank_moves_rule(tb, &p, rc->counter, rc->limit, &list, values, rules)
                            : dk_tb_rank_moves(tb, &p, &list, values);
         if (st != DK_TB_OK)
-            snprintf(err, sizeof err, "%s (%.1500s)", status_text(st),
-                     st == DK_TB_BAD_POSITION ? "each side needs a piece and at most 8 in all"
-                     : dk_tb_last_error()[0] ? dk_tb_last_error() : dir);
+            no_answer(tb, &p, st, dir, err, sizeof err);
         else
             err[0] = 0;
     }
@@ -164,7 +192,7 @@ static int answer(dk_tablebase *tb, const dk_variant *v, const char *fen, bool j
         return 1;
     }
     char canon[DK_FEN_MAX];
-    dk_fen_format(v, &p, false, canon, sizeof canon);
+    dk_fen_format(v, &p, !json && written_algebraic(v, fen), canon, sizeof canon);
     if (json) {
         fputs("{\"fen\": ", stdout);
         json_string(stdout, canon);

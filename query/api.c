@@ -51,28 +51,6 @@ const char *damka_status_text(damka_status status)
     return "unknown status";
 }
 
-/* Every material with exactly n pieces has both files in dir. */
-static int complete(const damka_tb *t, const char *dir, int n)
-{
-    dk_material ms[512]; /* 406 materials up to 8 pieces */
-    size_t k = dk_material_list(t->v, n, 0, ms, 512);
-    if (k > 512)
-        return 0;
-    int found = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (dk_material_pieces(ms[i]) != n)
-            continue;
-        char path[4096];
-        for (int e = 0; e < 2; e++) {
-            dk_tb_path(dir, t->v, ms[i], e ? "dtw" : "wld", path, sizeof path);
-            if (access(path, R_OK) != 0)
-                return 0;
-        }
-        found = 1;
-    }
-    return found;
-}
-
 damka_tb *damka_open(const char *dir, const char *variant, size_t cache_mb, damka_status *status)
 {
     damka_status dummy;
@@ -111,8 +89,7 @@ damka_tb *damka_open(const char *dir, const char *variant, size_t cache_mb, damk
         *status = fail(DAMKA_NO_MEMORY, "out of memory");
         return NULL;
     }
-    for (int n = 2; n <= DK_TB_MAX_PIECES && complete(t, dir, n); n++)
-        t->max_pieces = n;
+    t->max_pieces = dk_tb_max_pieces(t->tb);
     *status = DAMKA_OK;
     return t;
 }

@@ -33,6 +33,7 @@ struct dk_tablebase {
     /* the draw rule of the DTC tables: of the first one opened; 0 while none */
     _Atomic unsigned limit;
     _Atomic bool limit_searched; /* the directory was searched for a DTC table */
+    _Atomic int max_pieces;      /* dk_tb_max_pieces; -1 until looked up */
 };
 
 static _Thread_local char last_error[1024];
@@ -48,6 +49,7 @@ dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_optio
     tb->v = v;
     tb->o = o ? *o : (dk_tb_options){0};
     tb->dir = strdup(dir);
+    atomic_init(&tb->max_pieces, -1);
     tb->cache = dk_cache_new(tb->o.cache_bytes ? tb->o.cache_bytes : (size_t)64 << 20);
     if (!tb->dir || !tb->cache) {
         dk_tb_close(tb);
@@ -269,6 +271,34 @@ dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk
         return DK_TB_BAD_POSITION;
     dk_pos n = dk_normal_form(tb->v, p);
     return dk_tb_probe_normal(tb, dk_material_of(&n), &n, metric, out);
+}
+
+int dk_tb_max_pieces(dk_tablebase *tb)
+{
+    int known = atomic_load(&tb->max_pieces);
+    if (known >= 0)
+        return known;
+    size_t n = dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, NULL, 0);
+    dk_material *ms = malloc(n * sizeof *ms);
+    if (!ms)
+        return 0; /* not remembered: the next call tries again */
+    dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, ms, n);
+    bool missing[DK_TB_MAX_PIECES + 1] = {false}, any[DK_TB_MAX_PIECES + 1] = {false};
+    for (size_t i = 0; i < n; i++) {
+        int p = dk_material_pieces(ms[i]);
+        any[p] = true;
+        for (int e = 0; e < 2 && !missing[p]; e++) {
+            char path[4096];
+            dk_tb_path(tb->dir, tb->v, ms[i], dk_tb_metric_ext(e ? DK_METRIC_DTW : DK_METRIC_WLD), path, sizeof path);
+            missing[p] = access(path, R_OK) != 0;
+        }
+    }
+    free(ms);
+    int most = 0;
+    for (int p = 2; p <= DK_TB_MAX_PIECES && any[p] && !missing[p]; p++)
+        most = p;
+    atomic_store(&tb->max_pieces, most); /* files added later need a new handle */
+    return most;
 }
 
 unsigned dk_tb_rule_limit(dk_tablebase *tb)

@@ -52,6 +52,11 @@ dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk
 dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
                                 dk_metric metric, dk_value *out);
 
+/* The most pieces n such that every material of 2 to n pieces has its WLD and DTW files in the
+ * directory (0 if not even the 2-piece ones): what `damka query` and damka_max_pieces say the
+ * tables hold. Looked up once a handle, like the rule's limit. Thread-safe. */
+int dk_tb_max_pieces(dk_tablebase *tb);
+
 /* The draw rule's limit L in plies of the directory's DTC tables: the limit of the first DTC
  * table opened, or of the first one found in the directory; 0 if it holds none. Thread-safe. */
 unsigned dk_tb_rule_limit(dk_tablebase *tb);

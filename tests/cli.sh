@@ -194,6 +194,28 @@ expect_bad gen --unit-size 1000 --pieces 2 --out "$TMP/never"
 "$DAMKA" gen --pieces 2 --out "$TMP/never" --help >/dev/null || fail "gen ... --help: status $?"
 [ ! -e "$TMP/never" ] || fail "gen ... --help generated tables"
 
+# query on small tables: the FEN echoed in the squares it was written in (Brazilian), --json's
+# in numbers; more pieces than the tables hold says how many of each
+if ! "$DAMKA" gen --pieces 3 --out "$TMP/t3" --quiet 2>"$TMP/err"; then
+    fail "gen --pieces 3: $(cat "$TMP/err")"
+fi
+first() { "$DAMKA" query --tables "$TMP/t3" "$@" 2>&1 | head -n 1; }
+case $(first W:Wb6:Bc7,e7) in "W:Wb6:Bc7,e7  win 1 (White to move)"*) ;; *) fail "query W:Wb6:Bc7,e7: $(first W:Wb6:Bc7,e7)" ;; esac
+case $(first W:W6:B7,8) in "W:W6:B7,8  win "*) ;; *) fail "query W:W6:B7,8: $(first W:W6:B7,8)" ;; esac
+case $(first B:Bh8:WKa1,Kc1) in "B:WKa1,Kc1:Bh8  "*) ;; *) fail "query B:Bh8:WKa1,Kc1: $(first B:Bh8:WKa1,Kc1)" ;; esac
+case $(first --json W:Wb6:Bc7,e7) in '{"fen": "W:W9:B6,7", '*) ;; *) fail "query --json W:Wb6:Bc7,e7: $(first --json W:Wb6:Bc7,e7)" ;; esac
+printf 'W:Wb6:Bc7,e7\nW:W9:B6,7\n' | "$DAMKA" query --tables "$TMP/t3" --batch >"$TMP/out"
+[ "$(cut -f 1 "$TMP/out" | tr '\n' ' ')" = "W:Wb6:Bc7,e7 W:W9:B6,7 " ] || fail "query --batch echoes: $(cat "$TMP/out")"
+for fen in W:Wb6,d6:Bc7,e7 W:WK1,K2,K3,K4,K5:BK28,K29,K30,K31,K32; do
+    expect_bad query --tables "$TMP/t3" "$fen"
+    n=$(echo "$fen" | sed 's/^[WB]://' | tr ':,' '\n\n' | grep -c .)
+    grep -q "the position has $n pieces, the tables in $TMP/t3 hold at most 3" "$TMP/err" ||
+        fail "query on $fen with 3-piece tables: $(cat "$TMP/err")"
+done
+printf 'W:Wb6,d6:Bc7,e7\n' | "$DAMKA" query --tables "$TMP/t3" --batch >"$TMP/out"
+grep -q "error	not in the tables: the position has 4 pieces, the tables in $TMP/t3 hold at most 3" "$TMP/out" ||
+    fail "query --batch, 4 pieces on 3-piece tables: $(cat "$TMP/out")"
+
 # garbage never crashes
 for arg in "W:" "B:W" "W:W1-" "W:WK" "W:W-" "W:W,,,:B" "W:W1-99:B" "B:B:W" "W:W00:B1" \
     "W:W31-50:B1-20:W1" "$(printf 'W:W%0300d:B1' 1)"; do

@@ -16,7 +16,7 @@ _INT_MAX = 2**31 - 1
 class Probe:
     """A position's value for its side to move (Tablebase.probe).
 
-    fen:      the position as a canonical PDN FEN with numeric squares (as `damka query` prints it)
+    fen:      the position as a canonical PDN FEN with numeric squares (as `damka query --json` prints it)
     result:   "win", "draw" or "loss", the game-theoretic value (no draw rule)
     dtw:      plies to the end of the game with best play (odd for a win, even for a loss,
               0: the side to move has no legal move); None for a draw
