@@ -81,55 +81,74 @@ static void *local_main(void *arg)
 
 /* --- a split unit, solved by every rank at once over MPI_COMM_WORLD (solve.h) --- */
 
+/* One all-to-all of headers (each rank's count for the receiver and its flags, plus whether
+ * it sends anything at all), then, if any rank sends, one all-to-all of the data. */
 static int mpi_exchange(void *ctx, const void *send, const size_t *counts, void **recv, size_t *cap,
-                        size_t *recv_counts)
+                        size_t *recv_counts, int64_t *flags, int nflags)
 {
     (void)ctx;
     int n;
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    uint64_t *sc = malloc(2 * (size_t)n * sizeof *sc);
+    const int w = nflags + 2; /* count, nothing sent, flags */
+    int64_t *hd = malloc(2 * (size_t)n * (size_t)w * sizeof *hd);
     int *ci = malloc(4 * (size_t)n * sizeof *ci);
-    int ok = sc && ci, all_ok;
+    if (!hd || !ci) {
+        fprintf(stderr, "damka: gen: out of memory for the exchange of a split unit\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    int64_t sent = 0;
+    for (int r = 0; r < n; r++)
+        sent += (int64_t)counts[r];
+    for (int r = 0; r < n; r++) {
+        int64_t *h = hd + (size_t)r * (size_t)w;
+        h[0] = counts[r] <= INT32_MAX ? (int64_t)counts[r] : -1;
+        h[1] = sent ? 0 : 1;
+        memcpy(h + 2, flags, (size_t)nflags * sizeof *flags);
+    }
+    int64_t *in = hd + (size_t)n * (size_t)w;
+    MPI_Alltoall(hd, w, MPI_INT64_T, in, w, MPI_INT64_T, MPI_COMM_WORLD);
+    bool anyone = false, fits = true;
     uint64_t total = 0;
-    for (int r = 0; ok && r < n; r++) {
-        sc[r] = counts[r];
-        ok &= counts[r] <= INT32_MAX;
+    for (int r = 0; r < n; r++) {
+        const int64_t *h = in + (size_t)r * (size_t)w;
+        anyone |= h[1] == 0;
+        fits &= h[0] >= 0;
+        recv_counts[r] = h[0] >= 0 ? (size_t)h[0] : 0;
+        total += recv_counts[r];
+        for (int k = 0; k < nflags; k++)
+            if (h[2 + k] < flags[k])
+                flags[k] = h[2 + k];
     }
-    if (sc)
-        MPI_Alltoall(sc, 1, MPI_UINT64_T, sc + n, 1, MPI_UINT64_T, MPI_COMM_WORLD);
-    for (int r = 0; ok && r < n; r++) {
-        ok &= sc[n + r] <= INT32_MAX;
-        total += sc[n + r];
-        recv_counts[r] = (size_t)sc[n + r];
+    if (!fits || total > INT32_MAX) { /* MPI counts are ints; the buffers keep far below */
+        fprintf(stderr, "damka: gen: a split unit's exchange of %llu bytes is beyond MPI's counts\n",
+                (unsigned long long)total);
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    ok &= total <= INT32_MAX;
-    if (ok && (total > *cap || !*recv)) {
+    if (anyone && (total > *cap || !*recv)) {
         void *a = realloc(*recv, total ? total : 1);
-        if (a) {
-            *recv = a;
-            *cap = total ? total : 1;
+        if (!a) {
+            fprintf(stderr, "damka: gen: out of memory for %llu bytes of a split unit's exchange\n",
+                    (unsigned long long)total);
+            MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        ok = a != NULL;
+        *recv = a;
+        *cap = total ? total : 1;
     }
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (all_ok) {
-        int *sd = ci + n, *rc = ci + 2 * n, *rd = ci + 3 * n;
+    if (anyone) {
+        int *sd = ci + n, *rcnt = ci + 2 * n, *rd = ci + 3 * n;
         for (int r = 0, sa = 0, ra = 0; r < n; r++) {
             ci[r] = (int)counts[r];
             sd[r] = sa;
-            rc[r] = (int)sc[n + r];
+            rcnt[r] = (int)recv_counts[r];
             rd[r] = ra;
             sa += ci[r];
-            ra += rc[r];
+            ra += rcnt[r];
         }
-        MPI_Alltoallv(send, ci, sd, MPI_BYTE, *recv, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
-    } else {
-        for (int r = 0; r < n; r++)
-            recv_counts[r] = 0;
+        MPI_Alltoallv(send, ci, sd, MPI_BYTE, *recv, rcnt, rd, MPI_BYTE, MPI_COMM_WORLD);
     }
-    free(sc);
+    free(hd);
     free(ci);
-    return all_ok ? 0 : -1;
+    return 0;
 }
 
 static void mpi_min(void *ctx, int64_t *v, int n)
@@ -182,6 +201,7 @@ typedef struct sched {
     dk_progress pr;
     local_worker *local;
     int64_t split;        /* a split unit waiting for every rank to be free, or -1 */
+    uint32_t splits;      /* split units solved */
 } sched;
 
 /* The next task, as the work graph hands it out: finishing a pair first (it unblocks others),
@@ -271,6 +291,7 @@ static void start_split(sched *s, int *waiting)
         take_report(s, 0, &r);
         return;
     }
+    s->splits++;
     s->pr.done_positions += s->g->units[t.id].positions;
     dk_workgraph_done(s->g, (dk_wg_task){DK_WG_UNIT, (uint32_t)t.id});
     dk_progress_update(&s->pr, false);
@@ -421,7 +442,7 @@ static int make_dirs(const dk_gen_options *o, dk_dirlock *lock, char *err, size_
 
 static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, uint64_t cache_bytes)
 {
-    sched s = {o, g, nranks, 0, 0, false, "", {0}, NULL, -1};
+    sched s = {o, g, nranks, 0, 0, false, "", {0}, NULL, -1, 0};
     s.local = calloc(1, sizeof *s.local);
     int status = 1;
     uint64_t done_pos = 0, total_pos = 0;
@@ -478,6 +499,9 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, u
                 "%.0f MiB, at most %.0f MiB held), resolved %llu capture positions\n",
                 (unsigned long long)c.loads, (unsigned long long)c.evictions, cache_bytes / 1048576.0,
                 c.peak_bytes / 1048576.0, (unsigned long long)c.resolved);
+        if (s.splits)
+            fprintf(stderr, "gen: %u units above the bound of %llu positions were split, each solved by all %d "
+                    "ranks together\n", s.splits, (unsigned long long)g->max_positions, nranks);
     }
     if (!s.failed) {
         if (dk_manifest_write(o->dir, g, s.err, sizeof s.err) == 0) {

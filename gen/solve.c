@@ -611,8 +611,9 @@ static int take(dk_solver *s, const group_ctx *c, uint32_t l, size_t d, bool rul
 }
 
 /* Sends every outbox (of `size`-byte items) to its rank and receives what the others sent here
- * into s->recv, s->recv_counts[r] items from rank r. Collective. */
-static int exchange_boxes(dk_solver *s, const group_ctx *c, size_t size)
+ * into s->recv, s->recv_counts[r] items from rank r; flags[0..nflags) become their minimum over
+ * the ranks. Collective. Returns 0, or -1 when out of memory (then on every rank). */
+static int exchange_boxes(dk_solver *s, const group_ctx *c, size_t size, int64_t *flags, int nflags)
 {
     size_t total = 0;
     for (int r = 0; r < c->L.nranks; r++)
@@ -634,13 +635,26 @@ static int exchange_boxes(dk_solver *s, const group_ctx *c, size_t size)
         s->box[r].n = 0;
     }
     s->queued = 0;
-    int rc = c->comm->exchange(c->comm->ctx, s->send, s->counts, &s->recv, &s->recv_cap, s->recv_counts);
+    int64_t f[8];
+    memcpy(f, flags, (size_t)nflags * sizeof *f);
+    f[nflags] = ok ? 0 : -1;
+    int rc = c->comm->exchange(c->comm->ctx, s->send, s->counts, &s->recv, &s->recv_cap, s->recv_counts,
+                               f, nflags + 1);
+    memcpy(flags, f, (size_t)nflags * sizeof *f);
     for (int r = 0; r < c->L.nranks; r++)
         s->recv_counts[r] /= size;
-    return ok ? rc : -1;
+    return rc == 0 && f[nflags] == 0 ? 0 : -1;
 }
 
 static size_t bucket_len(const dk_solver *s, size_t d) { return d < s->nbuckets ? s->buckets[d].n : 0; }
+
+/* The first non-empty bucket from d on, or INT64_MAX. */
+static int64_t next_bucket(const dk_solver *s, size_t d)
+{
+    while (d < s->nbuckets && s->buckets[d].n == 0)
+        d++;
+    return d < s->nbuckets ? (int64_t)d : INT64_MAX;
+}
 
 /* Each rank's status, combined: the least over the ranks of each word. */
 static void agree(const group_ctx *c, int64_t *v, int n)
@@ -650,49 +664,61 @@ static void agree(const group_ctx *c, int64_t *v, int n)
 }
 
 /* One pass over distances: takes the queued positions in increasing distance up to `last`,
- * passing values back; on several ranks a bucket is taken in rounds, each ended by an exchange
- * of the updates for other ranks (at most FLUSH_UPDATES buffered), until every rank has taken
- * its bucket. Updates from a position at distance d land at d + 1 or beyond, so the order in
- * which a bucket's positions and updates are taken does not change the values. */
+ * passing values back. On several ranks a bucket is taken in rounds, each ended by one exchange
+ * that carries the updates for other ranks (at most FLUSH_UPDATES buffered) and every rank's
+ * state: whether it has taken its bucket, failed, sent anything, and its next bucket. When all
+ * have taken bucket d, the ranks go on at d + 1 if updates just moved (they may land there),
+ * else at the smallest bucket any rank holds. Updates from a position at distance d land at
+ * d + 1 or beyond, so the order in which a bucket's positions and updates are taken does not
+ * change the values. */
 static int run_pass(dk_solver *s, const group_ctx *c, size_t last, bool rule, char *err, size_t errlen)
 {
-    int status = 0;
-    for (size_t d = 0;;) {
-        size_t next = d;
-        while (next < s->nbuckets && s->buckets[next].n == 0)
-            next++;
-        int64_t w[2] = {next < s->nbuckets ? (int64_t)next : INT64_MAX, status};
-        agree(c, w, 2);
-        if (w[1] < 0 || w[0] == INT64_MAX || (uint64_t)w[0] > last)
-            break;
+    int status = 0; /* -1: failed here, -2: another rank failed */
+    size_t d = 0;
+    if (c->comm) { /* where the first bucket is */
+        int64_t w[1] = {next_bucket(s, 0)};
+        agree(c, w, 1);
+        if (w[0] == INT64_MAX)
+            return 0;
         d = (size_t)w[0];
-        for (size_t k = 0;;) {
-            while (status == 0 && k < bucket_len(s, d) && s->queued < FLUSH_UPDATES)
-                if (take(s, c, s->buckets[d].a[k++], d, rule) != 0)
-                    status = -1;
-            if (!c->comm)
-                break;
-            if (exchange_boxes(s, c, sizeof(update)) != 0 && status == 0) {
+    }
+    for (size_t k = 0; d <= last;) {
+        while (status == 0 && k < bucket_len(s, d) && s->queued < FLUSH_UPDATES)
+            if (take(s, c, s->buckets[d].a[k++], d, rule) != 0)
                 status = -1;
-                s->why = "out of memory for the updates of a split unit";
-            }
-            const update *u = s->recv;
-            for (int r = 0; r < c->L.nranks; r++)
-                for (size_t j = 0; j < s->recv_counts[r] && status == 0; j++, u++)
-                    if (apply(s, rule, u->at, u->v) != 0)
-                        status = -1;
-            int64_t more[2] = {status == 0 && k < bucket_len(s, d) ? 0 : 1, status};
-            agree(c, more, 2);
-            if (more[1] < 0) {
-                status = status ? status : -2;
+        if (!c->comm) { /* one rank: the bucket is taken */
+            if (status || (d = (size_t)next_bucket(s, d + 1)) == (size_t)INT64_MAX)
                 break;
-            }
-            if (more[0] == 1)
-                break;
+            k = 0;
+            continue;
         }
-        if (status)
+        bool sent = s->queued > 0;
+        int64_t w[4] = {k < bucket_len(s, d) ? 0 : 1, status ? -1 : 0, sent ? 0 : 1, next_bucket(s, d + 1)};
+        if (exchange_boxes(s, c, sizeof(update), w, 4) != 0 && status == 0) {
+            status = -1;
+            s->why = "out of memory for the updates of a split unit";
+        }
+        if (w[1] < 0 && status == 0)
+            status = -2;
+        const update *u = s->recv;
+        for (int r = 0; r < c->L.nranks; r++)
+            for (size_t j = 0; j < s->recv_counts[r] && status == 0; j++, u++)
+                if (apply(s, rule, u->at, u->v) != 0)
+                    status = -1;
+        if (w[1] < 0)
             break;
-        d++;
+        if (w[0] == 1) { /* every rank has taken bucket d */
+            if (w[2] == 1 && w[3] == INT64_MAX)
+                break; /* nothing queued anywhere, nothing on its way */
+            d = w[2] == 1 ? (size_t)w[3] : d + 1;
+            k = 0;
+        }
+    }
+    if (c->comm) { /* a failure applying the last round's updates */
+        int64_t w[1] = {status == -1 ? -1 : 0};
+        agree(c, w, 1);
+        if (w[0] < 0 && status == 0)
+            status = -2;
     }
     if (status == -1)
         return snprintf(err, errlen, "%s", s->why), -1;
@@ -843,7 +869,9 @@ static int open_boxes(dk_solver *s, int nranks)
 /* Verification of a split unit, VERIFY_CHUNK positions at a time: each position adds the
  * values of its successors this rank can read and asks for the others; the questions go to
  * their holders and the answers come back in one exchange each way, in the order asked; then
- * the answers are added and every position of the chunk is compared. */
+ * the answers are added and every position of the chunk is compared. The questions' exchange
+ * carries every rank's state, so all stop together: when no rank has positions left, or one
+ * failed, or one found a wrong value. */
 static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values, bool *bad_here,
                         int *bad_side, uint64_t *bad_kings, char *err, size_t errlen)
 {
@@ -866,9 +894,16 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
             if (dk_expected_collect(s->v, &h.it.pos, s->limit, group_value, &src, &acc[n], err, errlen) != 0)
                 status = -1;
         }
-        if (exchange_boxes(s, c, sizeof(uint32_t)) != 0 && status == 0) {
+        int64_t w[3] = {n == 0 ? 1 : 0, status < 0 ? -1 : 0, status > 0 ? 0 : 1};
+        if (exchange_boxes(s, c, sizeof(uint32_t), w, 3) != 0 && status == 0) {
             status = -1;
             snprintf(err, errlen, "out of memory for the questions of a split unit");
+        }
+        if (w[1] < 0 || status < 0)
+            break;
+        if (w[2] == 0 || w[0] == 1) { /* a wrong value somewhere, or nothing left anywhere */
+            free(acc);
+            return w[2] == 0 ? 1 : 0;
         }
         /* the answers, rank by rank in the order asked */
         size_t asked = 0;
@@ -879,9 +914,6 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
             if (a) {
                 s->answers = a;
                 s->answers_cap = asked * vsize;
-            } else if (status == 0) {
-                status = -1;
-                snprintf(err, errlen, "out of memory for the answers of a split unit");
             }
         }
         bool answer = asked * vsize <= s->answers_cap;
@@ -893,15 +925,13 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
                 for (unsigned k = 0; k < s->stride; k++)
                     *ans++ = values[(size_t)*q * s->stride + k];
         }
-        if (c->comm->exchange(c->comm->ctx, s->answers, s->counts, &s->recv, &s->recv_cap,
-                              s->recv_counts) != 0 && status == 0) {
+        int64_t ok[1] = {answer ? 0 : -1};
+        if (c->comm->exchange(c->comm->ctx, s->answers, s->counts, &s->recv, &s->recv_cap, s->recv_counts,
+                              ok, 1) != 0 || ok[0] < 0) {
             status = -1;
             snprintf(err, errlen, "out of memory for the answers of a split unit");
+            break; /* on every rank */
         }
-        int64_t w[3] = {status < 0 ? -1 : 0, 0, 0};
-        agree(c, w, 1);
-        if (w[0] < 0)
-            break;
         const dk_value *a = s->recv;
         for (int r = 0; r < R; r++) {
             const uint32_t *slot = s->slots[r].a;
@@ -919,16 +949,6 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
                 *bad_side = side_of(c, i);
                 *bad_kings = i - (uint64_t)*bad_side * c->K;
             }
-        w[0] = more && status == 0 ? 0 : 1; /* 1: nothing left here */
-        w[1] = status < 0 ? -1 : 0;
-        w[2] = status > 0 ? 0 : 1;          /* 0: a position failed */
-        agree(c, w, 3);
-        if (w[1] < 0)
-            break;
-        if (w[2] == 0 || w[0] == 1) {
-            free(acc);
-            return w[2] == 0 ? 1 : 0;
-        }
     }
     free(acc);
     if (status < 0)

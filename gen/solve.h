@@ -17,10 +17,11 @@ typedef struct dk_split_comm {
     void *ctx;
     /* Sends counts[r] bytes to each rank r, taken from send in rank order, and receives what
      * every rank sent to this one, in rank order, into *recv (grown with realloc; *cap its
-     * size), setting recv_counts[r] to the bytes from rank r. Returns 0, or -1 when out of
-     * memory (then on every rank). */
+     * size), setting recv_counts[r] to the bytes from rank r; and replaces flags[0..nflags)
+     * (nflags <= 8) with their minimum over the ranks, so that a round's data and every rank's
+     * state travel in one step. Returns 0, or -1 when out of memory (then on every rank). */
     int (*exchange)(void *ctx, const void *send, const size_t *counts, void **recv, size_t *cap,
-                    size_t *recv_counts);
+                    size_t *recv_counts, int64_t *flags, int nflags);
     /* Replaces v[0..n) with their minimum over the ranks. */
     void (*min)(void *ctx, int64_t *v, int n);
 } dk_split_comm;

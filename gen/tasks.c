@@ -76,21 +76,21 @@ static int verify_unit(dk_worker *w, const dk_plan *plan, const dk_value *values
     return verify_failed(w, plan, group, side, kings, err, errlen);
 }
 
-static bool corrupt_requested(const char *var, uint32_t u)
+static bool corrupt_requested(const char *var, uint32_t u, bool split)
 {
     const char *e = getenv(var);
-    return e && *e && (strcmp(e, "*") == 0 || strtoul(e, NULL, 10) == u);
+    return e && *e && (strcmp(e, "*") == 0 || (split && strcmp(e, "split") == 0) || strtoul(e, NULL, 10) == u);
 }
 
 /* The test hooks of dk_task_unit: one wrong value in the middle of the unit. */
-static void corrupt_for_test(uint32_t u, dk_value *values, uint64_t n, unsigned stride)
+static void corrupt_for_test(uint32_t u, bool split, dk_value *values, uint64_t n, unsigned stride)
 {
     if (n == 0)
         return;
     dk_value *v = &values[n / 2 * stride];
-    if (corrupt_requested("DAMKA_TEST_CORRUPT_UNIT", u))
+    if (corrupt_requested("DAMKA_TEST_CORRUPT_UNIT", u, split))
         *v = *v == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(*v + 2);
-    if (stride > 1 && corrupt_requested("DAMKA_TEST_CORRUPT_RULE", u))
+    if (stride > 1 && corrupt_requested("DAMKA_TEST_CORRUPT_RULE", u, split))
         v[1] = dk_rule_is_decided(v[1]) ? (dk_value)(v[1] + 2) : dk_rule_win(1);
 }
 
@@ -106,7 +106,7 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory for a unit of %llu positions",
                  (unsigned long long)plan.npositions);
     } else if (dk_solve_unit(w->solver, &plan, values, err, errlen) == 0 &&
-               (corrupt_for_test(u, values, plan.npositions, stride),
+               (corrupt_for_test(u, false, values, plan.npositions, stride),
                 verify_unit(w, &plan, values, err, errlen) == 0)) {
         rc = dk_unitfile_save(&plan, w->dir, 0, w->limit, values, err, errlen);
     }
@@ -141,6 +141,15 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
         dk_plan_free(&plan);
         return built ? -1 : -2;
     }
+    /* DAMKA_TEST_SPLIT_PAUSE=FILE: for tests that kill a rank in the middle of a split unit,
+     * each rank creates FILE when a split starts and waits 2 s, the others waiting for it */
+    const char *mark = getenv("DAMKA_TEST_SPLIT_PAUSE");
+    if (mark && *mark) {
+        FILE *f = fopen(mark, "w");
+        if (f)
+            fclose(f);
+        sleep(2);
+    }
     unsigned stride = w->limit ? 2 : 1;
     uint64_t held = dk_split_positions(&plan, comm->rank, comm->nranks);
     dk_value *values = malloc((held ? held : 1) * stride * sizeof *values);
@@ -157,7 +166,7 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
             dk_errorf(err, errlen, "solving a split unit of %s: %s", name, serr);
             rc = rc == -2 ? -2 : -1;
         } else {
-            corrupt_for_test(u, values, held, stride);
+            corrupt_for_test(u, true, values, held, stride);
             rc = dk_verify_split(w->solver, &plan, comm, values, &bad_here, &side, &kings, serr, sizeof serr);
             if (rc > 0 && bad_here)
                 rc = verify_failed(w, &plan, 0, side, kings, err, errlen);

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Generation as on a cluster, simulated on one machine: 8 ranks with a tiny unit bound and a
-# small memory budget give the same files as 2 ranks with the defaults; a rank killed in the
-# middle and the same command again give the same files; `--materials` and `--per-side` runs;
-# the peak disk use of the output directory while it runs; budgets too small refused.
+# small memory budget (every kings-only subslice above the bound, so split over the ranks) give
+# the same files as 2 ranks with the defaults, and verify passes; a rank killed in the middle of
+# the run, or in the middle of a split unit, and the same command again give the same files; a
+# finished directory extended by one piece; `--materials` and `--per-side` runs; the peak disk
+# use of the output directory while it runs; budgets too small refused.
 # Usage: tests/cluster.sh path/to/damka. DK_GEN_SCALE=small: up to 4 pieces, not 5.
 set -u
 DAMKA=${1:?usage: tests/cluster.sh path/to/damka}
@@ -52,6 +54,12 @@ echo "   peak size of the directory while it ran: $peak KiB, finished tables: $f
 # rank 0 dropped decoded tables to stay within its budget, and decoded them again when needed
 # (up to 4 pieces they all fit)
 grep "^gen: rank 0 decoded" "$TMP/np8.err" | sed 's/^/   /'
+# every unit above the bound (one subslice each: kings only, say) was split over the 8 ranks
+above=$("$DAMKA" info --pieces "$PIECES" --unit-positions 65536 | sed -n 's/^units above the bound.*: \([0-9]*\);.*/\1/p')
+split=$(sed -n 's/^gen: \([0-9]*\) units above the bound.* were split.*/\1/p' "$TMP/np8.err")
+echo "   units above the bound: ${above:-?}, split over the ranks: ${split:-none}"
+[ -n "$above" ] && [ "$above" -gt 0 ] && [ "${split:-0}" -eq "$above" ] ||
+    fail "8 ranks: ${split:-no} units split, ${above:-?} above the bound"
 if [ "$PIECES" -ge 5 ] && ! grep -q "^gen: rank 0 decoded.*([1-9][0-9]* dropped" "$TMP/np8.err"; then
     fail "192 MiB a rank: no decoded table was ever dropped: $(grep '^gen: rank 0' "$TMP/np8.err")"
 fi
@@ -84,7 +92,37 @@ grep -q resuming "$TMP/err" || fail "the restart does not say it is resuming"
 same_dir "$REF4" "$K" "rank 3 killed and restarted"
 echo "   killed and restarted: $(since "$t0") s"
 
-echo "-- c. --materials and --per-side"
+echo "-- c. a rank killed in the middle of a split unit, then the same command"
+S=$TMP/split-kill
+MARK=$TMP/split-started
+t0=$(now)
+$MPIRUN -np 8 -x DAMKA_TEST_SPLIT_PAUSE="$MARK" "$DAMKA" gen --pieces 4 --out "$S" $SMALL --quiet 2>"$TMP/split.err" &
+JOB=$!
+if wait_for 300 test -e "$MARK"; then
+    # every rank waits 2 s as the split starts: rank 3 dies inside it
+    pid=$(rank_pid "$JOB" 3)
+    [ -n "$pid" ] && kill -KILL "$pid"
+    n=0
+    while alive "$JOB" && [ "$n" -lt 1500 ]; do sleep 0.02; n=$((n + 1)); done
+    alive "$JOB" && { fail "mpirun still runs 30 s after rank 3 was killed in a split"; kill_tree "$JOB"; }
+    wait "$JOB" && fail "exit status 0 after rank 3 was killed in a split"
+else
+    fail "no split unit started: $(tail -n 2 "$TMP/split.err")"
+    kill_tree "$JOB"
+fi
+JOB=""
+mpigen 8 --pieces 4 --out "$S" $SMALL 2>"$TMP/err" || fail "restart after a split: $(tail -n 2 "$TMP/err")"
+same_dir "$REF4" "$S" "rank 3 killed in a split unit and restarted"
+"$DAMKA" verify --quiet "$S" 2>"$TMP/err" || fail "verify after a killed split: $(cat "$TMP/err")"
+echo "   killed in a split and restarted: $(since "$t0") s"
+
+echo "-- d. a finished directory extended by one piece"
+E=$TMP/extend
+timed "up to 3 pieces, 8 ranks" mpigen 8 --pieces 3 --out "$E" --quiet $SMALL
+timed "then up to 4 pieces, 8 ranks" mpigen 8 --pieces 4 --out "$E" $SMALL
+same_dir "$REF4" "$E" "3 pieces extended to 4"
+
+echo "-- e. --materials and --per-side"
 M=$TMP/materials
 timed "--materials $MAT, 8 ranks" mpigen 8 --materials "$MAT" --out "$M" --quiet $SMALL
 n=0
@@ -102,7 +140,17 @@ for f in "$P"/*.dtw "$P"/*.dtc; do
     cmp -s "$f" "$REF/${f##*/}" || fail "--per-side: ${f##*/} differs from the full run"
 done
 
-echo "-- d. budgets that cannot work"
+echo "-- f. a wrong value in a split unit, on rank 2 of 3, stops the run with rank 2's message"
+for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_RULE; do
+    $MPIRUN -np 2 "$DAMKA" gen --pieces 3 --out "$TMP/corrupt-$hook" --quiet --unit-positions 2000 : \
+        -np 1 -x "$hook=split" "$DAMKA" gen --pieces 3 --out "$TMP/corrupt-$hook" --quiet --unit-positions 2000 \
+        >"$TMP/out" 2>"$TMP/err" && fail "$hook=split: exit status 0"
+    grep -q "^damka: gen: rank 2: verification failed: material 0m.k-0m.k, position W:" "$TMP/err" ||
+        fail "$hook=split: not rank 2's message: $(grep damka: "$TMP/err")"
+    grep "^damka: " "$TMP/err" | sed 's/^/   /'
+done
+
+echo "-- g. budgets that cannot work"
 for bad in "--memory-per-rank 10M" "--memory-per-rank 12Q" "--memory-per-rank 100M --unit-positions 100000000"; do
     # shellcheck disable=SC2086
     gen --pieces 3 --out "$TMP/bad" $bad >"$TMP/out" 2>"$TMP/err"
