@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "../rules/errors.h"
 #include "../query/checksum.h"
@@ -37,6 +38,7 @@ struct dk_vfile {
     int64_t block_in[MAX_SLOTS]; /* by slot: its block, -1: none */
     uint8_t referenced[MAX_SLOTS];
     uint32_t hand;            /* the clock's hand */
+    char path[1024];          /* for messages */
 };
 
 static void encode_header(const dk_vfile_info *in, uint64_t index, uint8_t *h)
@@ -129,7 +131,7 @@ int dk_vfile_save_from(const char *path, dk_vfile_info *info, const dk_value_sou
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     dk_value max = 0;
     int rc = vals && raw && z && offs && cctx ? max_value(src, info->count, vals, &max, err, errlen)
-                                              : dk_errorf(err, errlen, "out of memory");
+                                              : dk_errorf(err, errlen, "cannot write %s: out of memory", path);
     dk_atomic_file f;
     if (rc == 0)
         rc = dk_atomic_begin(&f, path, err, errlen);
@@ -151,7 +153,9 @@ int dk_vfile_save_from(const char *path, dk_vfile_info *info, const dk_value_sou
         encode_values(vals, n * src->stride, info->width, raw);
         size_t zn = ZSTD_compress2(cctx, z, zcap, raw, n * src->stride * info->width);
         if (ZSTD_isError(zn)) {
-            rc = dk_errorf(err, errlen, "cannot compress %s: %s", path, ZSTD_getErrorName(zn));
+            rc = dk_errorf(err, errlen, "cannot write %s: compression failed: %s", path,
+                           ZSTD_getErrorCode(zn) == ZSTD_error_memory_allocation
+                               ? "out of memory" : ZSTD_getErrorName(zn));
             break;
         }
         offs[b] = at_byte;
@@ -195,7 +199,7 @@ dk_vfile *dk_vfile_open(const char *path, bool check_all, char *err, size_t errl
     size_t len = 0;
     dk_vfile *t = calloc(1, sizeof *t);
     if (!t) {
-        dk_errorf(err, errlen, "out of memory");
+        dk_errorf(err, errlen, "cannot open %s: out of memory", path);
         return NULL;
     }
     if (dk_map_file(path, HEADER_SIZE, &map, &len, err, errlen) != 0)
@@ -233,7 +237,7 @@ dk_vfile *dk_vfile_open(const char *path, bool check_all, char *err, size_t errl
         t->cache = malloc((size_t)(t->nslots ? t->nslots : 1) * t->block * in->stride * in->width);
         t->slot_of = malloc((t->nblocks ? t->nblocks : 1) * sizeof *t->slot_of);
         if (!t->dctx || !t->cache || !t->slot_of) {
-            dk_errorf(err, errlen, "out of memory");
+            dk_errorf(err, errlen, "cannot open %s: out of memory", path);
             goto out;
         }
         for (uint64_t b = 0; b < t->nblocks; b++)
@@ -247,6 +251,7 @@ dk_vfile *dk_vfile_open(const char *path, bool check_all, char *err, size_t errl
     }
     t->map = map;
     t->map_len = len;
+    snprintf(t->path, sizeof t->path, "%s", path);
     return t;
 out:
     dk_unmap_file(map, len);
@@ -284,7 +289,7 @@ static const uint8_t *block_bytes(dk_vfile *t, uint64_t b, char *err, size_t err
     uint64_t from = dk_get64(t->index + 8 * b), to = dk_get64(t->index + 8 * (b + 1));
     size_t got = ZSTD_decompressDCtx(t->dctx, dst, cap, t->map + from, to - from);
     if (ZSTD_isError(got) || got != n * in->stride * in->width)
-        return dk_errorf(err, errlen, "a value file is damaged: block %llu does not decompress",
+        return dk_errorf(err, errlen, "%s is damaged: block %llu does not decompress", t->path,
                          (unsigned long long)b), NULL;
     t->block_in[slot] = (int64_t)b;
     t->slot_of[b] = slot;

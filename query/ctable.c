@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zdict.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "../rules/errors.h"
 #include "checksum.h"
@@ -41,6 +42,7 @@ typedef struct encoder {
     char *err;      /* why the source failed */
     size_t errlen;
     bool failed;
+    const char *why; /* why compressing failed */
 } encoder;
 
 static int array_read(const dk_value_source *a, uint64_t first, size_t n, dk_value *out,
@@ -131,13 +133,19 @@ static size_t compress_blocks(encoder *e, ZSTD_CCtx *cctx, const ZSTD_CDict *cdi
         uint32_t b = list ? list[k] : k;
         size_t n = encode_block(e, b, raw);
         size_t z = ZSTD_compress2(cctx, tmp, tmpcap, raw, n);
-        if (ZSTD_isError(z) || e->failed)
+        if (ZSTD_isError(z) || e->failed) {
+            e->why = !ZSTD_isError(z) ? NULL
+                     : ZSTD_getErrorCode(z) == ZSTD_error_memory_allocation ? "out of memory"
+                                                                            : ZSTD_getErrorName(z);
             return 0;
+        }
         if (out) {
             if (offs)
                 offs[b] = out->n;
-            if (reserve(out, z) != 0)
+            if (reserve(out, z) != 0) {
+                e->why = "out of memory";
                 return 0;
+            }
             memcpy(out->data + out->n, tmp, z);
             out->n += z;
         }
@@ -238,7 +246,7 @@ int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_v
     in.nblocks = (uint32_t)((count + in.block_size - 1) / in.block_size);
     in.width = wld ? 0 : 2; /* DTW, DTC: the buffers fit any width until the values are seen */
     encoder e = {&in, src, dont_care, malloc((size_t)in.block_size * src->stride * sizeof(dk_value)),
-                 err, errlen, false};
+                 err, errlen, false, NULL};
 
     size_t maxraw = block_bytes(&in, 0), tmpcap = ZSTD_compressBound(maxraw);
     uint8_t *raw = malloc(maxraw), *tmp = malloc(tmpcap), *dict = malloc(DICT_CAP);
@@ -248,7 +256,7 @@ int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_v
     growbuf blocks = {0};
     int rc = -1;
     if (!e.buf || !raw || !tmp || !dict || !offs || !cctx) {
-        dk_errorf(err, errlen, "out of memory");
+        dk_errorf(err, errlen, "cannot write %s: out of memory", path);
         goto out;
     }
     if (!wld) {
@@ -262,12 +270,13 @@ int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_v
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
     in.dict_size = p->try_dictionary ? (uint32_t)choose_dictionary(&e, cctx, level, dict, raw, tmp, tmpcap) : 0;
     if (in.dict_size && !(cdict = ZSTD_createCDict(dict, in.dict_size, level))) {
-        dk_errorf(err, errlen, "out of memory");
+        dk_errorf(err, errlen, "cannot write %s: out of memory", path);
         goto out;
     }
     if (!compress_blocks(&e, cctx, cdict, NULL, in.nblocks, &blocks, offs, raw, tmp, tmpcap)) {
         if (!e.failed)
-            dk_errorf(err, errlen, "compression failed for %s", path);
+            dk_errorf(err, errlen, "cannot write %s: compression failed: %s", path,
+                      e.why ? e.why : "unknown error");
         goto out;
     }
     /* offsets become absolute */
@@ -275,7 +284,7 @@ int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_v
     size_t index_len = ((size_t)in.nblocks + 1) * 8;
     uint8_t *index = malloc(index_len);
     if (!index) {
-        dk_errorf(err, errlen, "out of memory");
+        dk_errorf(err, errlen, "cannot write %s: out of memory", path);
         goto out;
     }
     for (uint32_t b = 0; b < in.nblocks; b++)
@@ -336,15 +345,26 @@ struct dk_ctable {
 
 dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen)
 {
+    dk_open_failure why;
+    return dk_ctable_open_why(path, &why, err, errlen);
+}
+
+dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err, size_t errlen)
+{
     const uint8_t *map = NULL;
     size_t len = 0;
     dk_ctable *t = calloc(1, sizeof *t);
+    *why = DK_OPEN_NO_MEMORY;
     if (!t) {
-        dk_errorf(err, errlen, "out of memory");
+        dk_errorf(err, errlen, "cannot open %s: out of memory", path);
         return NULL;
     }
-    if (dk_map_file(path, HEADER + TRAILER, &map, &len, err, errlen) != 0)
+    int mapped = dk_map_file(path, HEADER + TRAILER, &map, &len, err, errlen);
+    if (mapped != 0) {
+        *why = mapped == -2 ? DK_OPEN_DAMAGED : errno == ENOMEM ? DK_OPEN_NO_MEMORY : DK_OPEN_IO;
         goto fail;
+    }
+    *why = DK_OPEN_DAMAGED; /* from here on, only the bytes can be wrong */
     const uint8_t *h = map;
     dk_ctable_info *in = &t->info;
     if (memcmp(h, MAGIC, 8) != 0 || dk_get32(h + 52) != dk_crc32c(0, h, 52) || dk_get32(h + 8) != VERSION ||
@@ -413,6 +433,8 @@ void dk_ctable_close(dk_ctable *t)
 
 const dk_ctable_info *dk_ctable_get_info(const dk_ctable *t) { return &t->info; }
 
+const char *dk_ctable_path(const dk_ctable *t) { return t->path; }
+
 size_t dk_ctable_block_bytes(const dk_ctable *t, uint32_t b) { return block_bytes(&t->info, b); }
 
 size_t dk_ctable_max_block_bytes(const dk_ctable *t) { return block_bytes(&t->info, 0); }
@@ -451,7 +473,7 @@ int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen)
         return dk_errorf(err, errlen, "%s is damaged: checksum mismatch", t->path);
     void *dctx = dk_ctable_dctx_new();
     uint8_t *buf = malloc(dk_ctable_max_block_bytes(t));
-    int rc = dctx && buf ? 0 : dk_errorf(err, errlen, "out of memory");
+    int rc = dctx && buf ? 0 : dk_errorf(err, errlen, "cannot check %s: out of memory", t->path);
     for (uint32_t b = 0; rc == 0 && b < t->info.nblocks; b++)
         rc = dk_ctable_read_block(t, dctx, b, buf, err, errlen);
     free(buf);

@@ -90,7 +90,18 @@ typedef struct dk_ctable dk_ctable;
  * read-only afterwards: any number of threads may use it. */
 dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen);
 
+/* Why a table could not be opened: its bytes are wrong (or it is truncated), or reading it
+ * failed (open, fstat or mmap said why; a missing file too), or memory ran out. Only the first
+ * says anything about the file: the others may pass. */
+typedef enum { DK_OPEN_DAMAGED = 1, DK_OPEN_IO, DK_OPEN_NO_MEMORY } dk_open_failure;
+
+/* dk_ctable_open, saying why it failed in *why. */
+dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err, size_t errlen);
+
 void dk_ctable_close(dk_ctable *t);
+
+/* The path it was opened with (for messages). */
+const char *dk_ctable_path(const dk_ctable *t);
 
 const dk_ctable_info *dk_ctable_get_info(const dk_ctable *t);
 

@@ -15,7 +15,7 @@
 int dk_map_file(const char *path, size_t min_len, const uint8_t **map, size_t *len, char *err,
                 size_t errlen)
 {
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return dk_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
     struct stat st;
@@ -23,7 +23,8 @@ int dk_map_file(const char *path, size_t min_len, const uint8_t **map, size_t *l
     if (fstat(fd, &st) != 0) {
         rc = dk_errorf(err, errlen, "cannot read %s: %s", path, strerror(errno));
     } else if ((size_t)st.st_size < min_len || st.st_size == 0) {
-        rc = dk_errorf(err, errlen, "%s is damaged: truncated", path);
+        dk_errorf(err, errlen, "%s is damaged: truncated", path);
+        rc = -2;
     } else {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
         if (m == MAP_FAILED) {
@@ -33,7 +34,9 @@ int dk_map_file(const char *path, size_t min_len, const uint8_t **map, size_t *l
             *len = (size_t)st.st_size;
         }
     }
+    int e = errno;
     close(fd);
+    errno = e;
     return rc;
 }
 
@@ -46,7 +49,7 @@ void dk_unmap_file(const uint8_t *map, size_t len)
 int dk_atomic_begin(dk_atomic_file *f, const char *path, char *err, size_t errlen)
 {
     snprintf(f->tmp, sizeof f->tmp, "%.4000s.tmp.%ld", path, (long)getpid());
-    f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (f->fd < 0)
         return dk_errorf(err, errlen, "cannot create %s: %s", f->tmp, strerror(errno));
     return 0;
@@ -59,6 +62,8 @@ int dk_atomic_write(dk_atomic_file *f, const void *data, size_t len, long long a
         ssize_t n = at_offset >= 0 ? pwrite(f->fd, p, len, (off_t)at_offset) : write(f->fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n == 0)
+            errno = EIO; /* no progress, no error: never seen on a regular file */
         if (n <= 0)
             return -1;
         p += n;
@@ -69,40 +74,53 @@ int dk_atomic_write(dk_atomic_file *f, const void *data, size_t len, long long a
     return 0;
 }
 
-static void fsync_dir_of(const char *path)
+/* Makes the rename of a file into dir durable: fsync of the directory. */
+static int fsync_dir_of(const char *path, char *err, size_t errlen)
 {
     char *copy = strdup(path);
     if (!copy)
-        return;
-    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
-    free(copy);
-    if (fd >= 0) {
-        fsync(fd);
+        return dk_errorf(err, errlen, "cannot write %s: out of memory", path);
+    const char *dir = dirname(copy);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+    if (fd < 0)
+        rc = dk_errorf(err, errlen, "cannot open directory %s to make %s durable: %s", dir, path,
+                       strerror(errno));
+    else if (fsync(fd) != 0)
+        rc = dk_errorf(err, errlen, "cannot write %s: fsync of directory %s: %s", path, dir,
+                       strerror(errno));
+    if (fd >= 0)
         close(fd);
-    }
+    free(copy);
+    return rc;
 }
 
 int dk_atomic_commit(dk_atomic_file *f, const char *path, char *err, size_t errlen)
 {
-    int rc = fsync(f->fd);
-    if (close(f->fd) != 0)
-        rc = -1;
+    int rc = 0;
+    if (fsync(f->fd) != 0)
+        rc = dk_errorf(err, errlen, "cannot write %s: fsync: %s", path, strerror(errno));
+    if (close(f->fd) != 0 && rc == 0)
+        rc = dk_errorf(err, errlen, "cannot write %s: close: %s", path, strerror(errno));
     f->fd = -1;
-    if (rc == 0 && rename(f->tmp, path) == 0) {
-        fsync_dir_of(path);
-        return 0;
+    if (rc == 0 && rename(f->tmp, path) != 0)
+        rc = dk_errorf(err, errlen, "cannot rename %s to %s: %s", f->tmp, path, strerror(errno));
+    if (rc != 0) {
+        unlink(f->tmp);
+        return -1;
     }
-    int e = errno;
-    unlink(f->tmp);
-    return dk_errorf(err, errlen, "cannot write %s: %s", path, strerror(e));
+    /* the file is complete under its name; a failure here only leaves it less durable, but
+     * says that the disk fails: the run stops rather than going on */
+    return fsync_dir_of(path, err, errlen);
 }
 
 void dk_atomic_abort(dk_atomic_file *f)
 {
+    int e = errno; /* callers report the error that made them abort */
     if (f->fd >= 0)
         close(f->fd);
     f->fd = -1;
     unlink(f->tmp);
+    errno = e;
 }
 
 int dk_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen)

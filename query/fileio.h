@@ -25,15 +25,20 @@ static inline uint32_t dk_get32(const uint8_t *p)
 
 static inline uint64_t dk_get64(const uint8_t *p) { return dk_get32(p) | (uint64_t)dk_get32(p + 4) << 32; }
 
-/* Maps the whole file at path read-only: *map and *len, or -1 with one line in err (missing,
- * unreadable, or shorter than min_len bytes: "damaged: truncated"). Thread-safe. */
+/* Maps the whole file at path read-only: *map and *len. Returns 0; -1 with one line in err if
+ * it cannot be opened, read or mapped (missing, unreadable, out of memory: errno says which);
+ * -2 if it is shorter than min_len bytes ("damaged: truncated"). Thread-safe. */
 int dk_map_file(const char *path, size_t min_len, const uint8_t **map, size_t *len, char *err,
                 size_t errlen);
 
 void dk_unmap_file(const uint8_t *map, size_t len);
 
 /* An atomic writer: bytes go to "<path>.tmp.<pid>", dk_atomic_commit makes them `path` (fsync,
- * rename, fsync of the directory), dk_atomic_abort removes them. */
+ * rename, fsync of the directory), dk_atomic_abort removes them (and leaves errno as it was).
+ * Every failure is one line naming the step and the file: "cannot create P.tmp.N: ...",
+ * "cannot write P: fsync: ...", "cannot rename P.tmp.N to P: ...", "cannot write P: fsync of
+ * directory D: ...". A failed commit leaves nothing under `path` that was not there before,
+ * except when only the directory's fsync failed: the file is then complete under its name. */
 typedef struct dk_atomic_file {
     int fd;
     char tmp[4096];
@@ -41,7 +46,8 @@ typedef struct dk_atomic_file {
 
 int dk_atomic_begin(dk_atomic_file *f, const char *path, char *err, size_t errlen);
 
-/* Appends len bytes; at_offset >= 0 writes there instead (a header filled in last). */
+/* Appends len bytes; at_offset >= 0 writes there instead (a header filled in last). Returns 0,
+ * or -1 with errno set (the caller names the file). */
 int dk_atomic_write(dk_atomic_file *f, const void *data, size_t len, long long at_offset);
 
 int dk_atomic_commit(dk_atomic_file *f, const char *path, char *err, size_t errlen);

@@ -104,9 +104,10 @@ static void test_damaged(void **state)
         fflush(fp);
         refused += dk_vfile_open(path, true, err, sizeof err) == NULL;
         dk_vfile *f = dk_vfile_open(path, false, err, sizeof err);
-        if (!f || dk_vfile_read(f, 0, count * 2, back, err, sizeof err) != 0)
+        if (!f || dk_vfile_read(f, 0, count * 2, back, err, sizeof err) != 0) {
             failed++;
-        else
+            assert_non_null(strstr(err, path)); /* the message names the file */
+        } else
             assert_memory_equal(back, v, count * 2 * sizeof *v);
         dk_vfile_close(f);
         fseek(fp, at, SEEK_SET);
