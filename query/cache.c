@@ -126,7 +126,8 @@ int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint32_t block,
         e = s->dctx ? malloc(sizeof *e + bytes) : NULL;
         if (!e) {
             pthread_mutex_unlock(&s->lock);
-            return dk_errorf(err, errlen, "out of memory");
+            dk_errorf(err, errlen, "out of memory reading a block of %s", dk_ctable_path(t));
+            return -2;
         }
         if (dk_ctable_read_block(t, s->dctx, block, e->data, err, errlen) != 0) {
             free(e);

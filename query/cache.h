@@ -19,8 +19,8 @@ dk_cache *dk_cache_new(size_t budget);
 void dk_cache_free(dk_cache *c);
 
 /* The value at position `at` of block `block` of table t, known to the cache as `id` (unique
- * per open table): from the cached block, or after reading and checking it. Returns 0, or -1
- * with one line in err if the block is damaged or memory runs out. Thread-safe. */
+ * per open table): from the cached block, or after reading and checking it. Returns 0, or with
+ * one line in err -1 if the block is damaged, -2 if memory runs out. Thread-safe. */
 int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint32_t block, uint32_t at,
                    dk_value *out, char *err, size_t errlen);
 

@@ -58,13 +58,16 @@ typedef enum {
     DAMKA_OK = 0,
     DAMKA_NOT_IN_TABLES, /* the position's material (or a material its captures reach) has no
                           * table in the directory, or has more pieces than any table */
-    DAMKA_DAMAGED,       /* a table file is damaged or truncated (damka_last_error names it) */
+    DAMKA_DAMAGED,       /* a table file is damaged or truncated, or could not be read (an
+                          * I/O error: damka_last_error names the file and says which); a
+                          * damaged file stays so for the handle, a failed read is tried again
+                          * at the next probe */
     DAMKA_BAD_POSITION,  /* not a legal position of the variant: two pieces on a square, a
                           * square the board lacks, a king bit without a piece, a man on its
                           * own promotion row, too many pieces, the side not to move without
                           * pieces; or a FEN that does not parse */
     DAMKA_BAD_ARGUMENT,  /* a NULL pointer where one is required, an unknown variant */
-    DAMKA_NO_MEMORY,     /* out of memory */
+    DAMKA_NO_MEMORY,     /* out of memory (tried again at the next call) */
     DAMKA_NO_DIRECTORY,  /* damka_open: the directory does not exist or cannot be read */
 } damka_status;
 

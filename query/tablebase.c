@@ -17,8 +17,9 @@ enum { RADIX = DK_TB_MAX_PIECES + 1, NSLOTS = RADIX * RADIX * RADIX * RADIX, NME
 typedef struct slot {
     dk_index ix;
     _Atomic(dk_ctable *) ct[NMETRICS]; /* by metric */
-    /* a file that could not be opened stays so until dk_tb_close, so that probes of a
-     * material outside the set cost no lock and no system call */
+    /* a file that is missing or damaged stays so until dk_tb_close, so that probes of a
+     * material outside the set cost no lock and no system call (a failed read or allocation
+     * is tried again) */
     _Atomic int failed[NMETRICS]; /* dk_tb_status, 0 while not tried or open */
     char why[NMETRICS][1024];     /* written before failed is published */
 } slot;
@@ -115,6 +116,8 @@ static slot *get_slot(dk_tablebase *tb, dk_material m, dk_tb_status *st)
     }
     pthread_mutex_unlock(&tb->lock);
     *st = s ? DK_TB_OK : DK_TB_NO_MEMORY;
+    if (!s)
+        snprintf(last_error, sizeof last_error, "out of memory");
     return s;
 }
 
@@ -175,7 +178,8 @@ static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_tb_
     } else if (!t) {
         char path[1024], err[1024];
         dk_tb_path(tb->dir, tb->v, s->ix.m, dk_tb_metric_ext(metric), path, sizeof path);
-        t = dk_ctable_open(path, err, sizeof err);
+        dk_open_failure why = DK_OPEN_DAMAGED;
+        t = dk_ctable_open_why(path, &why, err, sizeof err);
         const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
         if (t && (in->metric != metric || !header_matches(tb, in->material, in->variant, in->count, s))) {
             snprintf(err, sizeof err, "%.900s is damaged: its header does not match its name", path);
@@ -187,6 +191,11 @@ static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_tb_
         }
         if (t) {
             atomic_store_explicit(&s->ct[metric], t, memory_order_release);
+        } else if (why != DK_OPEN_DAMAGED && access(path, F_OK) == 0) {
+            /* a read that failed, or memory that ran out, says nothing of the file: the next
+             * probe tries again */
+            snprintf(last_error, sizeof last_error, "%s", err);
+            *st = why == DK_OPEN_NO_MEMORY ? DK_TB_NO_MEMORY : DK_TB_DAMAGED;
         } else {
             *st = open_failure(path, err);
             snprintf(s->why[metric], sizeof s->why[metric], "%s", last_error);
@@ -255,10 +264,9 @@ dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p
     uint64_t i = dk_index_rank(&s->ix, p);
     uint32_t bs = dk_ctable_get_info(t)->block_size;
     uint32_t id = (uint32_t)(slot_number(tb->v, m) * 4 + (int)metric);
-    if (dk_cache_value(tb->cache, t, id, (uint32_t)(i / bs), (uint32_t)(i % bs), out, last_error,
-                       sizeof last_error) != 0)
-        return DK_TB_DAMAGED;
-    return DK_TB_OK;
+    int rc = dk_cache_value(tb->cache, t, id, (uint32_t)(i / bs), (uint32_t)(i % bs), out, last_error,
+                            sizeof last_error);
+    return rc == 0 ? DK_TB_OK : rc == -2 ? DK_TB_NO_MEMORY : DK_TB_DAMAGED;
 }
 
 dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out)
