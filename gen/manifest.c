@@ -7,31 +7,43 @@
 
 #include "../query/fileio.h"
 #include "../query/tablebase.h"
+#include "../rules/errors.h"
 #include "stats.h"
 #include "tasks.h"
 
-/* Every material of v with a statistics file in dir, in generation order, loaded into *out. */
-static size_t load_all(const char *dir, const dk_variant *v, dk_stats **out)
+/* Every material of v with a statistics file in dir, in generation order, loaded into *out
+ * (*n of them). strict (for the manifest): a statistics file that is there but cannot be read
+ * is an error, as is running out of memory; otherwise (for `damka stats`) it is left out.
+ * Returns 0, or -1 with one line in err. */
+static int load_all(const char *dir, const dk_variant *v, bool strict, dk_stats **out, size_t *nout,
+                    char *err, size_t errlen)
 {
     size_t n = dk_material_list(v, DK_TB_MAX_PIECES, 0, NULL, 0), found = 0;
     dk_material *mats = malloc(n * sizeof *mats);
     dk_stats *st = malloc(n * sizeof *st);
+    *out = NULL;
+    *nout = 0;
     if (!mats || !st) {
         free(mats);
         free(st);
-        *out = NULL;
-        return 0;
+        return dk_errorf(err, errlen, "out of memory reading the statistics of %s", dir);
     }
     dk_material_list(v, DK_TB_MAX_PIECES, 0, mats, n);
-    for (size_t i = 0; i < n; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
         char path[4096];
         dk_stats_path(dir, v, mats[i], path, sizeof path);
-        if (access(path, F_OK) == 0 && dk_stats_load(&st[found], path) == 0)
+        if (access(path, F_OK) != 0)
+            continue;
+        if (dk_stats_read(&st[found], path, err, errlen) == 0)
             found++;
+        else if (strict)
+            rc = -1;
     }
     free(mats);
     *out = st;
-    return found;
+    *nout = found;
+    return rc;
 }
 
 static void free_all(dk_stats *st, size_t n)
@@ -96,20 +108,29 @@ static bool same_content(const char *path, const char *data, size_t len)
 int dk_manifest_write(const char *dir, const dk_workgraph *g, char *err, size_t errlen)
 {
     dk_stats *st;
-    size_t n = load_all(dir, g->v, &st);
+    size_t n;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    /* a table missing from the manifest would go unnoticed: every statistics file must load */
+    if (load_all(dir, g->v, true, &st, &n, err, errlen) != 0) {
+        free_all(st, n);
+        return -1;
+    }
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
     if (!mem) {
         free_all(st, n);
-        snprintf(err, errlen, "out of memory");
-        return -1;
+        return dk_errorf(err, errlen, "cannot write %s: out of memory", path);
     }
     print_json(dir, g->v, st, n, mem);
-    fclose(mem);
+    bool ok = !ferror(mem); /* a failed write into the stream: a truncated text */
+    ok &= fclose(mem) == 0;
     free_all(st, n);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (!ok) {
+        free(text);
+        return dk_errorf(err, errlen, "cannot write %s: out of memory", path);
+    }
     /* a finished directory stays untouched */
     int rc = same_content(path, text, len) ? 0 : dk_write_file_atomic(path, text, len, err, errlen);
     free(text);
@@ -155,7 +176,9 @@ int dk_manifest_print(const char *dir, const dk_variant *v, bool json, FILE *f)
         if (v && v != var)
             continue;
         dk_stats *st;
-        size_t n = load_all(dir, var, &st);
+        size_t n;
+        char err[256];
+        load_all(dir, var, false, &st, &n, err, sizeof err);
         if (n) {
             if (json)
                 print_json(dir, var, st, n, f);

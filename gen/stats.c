@@ -1,5 +1,6 @@
 #include "stats.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -155,11 +156,17 @@ static void print_hist(FILE *f, const uint64_t *h, unsigned max)
 
 int dk_stats_save(const dk_stats *st, const char *path)
 {
-    char name[DK_MATERIAL_NAME_MAX], err[256], *text = NULL;
+    char err[256];
+    return dk_stats_write(st, path, err, sizeof err);
+}
+
+int dk_stats_write(const dk_stats *st, const char *path, char *err, size_t errlen)
+{
+    char name[DK_MATERIAL_NAME_MAX], *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f)
-        return -1;
+        return dk_errorf(err, errlen, "cannot write %s: out of memory", path);
     dk_material_name(st->m, name, sizeof name);
     fprintf(f, "material %s\npositions %" PRIu64 "\nwins %" PRIu64 "\nlosses %" PRIu64
                "\ndraws %" PRIu64 "\nwld %" PRIu64 " %08x\ndtw %" PRIu64 " %08x\nlongest_win %u %s\n",
@@ -179,20 +186,23 @@ int dk_stats_save(const dk_stats *st, const char *path)
         print_hist(f, st->dtc_loss, st->limit);
         fprintf(f, "\n");
     }
-    int rc = fclose(f) == 0 ? dk_write_file_atomic(path, text, len, err, sizeof err) : -1;
+    /* a write into the memory stream that failed leaves its error flag set */
+    bool ok = !ferror(f);
+    int rc = fclose(f) == 0 && ok ? dk_write_file_atomic(path, text, len, err, errlen)
+                                  : dk_errorf(err, errlen, "cannot write %s: out of memory", path);
     free(text);
     return rc;
 }
 
 /* Reads " d:n" pairs into *h (grown as needed, d < cap_limit when cap_limit > 0), setting *max
- * to the largest d read. Returns 0, or -1 if out of memory or out of range. */
+ * to the largest d read. Returns 0, -1 if out of range, or -2 if out of memory. */
 static int load_hist(FILE *f, uint64_t **h, unsigned *max, unsigned cap_limit)
 {
     unsigned d;
     uint64_t n;
     size_t cap = cap_limit;
     if (cap_limit && !(*h = calloc(cap, sizeof **h)))
-        return -1;
+        return -2;
     while (fscanf(f, " %u:%" SCNu64, &d, &n) == 2) {
         /* a DTW is below DK_VALUE_MAX (a dk_value): a damaged file ("-5:1" reads as 2^32-5)
          * must not make the histogram grow to gigabytes */
@@ -202,7 +212,7 @@ static int load_hist(FILE *f, uint64_t **h, unsigned *max, unsigned cap_limit)
             size_t nc = (size_t)d + 64;
             uint64_t *g = realloc(*h, nc * sizeof *g);
             if (!g)
-                return -1;
+                return -2;
             memset(g + cap, 0, (nc - cap) * sizeof *g);
             *h = g;
             cap = nc;
@@ -212,7 +222,7 @@ static int load_hist(FILE *f, uint64_t **h, unsigned *max, unsigned cap_limit)
             *max = d;
     }
     if (!*h && !(*h = calloc(1, sizeof **h)))
-        return -1;
+        return -2;
     return 0;
 }
 
@@ -223,7 +233,8 @@ static bool fen_field_ok(const char *fen)
     return fen[0] && strspn(fen, "WBK0123456789:,-") == strlen(fen);
 }
 
-/* The optional rule lines after the histogram. Returns 0 (also when there are none), or -1. */
+/* The optional rule lines after the histogram. Returns 0 (also when there are none), -1 if
+ * malformed, -2 if out of memory. */
 static int load_rule(FILE *f, dk_stats *st)
 {
     if (fscanf(f, " rule %u", &st->limit) != 1)
@@ -242,18 +253,26 @@ static int load_rule(FILE *f, dk_stats *st)
         return -1;
     snprintf(st->longest_dtc_fen, sizeof st->longest_dtc_fen, "%s", st->longest_dtc ? fen : "");
     end = -1;
-    if (load_hist(f, &st->dtc_win, NULL, st->limit + 1) != 0 ||
-        (fscanf(f, " dtc_losses%n", &end), end < 0))
+    int rc = load_hist(f, &st->dtc_win, NULL, st->limit + 1);
+    if (rc != 0)
+        return rc;
+    if ((fscanf(f, " dtc_losses%n", &end), end < 0))
         return -1;
     return load_hist(f, &st->dtc_loss, NULL, st->limit + 1);
 }
 
 int dk_stats_load(dk_stats *st, const char *path)
 {
+    char err[256];
+    return dk_stats_read(st, path, err, sizeof err);
+}
+
+int dk_stats_read(dk_stats *st, const char *path, char *err, size_t errlen)
+{
     memset(st, 0, sizeof *st);
     FILE *f = fopen(path, "r");
     if (!f)
-        return -1;
+        return dk_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
     char name[64], fen[128];
     int ok = fscanf(f,
                     "material %63s positions %" SCNu64 " wins %" SCNu64 " losses %" SCNu64
@@ -263,16 +282,24 @@ int dk_stats_load(dk_stats *st, const char *path)
                     &st->file_crc[0], &st->file_size[1], &st->file_crc[1], &st->longest_win,
                     fen) == 11 &&
              dk_material_parse(name, &st->m) == 0 && fen_field_ok(fen);
+    int rc = ok ? 0 : -1;
     if (ok) {
         snprintf(st->longest_fen, sizeof st->longest_fen, "%s", st->longest_win ? fen : "");
-        ok = load_hist(f, &st->hist, &st->max_dtw, 0) == 0 && load_rule(f, st) == 0;
+        rc = load_hist(f, &st->hist, &st->max_dtw, 0);
+        if (rc == 0)
+            rc = load_rule(f, st);
     }
+    bool read_error = ferror(f);
+    int e = errno;
     fclose(f);
-    if (!ok) {
-        dk_stats_free(st);
-        return -1;
-    }
-    return 0;
+    if (rc == 0)
+        return 0;
+    dk_stats_free(st);
+    if (read_error)
+        return dk_errorf(err, errlen, "cannot read %s: %s", path, strerror(e));
+    if (rc == -2)
+        return dk_errorf(err, errlen, "cannot read %s: out of memory", path);
+    return dk_errorf(err, errlen, "%s is damaged: not a statistics file", path);
 }
 
 /* {"d": n, ...} for every non-zero entry of h[0..max]. */

@@ -42,10 +42,18 @@ int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value_source *sr
 
 void dk_stats_free(dk_stats *st);
 
-/* Writes the stats file atomically (temporary file, fsync, rename). Returns 0 or -1. */
+/* Writes the stats file atomically (temporary file, fsync, rename). Returns 0, or -1 with one
+ * line in err naming the step that failed and the file (query/fileio.h). */
+int dk_stats_write(const dk_stats *st, const char *path, char *err, size_t errlen);
+
+/* The same without the message. */
 int dk_stats_save(const dk_stats *st, const char *path);
 
-/* Reads a stats file. Returns 0, or -1 if it is missing or malformed. */
+/* Reads a stats file. Returns 0, or -1 with one line in err: it cannot be opened or read
+ * ("cannot open P: ..."), or it is malformed (or memory ran out while reading it). */
+int dk_stats_read(dk_stats *st, const char *path, char *err, size_t errlen);
+
+/* The same without the message: -1 if it is missing or malformed. */
 int dk_stats_load(dk_stats *st, const char *path);
 
 /* Writes st as one JSON object (no newline); name is the file name without extension. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -92,6 +93,39 @@ static void test_fen_field(void **state)
     dk_stats_free(&st);
 }
 
+/* The messages of dk_stats_read and dk_stats_write name the file and what went wrong: a file
+ * that cannot be opened is not called damaged, and a write that cannot finish says which step
+ * failed (tests/faults.sh makes the system calls themselves fail). */
+static void test_messages(void **state)
+{
+    (void)state;
+    dk_stats st;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/missing.stats", dir);
+    assert_int_equal(dk_stats_read(&st, path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot open"));
+    assert_non_null(strstr(err, path));
+    snprintf(path, sizeof path, "%s/bad.stats", dir);
+    FILE *f = fopen(path, "w");
+    fputs("material nonsense\n", f);
+    fclose(f);
+    assert_int_equal(dk_stats_read(&st, path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "damaged"));
+    assert_non_null(strstr(err, path));
+    assert_int_equal(load(&st, LONGEST, strlen(LONGEST), HIST), 0);
+    /* a directory in the way of the rename */
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mkdir(path, 0755), 0);
+    assert_int_equal(dk_stats_write(&st, path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot rename"));
+    assert_non_null(strstr(err, path));
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/no-such-dir/x.stats", dir);
+    assert_int_equal(dk_stats_write(&st, path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot create"));
+    dk_stats_free(&st);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -110,6 +144,7 @@ int main(void)
         cmocka_unit_test(test_good_file),
         cmocka_unit_test(test_histogram_index),
         cmocka_unit_test(test_fen_field),
+        cmocka_unit_test(test_messages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
