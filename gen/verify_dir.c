@@ -29,9 +29,10 @@ static int tb_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], 
         st = dk_tb_probe_normal(src->tb, m, p, DK_METRIC_DTC, &out[1]);
     if (st == DK_TB_OK && dk_material_equal(m, src->m))
         st = dk_tb_probe_normal(src->tb, m, p, DK_METRIC_WLD, &wld);
-    if (st != DK_TB_OK)
-        return dk_errorf(err, errlen, "%s %s", st == DK_TB_MISSING ? "missing table" : "damaged table",
-                         dk_tb_last_error());
+    if (st == DK_TB_MISSING)
+        return dk_errorf(err, errlen, "missing table %s", dk_tb_last_error());
+    if (st != DK_TB_OK) /* the message names the file, and whether it is damaged or unreadable */
+        return dk_errorf(err, errlen, "cannot read its tables: %s", dk_tb_last_error());
     if (dk_material_equal(m, src->m) && dk_code_of(wld) != dk_code_of(out[0])) {
         char fen[DK_FEN_MAX];
         dk_fen_format(dk_tb_variant(src->tb), p, false, fen, sizeof fen);
@@ -105,6 +106,7 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
         dk_tb_close(tb);
         free(mats);
         fprintf(stderr, "damka: verify: out of memory\n");
+        sum->failed = 1;
         return 1;
     }
     dk_material_list(v, DK_TB_MAX_PIECES, 0, mats, n);
