@@ -110,11 +110,19 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(GENLIB) $(LIB)
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
+# The fault-injection library of tests/faults.sh (LD_PRELOAD; tests/faults/faultinject.c): built
+# with flags of its own, never instrumented, so that one library serves both builds (under the
+# sanitizers faults.sh preloads it after libasan).
+FAULT_LIB := $(BUILD)/tests/faults/faultinject.so
+$(FAULT_LIB): tests/faults/faultinject.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -g -fPIC -shared $< -o $@ -ldl
+
 # Suites that need generated tables run from the shell test that makes them (once, with their
 # tables), not also on their own, where they would skip everything: a suite run on its own that
 # skips a test fails `make test`, and so does a TABLE_TESTS suite no shell test runs.
 TABLE_TESTS := $(addprefix $(BUILD)/tests/,test_probe test_three_kings test_drawrule test_replace)
-test: $(TESTS) $(TOOLS) $(DAMKA) lib
+test: $(TESTS) $(TOOLS) $(FAULT_LIB) $(DAMKA) lib
 	@set -e; for t in $(filter-out $(TABLE_TESTS),$(TESTS)); do echo "== $$t"; \
 		$$t >$$t.out 2>&1 || { cat $$t.out; exit 1; }; cat $$t.out; \
 		if grep -q '^\[  SKIPPED \]' $$t.out; then echo "$$t skips tests: run it from the shell test that makes its tables (TABLE_TESTS)"; exit 1; fi; \
@@ -126,6 +134,7 @@ test: $(TESTS) $(TOOLS) $(DAMKA) lib
 	@echo "== tests/drawrule.sh"; tests/drawrule.sh $(DAMKA)
 	@echo "== tests/cluster.sh"; tests/cluster.sh $(DAMKA)
 	@echo "== tests/reliability.sh"; tests/reliability.sh $(DAMKA)
+	@echo "== tests/faults.sh"; tests/faults.sh $(DAMKA)
 	@echo "all tests passed ($(BUILD))"
 
 # The Python binding (python/damka) against `damka query --json` on generated tables, and the
