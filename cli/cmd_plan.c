@@ -21,13 +21,14 @@ int cmd_plan(int argc, char **argv);
 const cli_command cli_plan = {
     "plan", cmd_plan,
     "[--variant V] (--pieces N [--per-side K] | --materials LIST) --ranks R\n"
-    "[--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P]\n"
+    "[--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P] [--split-positions P]\n"
     "[--rate POSITIONS_PER_S] [--json]",
     "forecast gen on R ranks: wall time, critical path, memory, disk",
     "Forecasts `mpirun -np R damka gen` with the same options: the same work graph and unit bound\n"
     "(from --memory-per-rank, default this machine's memory), by simulating gen's scheduler over\n"
     "it (any idle rank takes the next ready task: finishing a pair first, then the lowest ready\n"
-    "unit). Positions are table entries (White to move), as gen's progress line counts them.\n"
+    "unit; a split unit waits until every rank is free, then takes them all). Positions are\n"
+    "table entries (White to move), as gen's progress line counts them.\n"
     "\n"
     "  wall time          the simulated run on R ranks\n"
     "  critical path      the wall time with unlimited ranks: the longest chain of tasks that\n"
@@ -35,8 +36,9 @@ const cli_command cli_plan = {
     "  saturation         the fewest ranks whose wall time is within " STR(PLAN_TOLERANCE_PERCENT)
     "% of the critical path:\n"
     "                     beyond them the wall time stops falling\n"
-    "  memory a rank      the larger of solving the largest unit and finishing the largest pair,\n"
-    "                     plus the decoded tables the rank holds (at most its cache)\n"
+    "  memory a rank      the larger of solving the largest unit (of a split unit, the rank's\n"
+    "                     share) and finishing the largest pair, plus the decoded tables the\n"
+    "                     rank holds (at most its cache)\n"
     "  disk               the compressed tables at calibrated bits a position, and the unit files\n"
     "                     in DIR/work of the pairs not finished yet\n"
     "  tables read        compressed bytes a rank reads: it decodes a table its units' captures\n"
@@ -179,7 +181,8 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
            time_text(unl->longest, t[1]));
     printf("saturation: %u ranks, %s (the fewest within %.0f%% of the critical path: more ranks barely help)\n",
            sat, time_text(at_sat->wall, t[0]), 100 * PLAN_TOLERANCE);
-    printf("memory a rank: at most %s of its %s: %s to solve the largest unit (%llu positions) or %s to finish "
+    printf("memory a rank: at most %s of its %s: %s to solve the largest unit or share of a split one (%llu "
+           "positions) or %s to finish "
            "the largest pair (%llu positions), and %s of decoded tables (the cache may take %s)\n",
            bytes_text((double)peak_memory(f, at), t[0]), bytes_text((double)f->b.memory, t[1]),
            bytes_text((double)f->unit_bytes, t[2]), (unsigned long long)f->unit_max,
@@ -238,7 +241,7 @@ static dk_workgraph *setup(const plan_args *p, plan_facts *f)
         fprintf(stderr, "damka: plan: gen would refuse: --memory-per-rank: %s\n", err);
         return NULL;
     }
-    dk_workgraph *g = dk_setup_graph(&p->o, f->b.unit_positions);
+    dk_workgraph *g = dk_setup_graph(&p->o, &f->b);
     if (!g) {
         fputs("damka: plan: cannot build the work graph (out of memory)\n", stderr);
         return NULL;
@@ -259,7 +262,7 @@ static dk_workgraph *setup(const plan_args *p, plan_facts *f)
 
 int cmd_plan(int argc, char **argv)
 {
-    plan_args p = {{dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0, false, false, false, 0}, 0, 0, false};
+    plan_args p = {{dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0, false, false, false, 0, 0}, 0, 0, false};
     dk_material mats[256];
     int status = parse_args(argc, argv, &p, mats, 256);
     if (status)

@@ -75,6 +75,12 @@ int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk
     return 0;
 }
 
+uint64_t dk_budget_split_positions(uint64_t memory, unsigned limit)
+{
+    uint64_t one = dk_budget_unit_bytes(1, limit) - fixed_bytes;
+    return memory > fixed_bytes ? (memory - fixed_bytes) / 2 / one : 0;
+}
+
 int dk_budget_parse_size(const char *s, uint64_t *out)
 {
     if (!isdigit((unsigned char)s[0]))

@@ -44,6 +44,11 @@ uint64_t dk_budget_node_share(int ranks_here);
 int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk_budget *out,
                     char *err, size_t errlen);
 
+/* The most positions a unit solved by one rank may hold with `memory` bytes and a draw rule of
+ * `limit` plies: what half the memory holds. Larger single subslices are split over ranks.
+ * Pure. */
+uint64_t dk_budget_split_positions(uint64_t memory, unsigned limit);
+
 /* Parses a size: a whole number with an optional suffix K, M, G or T (powers of 1024, an
  * optional "iB" or "B" after it). Returns 0, or -1 if s is not such a size. Pure. */
 int dk_budget_parse_size(const char *s, uint64_t *out);

@@ -358,7 +358,7 @@ static int assign(sim *s, double now)
         if (!idle_rank(s, &r))
             return s->nranks == s->limit_ranks ? 0 : -1;
         dk_workgraph_take(s->g, &t);
-        if (t.kind == DK_WG_UNIT && s->g->units[t.id].oversize) {
+        if (t.kind == DK_WG_UNIT && s->g->units[t.id].split) {
             s->split = t.id;
             dk_heap_push(&s->idle, &r);
             continue;
@@ -390,7 +390,7 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
             event e;
             dk_heap_pop(&s.events, &e);
             if (e.task.kind != 0) {
-                s.splitting &= !(e.task.kind == DK_WG_UNIT && g->units[e.task.id].oversize);
+                s.splitting &= !(e.task.kind == DK_WG_UNIT && g->units[e.task.id].split);
                 dk_workgraph_done(g, e.task);
                 account_files(&s, e.task);
             }

@@ -250,7 +250,7 @@ static bool assign(sched *s, int rank)
     task t = {TASK_STOP, 0};
     if (!s->failed && !all_done(s)) {
         t = s->split < 0 ? next_task(s) : (task){TASK_NONE, 0};
-        if (t.kind == TASK_UNIT && s->g->units[t.id].oversize) {
+        if (t.kind == TASK_UNIT && s->g->units[t.id].split) {
             s->split = t.id; /* it waits until every rank is free */
             t.kind = TASK_NONE;
         }
@@ -550,7 +550,7 @@ int dk_generate(const dk_gen_options *o)
             fprintf(stderr, "damka: gen: --memory-per-rank: %s\n", err);
         return 1;
     }
-    dk_workgraph *g = dk_setup_graph(o, b.unit_positions);
+    dk_workgraph *g = dk_setup_graph(o, &b);
     int ok = g != NULL, all_ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all_ok) {

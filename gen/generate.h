@@ -23,6 +23,8 @@ typedef struct dk_gen_options {
     bool quiet, keep_work;
     bool dictionary;          /* try a zstd dictionary per table file */
     unsigned rule_limit;      /* the draw rule in plies (0: no rule-aware tables) */
+    uint64_t split_positions; /* units of one subslice above this (and above the unit bound) are
+                               * split over the ranks (0: what half a rank's memory holds) */
 } dk_gen_options;
 
 /* Runs the generation on this rank (MPI initialised by the caller, MPI_THREAD_FUNNELED or

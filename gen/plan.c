@@ -134,7 +134,7 @@ int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u)
         plan->npositions += self ? plan->K : 2 * plan->K;
     }
     plan->part_size = plan->npositions;
-    if (unit->oversize && plan->npositions > g->max_positions) {
+    if (unit->split && plan->npositions > g->max_positions) {
         plan->part_size = g->max_positions;
         plan->nparts = ((plan->npositions + g->max_positions - 1) / g->max_positions);
     }

@@ -25,7 +25,7 @@ typedef struct dk_plan {
     size_t ngroups;
     dk_group *groups;
     uint64_t npositions;
-    /* A unit holding one subslice above the bound (dk_unit.oversize) is split: its positions
+    /* A unit holding one subslice above the bound that the work graph marks split is: its positions
      * are cut into nparts parts of part_size positions (the last one shorter), which several
      * ranks solve together and which are stored one file each (unitfile.h). Otherwise nparts is
      * 1 and part_size npositions. */

@@ -4,17 +4,23 @@
 
 #include "../rules/errors.h"
 
-dk_workgraph *dk_setup_graph(const dk_gen_options *o, uint64_t unit_positions)
+dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b)
 {
-    if (o->only)
-        return dk_workgraph_build(o->v, o->only, o->nonly, unit_positions);
-    size_t n = dk_material_list(o->v, o->pieces, o->per_side, NULL, 0);
-    dk_material *mats = malloc((n ? n : 1) * sizeof *mats);
-    if (!mats)
-        return NULL;
-    dk_material_list(o->v, o->pieces, o->per_side, mats, n);
-    dk_workgraph *g = dk_workgraph_build(o->v, mats, n, unit_positions);
-    free(mats);
+    dk_workgraph *g = NULL;
+    if (o->only) {
+        g = dk_workgraph_build(o->v, o->only, o->nonly, b->unit_positions);
+    } else {
+        size_t n = dk_material_list(o->v, o->pieces, o->per_side, NULL, 0);
+        dk_material *mats = malloc((n ? n : 1) * sizeof *mats);
+        if (!mats)
+            return NULL;
+        dk_material_list(o->v, o->pieces, o->per_side, mats, n);
+        g = dk_workgraph_build(o->v, mats, n, b->unit_positions);
+        free(mats);
+    }
+    uint64_t split = o->split_positions ? o->split_positions : dk_budget_split_positions(b->memory, o->rule_limit);
+    for (uint32_t u = 0; g && u < g->nunits; u++)
+        g->units[u].split = g->units[u].oversize && g->units[u].positions > split;
     return g;
 }
 
@@ -22,7 +28,7 @@ uint64_t dk_setup_held(const dk_workgraph *g, uint32_t u, int nranks)
 {
     const dk_unit *un = &g->units[u];
     uint64_t S = g->max_positions;
-    if (!un->oversize || un->positions <= S)
+    if (!un->split || un->positions <= S)
         return un->positions;
     uint64_t parts = (un->positions + S - 1) / S, most = (parts + (uint64_t)nranks - 1) / (uint64_t)nranks;
     return most * S < un->positions ? most * S : un->positions;

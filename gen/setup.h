@@ -12,13 +12,15 @@
 #include "generate.h"
 
 /* The work graph of o's targets: o->only and what they depend on, else every material of
- * o->v up to o->pieces pieces with at most o->per_side a side; units of at most unit_positions
- * positions. Returns NULL when out of memory or a material is invalid. Thread-safe. */
-dk_workgraph *dk_setup_graph(const dk_gen_options *o, uint64_t unit_positions);
+ * o->v up to o->pieces pieces with at most o->per_side a side; units of at most
+ * b->unit_positions positions, those of one subslice above o->split_positions (default: what
+ * half of b->memory holds, dk_budget_split_positions) marked split. Returns NULL when out of
+ * memory or a material is invalid. Thread-safe. */
+dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b);
 
 /* The most positions of unit u one of `nranks` ranks holds while it is solved: the unit, or for
- * a unit split into parts of the bound (one subslice above it, solved by every rank at once,
- * gen/plan.h) the parts of the rank holding the most. Pure. */
+ * a split unit (parts of the bound, solved by every rank at once, gen/plan.h) the parts of the
+ * rank holding the most. Pure. */
 uint64_t dk_setup_held(const dk_workgraph *g, uint32_t u, int nranks);
 
 /* The most positions a rank holds for a unit (dk_setup_held) on `nranks` ranks, and the

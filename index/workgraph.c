@@ -161,7 +161,7 @@ static bool push_unit(dk_workgraph *g, vec *units, uint32_t layer, uint64_t lo, 
     dk_unit *u = vec_push(units);
     if (!u)
         return false;
-    *u = (dk_unit){l->pair, layer, l->nunits++, l->level, lo, hi, positions, exact, oversize};
+    *u = (dk_unit){l->pair, layer, l->nunits++, l->level, lo, hi, positions, exact, oversize, false};
     return true;
 }
 

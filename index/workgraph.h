@@ -56,6 +56,8 @@ typedef struct dk_unit {
     uint64_t positions;      /* table entries produced (an upper bound when !exact) */
     bool exact;
     bool oversize;           /* one subslice above the bound */
+    bool split;              /* oversize and solved by several ranks at once (set by the
+                              * generator's setup from its memory, false when built) */
 } dk_unit;
 
 typedef struct dk_layer {

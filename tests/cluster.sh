@@ -19,9 +19,9 @@ else
     PIECES=5 MAT=1m2k-1m1k OTHER=2m1k-1m1k
 fi
 # Units of at most 65536 positions: layers cut into many units, and every kings-only subslice
-# of 4 and 5 pieces above the bound. 192 MiB a rank holds the largest pair's finishing and
+# of 4 and 5 pieces above the bound, split over the ranks (--split-positions). 192 MiB a rank holds the largest pair's finishing and
 # leaves a cache smaller than the tables, so that tables are dropped and decoded again.
-SMALL="--unit-positions 65536 --memory-per-rank 192M"
+SMALL="--unit-positions 65536 --split-positions 65536 --memory-per-rank 192M"
 
 REF=$TMP/ref
 timed "brazilian up to $PIECES pieces, 2 ranks, defaults" mpigen 2 --pieces "$PIECES" --out "$REF" --quiet
