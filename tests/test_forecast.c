@@ -201,6 +201,32 @@ static void test_more_ranks(void **state)
     }
 }
 
+/* Units split over the ranks (every unit above the bound, as gen marks them with a split bound
+ * as small as the unit bound): the run still ends, no schedule beats the work shared evenly or
+ * the unlimited run, no more tasks run than ranks, and with unlimited ranks a split unit, one
+ * rank a part, no longer sets the longest task. */
+static void test_split(void **state)
+{
+    (void)state;
+    dk_workgraph *g = graph(DK_BRAZILIAN, 5, 65536);
+    dk_forecast_model m = model(g, (uint64_t)1 << 30);
+    dk_forecast whole, split, f;
+    assert_int_equal(dk_forecast_run(g, &m, DK_FORECAST_UNLIMITED, &whole), 0);
+    uint32_t marked = 0;
+    for (uint32_t u = 0; u < g->nunits; u++)
+        marked += g->units[u].split = g->units[u].oversize;
+    assert_true(marked > 0);
+    assert_int_equal(dk_forecast_run(g, &m, DK_FORECAST_UNLIMITED, &split), 0);
+    assert_true(split.longest < whole.longest);
+    for (uint32_t r = 1; r <= 16; r *= 2) {
+        assert_int_equal(dk_forecast_run(g, &m, r, &f), 0);
+        assert_true(f.wall >= f.work / r * (1 - 1e-12));
+        assert_true(f.wall >= split.wall * (1 - 1e-12));
+        assert_true(f.peak_parallel <= r);
+    }
+    dk_workgraph_free(g);
+}
+
 /* --rate: the units' average rate is what was asked, finishing scaled alike. */
 static void test_rate(void **state)
 {
@@ -248,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_more_ranks),
         cmocka_unit_test(test_rate),
         cmocka_unit_test(test_files_and_reads),
+        cmocka_unit_test(test_split),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
