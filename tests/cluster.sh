@@ -159,6 +159,12 @@ for bad in "--memory-per-rank 10M" "--memory-per-rank 12Q" "--memory-per-rank 10
     [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "^damka: " "$TMP/err" ||
         fail "gen $bad: not one line on stderr: $(head -c 300 "$TMP/err")"
 done
+# a split unit whose share does not fit one rank: refused at once, saying how many ranks would do
+gen --pieces 5 --out "$TMP/bad" --memory-per-rank 90M --unit-positions 65536 --split-positions 65536 \
+    >"$TMP/out" 2>"$TMP/err" && fail "a split unit too large for one rank: exit status 0"
+grep -q "^damka: gen: --memory-per-rank: a rank's share of the largest split unit .* run on at least [0-9]* ranks" \
+    "$TMP/err" || fail "a split unit too large for one rank: $(cat "$TMP/err")"
+sed 's/^/   /' "$TMP/err"
 
 [ "$fails" -eq 0 ] || { echo "cluster.sh: $fails failure(s)"; exit 1; }
 echo "cluster.sh: all passed"
