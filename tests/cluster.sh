@@ -71,49 +71,44 @@ if [ "$PIECES" -ne 4 ]; then
     REF4=$TMP/ref4
     timed "brazilian up to 4 pieces, 2 ranks, defaults" mpigen 2 --pieces 4 --out "$REF4" --quiet
 fi
+# kill_rank3 WHEN ERRFILE CONDITION...: once CONDITION holds for the run $JOB (8 ranks, up to 4
+# pieces), rank 3 is killed with SIGKILL; the run must stop within 30 s with a failure. Then
+# the same command again (without the test hooks) must finish with the files of $REF4.
+kill_rank3() {
+    when=$1 errfile=$2 out=$3; shift 3
+    if wait_for 300 "$@"; then
+        pid=$(rank_pid "$JOB" 3)
+        [ -n "$pid" ] && kill -KILL "$pid"
+        n=0
+        while alive "$JOB" && [ "$n" -lt 1500 ]; do sleep 0.02; n=$((n + 1)); done
+        alive "$JOB" && { fail "mpirun still runs 30 s after rank 3 was killed $when"; kill_tree "$JOB"; }
+        wait "$JOB" && fail "exit status 0 after rank 3 was killed $when"
+    else
+        fail "rank 3 was never killed $when: $(tail -n 2 "$errfile")"
+        kill_tree "$JOB"
+    fi
+    JOB=""
+    mpigen 8 --pieces 4 --out "$out" $SMALL 2>"$TMP/err" || fail "restart after a kill $when: $(tail -n 2 "$TMP/err")"
+    grep -q resuming "$TMP/err" || fail "the restart after a kill $when does not say it is resuming"
+    same_dir "$REF4" "$out" "rank 3 killed $when and restarted"
+    "$DAMKA" verify --quiet "$out" 2>"$TMP/err" || fail "verify after a kill $when: $(cat "$TMP/err")"
+}
+
 K=$TMP/kill
 t0=$(now)
 mpigen 8 --pieces 4 --out "$K" $SMALL 2>"$TMP/kill.err" &
 JOB=$!
-if wait_for 300 has_tables "$K" 20; then
-    pid=$(rank_pid "$JOB" 3)
-    [ -n "$pid" ] && kill -KILL "$pid"
-    n=0
-    while alive "$JOB" && [ "$n" -lt 1500 ]; do sleep 0.02; n=$((n + 1)); done
-    alive "$JOB" && { fail "mpirun still runs 30 s after rank 3 was killed"; kill_tree "$JOB"; }
-    wait "$JOB" && fail "exit status 0 after rank 3 was killed"
-else
-    fail "the run ended before 20 tables were finished: $(tail -n 2 "$TMP/kill.err")"
-    kill_tree "$JOB"
-fi
-JOB=""
-mpigen 8 --pieces 4 --out "$K" $SMALL 2>"$TMP/err" || fail "restart: $(tail -n 2 "$TMP/err")"
-grep -q resuming "$TMP/err" || fail "the restart does not say it is resuming"
-same_dir "$REF4" "$K" "rank 3 killed and restarted"
+kill_rank3 "in the middle" "$TMP/kill.err" "$K" has_tables "$K" 20
 echo "   killed and restarted: $(since "$t0") s"
 
 echo "-- c. a rank killed in the middle of a split unit, then the same command"
 S=$TMP/split-kill
 MARK=$TMP/split-started
 t0=$(now)
+# every rank waits 2 s as a split starts (the hook): rank 3 dies inside it
 $MPIRUN -np 8 -x DAMKA_TEST_SPLIT_PAUSE="$MARK" "$DAMKA" gen --pieces 4 --out "$S" $SMALL --quiet 2>"$TMP/split.err" &
 JOB=$!
-if wait_for 300 test -e "$MARK"; then
-    # every rank waits 2 s as the split starts: rank 3 dies inside it
-    pid=$(rank_pid "$JOB" 3)
-    [ -n "$pid" ] && kill -KILL "$pid"
-    n=0
-    while alive "$JOB" && [ "$n" -lt 1500 ]; do sleep 0.02; n=$((n + 1)); done
-    alive "$JOB" && { fail "mpirun still runs 30 s after rank 3 was killed in a split"; kill_tree "$JOB"; }
-    wait "$JOB" && fail "exit status 0 after rank 3 was killed in a split"
-else
-    fail "no split unit started: $(tail -n 2 "$TMP/split.err")"
-    kill_tree "$JOB"
-fi
-JOB=""
-mpigen 8 --pieces 4 --out "$S" $SMALL 2>"$TMP/err" || fail "restart after a split: $(tail -n 2 "$TMP/err")"
-same_dir "$REF4" "$S" "rank 3 killed in a split unit and restarted"
-"$DAMKA" verify --quiet "$S" 2>"$TMP/err" || fail "verify after a killed split: $(cat "$TMP/err")"
+kill_rank3 "in a split unit" "$TMP/split.err" "$S" test -e "$MARK"
 echo "   killed in a split and restarted: $(since "$t0") s"
 
 echo "-- d. a finished directory extended by one piece"
