@@ -300,6 +300,10 @@ static void start_split(sched *s, int *waiting)
 static void schedule(sched *s)
 {
     int *waiting = calloc((size_t)s->nranks, sizeof *waiting);
+    if (!waiting) { /* the workers wait for tasks that could not be tracked: stop them all */
+        fprintf(stderr, "damka: gen: out of memory for the scheduler of %d ranks\n", s->nranks);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     while (s->stopped < s->nranks) {
         bool got = false;
         int flag;
