@@ -115,13 +115,6 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
     return rc;
 }
 
-/* The positions of part q of a split unit. */
-static uint64_t part_positions(const dk_plan *plan, uint64_t q)
-{
-    uint64_t lo = q * plan->part_size;
-    return plan->npositions - lo < plan->part_size ? plan->npositions - lo : plan->part_size;
-}
-
 /* Whether every rank of comm succeeded (rc 0 on each); then 0, else rc if this rank failed
  * itself, -2 with a message saying so if another rank did. */
 static int all_succeeded(const dk_split_comm *comm, int rc, char *err, size_t errlen)
@@ -179,7 +172,7 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
         /* then each rank writes the parts it holds */
         for (uint64_t q = (uint64_t)comm->rank, at = 0; rc == 0 && q < plan.nparts; q += (uint64_t)comm->nranks) {
             rc = dk_unitfile_save(&plan, w->dir, q, w->limit, values + at * stride, err, errlen);
-            at += part_positions(&plan, q);
+            at += dk_unitfile_part_positions(&plan, q);
         }
         rc = all_succeeded(comm, rc, err, errlen);
     } else {

@@ -14,6 +14,9 @@ typedef struct dk_unitfile dk_unitfile;
 /* The file of part `part` of the plan's unit: dk_plan_path, with ".p<part>" for a split unit. */
 int dk_unitfile_path(const dk_plan *plan, const char *dir, uint64_t part, char *buf, size_t len);
 
+/* The positions of part q of the plan's unit (the last part may be shorter). Pure. */
+uint64_t dk_unitfile_part_positions(const dk_plan *plan, uint64_t q);
+
 /* Writes part `part` of the plan's unit atomically (dk_vfile_save): its values, `stride` a
  * position (1, or 2 with a draw rule of `limit` plies). Returns 0, or -1 with one line in err.
  * Thread-safe (distinct parts). */
