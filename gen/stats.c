@@ -154,12 +154,6 @@ static void print_hist(FILE *f, const uint64_t *h, unsigned max)
             fprintf(f, " %u:%" PRIu64, d, h[d]);
 }
 
-int dk_stats_save(const dk_stats *st, const char *path)
-{
-    char err[256];
-    return dk_stats_write(st, path, err, sizeof err);
-}
-
 int dk_stats_write(const dk_stats *st, const char *path, char *err, size_t errlen)
 {
     char name[DK_MATERIAL_NAME_MAX], *text = NULL;

@@ -46,9 +46,6 @@ void dk_stats_free(dk_stats *st);
  * line in err naming the step that failed and the file (query/fileio.h). */
 int dk_stats_write(const dk_stats *st, const char *path, char *err, size_t errlen);
 
-/* The same without the message. */
-int dk_stats_save(const dk_stats *st, const char *path);
-
 /* Reads a stats file. Returns 0, or -1 with one line in err: it cannot be opened or read
  * ("cannot open P: ..."), or it is malformed (or memory ran out while reading it). */
 int dk_stats_read(dk_stats *st, const char *path, char *err, size_t errlen);

@@ -250,7 +250,7 @@ static int write_tables(dk_worker *w, const dk_index *ix, const dk_value_source 
         st.file_crc[k] = ci.file_crc;
     }
     dk_stats_path(w->dir, v, m, path, sizeof path);
-    rc = dk_stats_save(&st, path) == 0 ? 0 : dk_errorf(err, errlen, "cannot write %s", path);
+    rc = dk_stats_write(&st, path, err, errlen);
     dk_stats_free(&st);
 out:
     dk_vfile_close(f);

@@ -54,7 +54,9 @@ static void test_good_file(void **state)
     assert_string_equal(st.longest_dtc_fen, "W:WK6,32:BK1");
     char path[256];
     snprintf(path, sizeof path, "%s/saved.stats", dir);
-    assert_int_equal(dk_stats_save(&st, path), 0);
+    char err[512];
+    if (dk_stats_write(&st, path, err, sizeof err) != 0)
+        fail_msg("%s", err);
     assert_int_equal(dk_stats_load(&again, path), 0);
     unlink(path);
     assert_int_equal(again.wins, st.wins);

@@ -62,7 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                "loaded a FEN that the JSON cannot hold: '%s' '%s'", st.longest_fen,
                st.longest_dtc_fen);
     char *first = json(&st);
-    FUZZ_CHECK(dk_stats_save(&st, out_path) == 0, "cannot save what was loaded");
+    char err[512];
+    FUZZ_CHECK(dk_stats_write(&st, out_path, err, sizeof err) == 0, "cannot save what was loaded: %s", err);
     FUZZ_CHECK(dk_stats_load(&again, out_path) == 0, "what was saved does not load");
     char *second = json(&again);
     FUZZ_CHECK(strcmp(first, second) == 0, "saved and loaded again, the JSON changes:\n%s\n%s",
