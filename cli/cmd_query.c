@@ -88,6 +88,8 @@ static const char *status_text(dk_tb_status st)
     case DK_TB_DAMAGED: return "damaged table";
     case DK_TB_BAD_POSITION: return "not a position the tables hold";
     case DK_TB_NO_MEMORY: return "out of memory";
+    case DK_TB_MUST_CAPTURE: return "the side to move must capture";
+    case DK_TB_NOT_CACHED: return "not in the cache";
     }
     return "unknown error";
 }

@@ -47,6 +47,8 @@ const char *damka_status_text(damka_status status)
     case DAMKA_BAD_ARGUMENT: return "bad argument";
     case DAMKA_NO_MEMORY: return "out of memory";
     case DAMKA_NO_DIRECTORY: return "no such table directory";
+    case DAMKA_MUST_CAPTURE: return "the side to move must capture";
+    case DAMKA_NOT_CACHED: return "not in the cache";
     }
     return "unknown status";
 }
@@ -171,6 +173,8 @@ static damka_status from_tb(dk_tb_status st)
     case DK_TB_DAMAGED: return fail(DAMKA_DAMAGED, "%s", dk_tb_last_error());
     case DK_TB_BAD_POSITION: return fail(DAMKA_BAD_POSITION, "not a position tables hold");
     case DK_TB_NO_MEMORY: return fail(DAMKA_NO_MEMORY, "out of memory");
+    case DK_TB_MUST_CAPTURE: return fail(DAMKA_MUST_CAPTURE, "the side to move must capture");
+    case DK_TB_NOT_CACHED: return fail(DAMKA_NOT_CACHED, "a block the answer needs is not in the cache");
     }
     return fail(DAMKA_DAMAGED, "unexpected tablebase status %d", (int)st);
 }
@@ -203,7 +207,8 @@ static damka_status probe_ready(const damka_tb *tb, const damka_position *p, dk_
     return DAMKA_OK;
 }
 
-static damka_status probe(damka_tb *tb, const damka_position *p, dk_metric metric, damka_value *out)
+static damka_status probe(damka_tb *tb, const damka_position *p, dk_metric metric, unsigned flags,
+                          damka_value *out)
 {
     dk_pos q;
     damka_status st = probe_ready(tb, p, &q);
@@ -211,8 +216,12 @@ static damka_status probe(damka_tb *tb, const damka_position *p, dk_metric metri
         return st;
     if (!out)
         return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
+    if (flags & ~(unsigned)(DAMKA_PROBE_NO_CAPTURES | DAMKA_PROBE_CACHE_ONLY))
+        return fail(DAMKA_BAD_ARGUMENT, "unknown probe flags 0x%x", flags);
+    unsigned tb_flags = (flags & DAMKA_PROBE_NO_CAPTURES ? DK_TB_NO_CAPTURES : 0) |
+                        (flags & DAMKA_PROBE_CACHE_ONLY ? DK_TB_CACHE_ONLY : 0);
     dk_value v;
-    st = from_tb(dk_tb_probe(tb->tb, &q, metric, &v));
+    st = from_tb(dk_tb_probe_flags(tb->tb, &q, metric, tb_flags, &v));
     if (st == DAMKA_OK)
         *out = to_value(v, metric);
     return st;
@@ -220,12 +229,37 @@ static damka_status probe(damka_tb *tb, const damka_position *p, dk_metric metri
 
 damka_status damka_probe_wdl(damka_tb *tb, const damka_position *p, damka_value *out)
 {
-    return probe(tb, p, DK_METRIC_WLD, out);
+    return probe(tb, p, DK_METRIC_WLD, 0, out);
 }
 
 damka_status damka_probe_dtw(damka_tb *tb, const damka_position *p, damka_value *out)
 {
-    return probe(tb, p, DK_METRIC_DTW, out);
+    return probe(tb, p, DK_METRIC_DTW, 0, out);
+}
+
+damka_status damka_probe_wdl_flags(damka_tb *tb, const damka_position *p, unsigned flags,
+                                   damka_value *out)
+{
+    return probe(tb, p, DK_METRIC_WLD, flags, out);
+}
+
+damka_status damka_probe_dtw_flags(damka_tb *tb, const damka_position *p, unsigned flags,
+                                   damka_value *out)
+{
+    return probe(tb, p, DK_METRIC_DTW, flags, out);
+}
+
+damka_status damka_cache_counters(damka_tb *tb, uint64_t *lookups, uint64_t *misses)
+{
+    if (!tb) /* on success the last error stays: a look at the counters is not a call that fails */
+        return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
+    uint64_t l, m;
+    dk_tb_cache_counters(tb->tb, &l, &m);
+    if (lookups)
+        *lookups = l;
+    if (misses)
+        *misses = m;
+    return DAMKA_OK;
 }
 
 /* --- moves --- */

@@ -106,7 +106,7 @@ static void evict(shard *s)
 }
 
 int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint32_t block, uint32_t at,
-                   dk_value *out, char *err, size_t errlen)
+                   bool cached_only, dk_value *out, char *err, size_t errlen)
 {
     uint64_t key = (uint64_t)id << 32 | block, h = mix(key);
     shard *s = &c->shards[h % SHARDS];
@@ -118,6 +118,9 @@ int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint32_t block,
     if (e) {
         unlink_lru(s, e);
         push_newest(s, e);
+    } else if (cached_only) {
+        pthread_mutex_unlock(&s->lock);
+        return -3;
     } else {
         s->misses++;
         size_t bytes = dk_ctable_block_bytes(t, block);

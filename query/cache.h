@@ -4,6 +4,7 @@
 #ifndef DK_CACHE_H
 #define DK_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,10 +20,12 @@ dk_cache *dk_cache_new(size_t budget);
 void dk_cache_free(dk_cache *c);
 
 /* The value at position `at` of block `block` of table t, known to the cache as `id` (unique
- * per open table): from the cached block, or after reading and checking it. Returns 0, or with
- * one line in err -1 if the block is damaged, -2 if memory runs out. Thread-safe. */
+ * per open table): from the cached block, or after reading and checking it. With cached_only,
+ * a block not in the cache is neither read nor decompressed: the call returns -3 at once (the
+ * cache is left as it was). Returns 0, or with one line in err -1 if the block is damaged, -2
+ * if memory runs out. Thread-safe. */
 int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint32_t block, uint32_t at,
-                   dk_value *out, char *err, size_t errlen);
+                   bool cached_only, dk_value *out, char *err, size_t errlen);
 
 /* Counters, for benchmarks: lookups and blocks read since creation. Thread-safe (approximate
  * while probes run). */

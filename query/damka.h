@@ -51,7 +51,7 @@ extern "C" {
 #endif
 
 #define DAMKA_VERSION_MAJOR 0
-#define DAMKA_VERSION_MINOR 2
+#define DAMKA_VERSION_MINOR 3
 
 /* Why a call has no answer. */
 typedef enum {
@@ -69,6 +69,8 @@ typedef enum {
     DAMKA_BAD_ARGUMENT,  /* a NULL pointer where one is required, an unknown variant */
     DAMKA_NO_MEMORY,     /* out of memory (tried again at the next call) */
     DAMKA_NO_DIRECTORY,  /* damka_open: the directory does not exist or cannot be read */
+    DAMKA_MUST_CAPTURE,  /* DAMKA_PROBE_NO_CAPTURES: the side to move must capture */
+    DAMKA_NOT_CACHED,    /* DAMKA_PROBE_CACHE_ONLY: the answer needs a block not in the cache */
 } damka_status;
 
 /* A short constant English text for a status ("ok", "not in the tables", ...); never NULL,
@@ -144,6 +146,36 @@ DAMKA_API damka_status damka_probe_wdl(damka_tb *tb, const damka_position *p, da
 
 /* The same from the DTW files: out->dtw holds the plies to the end (-1 for a draw). */
 DAMKA_API damka_status damka_probe_dtw(damka_tb *tb, const damka_position *p, damka_value *out);
+
+/* Flags of the probes an engine makes inside its search (damka_probe_*_flags). */
+enum {
+    /* Where the side to move must capture, answer DAMKA_MUST_CAPTURE at once instead of trying
+     * the captures: an engine that searches captures itself saves their probes. */
+    DAMKA_PROBE_NO_CAPTURES = 1,
+    /* Answer only from decompressed blocks already in the cache: where the answer needs a
+     * block that is not, return DAMKA_NOT_CACHED at once, without reading or decompressing
+     * (for quiescence search, where a probe must cost next to nothing; the cache is not
+     * changed). A table file is still opened when first needed (its header and block index
+     * are read and checked once per handle). Together with NO_CAPTURES a capture position is
+     * MUST_CAPTURE; without it, a capture position is answered only if every capture's block
+     * is in the cache. */
+    DAMKA_PROBE_CACHE_ONLY = 2,
+};
+
+/* damka_probe_wdl and damka_probe_dtw with `flags`, a combination of DAMKA_PROBE_NO_CAPTURES
+ * and DAMKA_PROBE_CACHE_ONLY (0: the same as without flags). Returns what those return, and
+ * MUST_CAPTURE or NOT_CACHED as the flags say, BAD_ARGUMENT for an unknown flag; *out is only
+ * written on OK. Thread-safe. */
+DAMKA_API damka_status damka_probe_wdl_flags(damka_tb *tb, const damka_position *p,
+                                             unsigned flags, damka_value *out);
+DAMKA_API damka_status damka_probe_dtw_flags(damka_tb *tb, const damka_position *p,
+                                             unsigned flags, damka_value *out);
+
+/* The block cache's counters since damka_open: block lookups (one a table read by a probe) and
+ * misses (blocks read from a file and decompressed; a CACHE_ONLY probe never adds one). Either
+ * pointer may be NULL. Approximate while other threads probe. Returns OK (leaving
+ * damka_last_error as it was), or BAD_ARGUMENT (tb NULL). Thread-safe. */
+DAMKA_API damka_status damka_cache_counters(damka_tb *tb, uint64_t *lookups, uint64_t *misses);
 
 /* --- the draw rule --- */
 

@@ -214,9 +214,12 @@ const dk_index *dk_tb_index(dk_tablebase *tb, dk_material m, dk_metric metric, d
     return get_ctable(tb, s, metric, st) ? &s->ix : NULL;
 }
 
+static dk_tb_status probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
+                                 dk_metric metric, unsigned flags, dk_value *out);
+
 /* The value through the best capture of p (White to move, who must capture). */
 static dk_tb_status resolve_captures(dk_tablebase *tb, const dk_pos *p, dk_metric metric,
-                                     dk_value *out)
+                                     unsigned flags, dk_value *out)
 {
     dk_movelist list;
     dk_gen_moves(tb->v, p, &list);
@@ -226,7 +229,7 @@ static dk_tb_status resolve_captures(dk_tablebase *tb, const dk_pos *p, dk_metri
         dk_value e = no_piece_value(metric);
         if (after.pieces[after.side]) {
             dk_pos n = dk_pos_flip(tb->v, &after);
-            dk_tb_status st = dk_tb_probe_normal(tb, dk_material_of(&n), &n, metric, &e);
+            dk_tb_status st = probe_normal(tb, dk_material_of(&n), &n, metric, flags, &e);
             if (st != DK_TB_OK)
                 return st;
         }
@@ -249,8 +252,8 @@ static dk_tb_status resolve_captures(dk_tablebase *tb, const dk_pos *p, dk_metri
     return DK_TB_OK;
 }
 
-dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
-                                dk_metric metric, dk_value *out)
+static dk_tb_status probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
+                                 dk_metric metric, unsigned flags, dk_value *out)
 {
     dk_tb_status st = DK_TB_OK;
     slot *s = get_slot(tb, m, &st);
@@ -260,16 +263,29 @@ dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p
     if (!t)
         return st;
     if (dk_can_capture(tb->v, p, DK_WHITE))
-        return resolve_captures(tb, p, metric, out);
+        return flags & DK_TB_NO_CAPTURES ? DK_TB_MUST_CAPTURE
+                                         : resolve_captures(tb, p, metric, flags, out);
     uint64_t i = dk_index_rank(&s->ix, p);
     uint32_t bs = dk_ctable_get_info(t)->block_size;
     uint32_t id = (uint32_t)(slot_number(tb->v, m) * 4 + (int)metric);
-    int rc = dk_cache_value(tb->cache, t, id, (uint32_t)(i / bs), (uint32_t)(i % bs), out, last_error,
-                            sizeof last_error);
-    return rc == 0 ? DK_TB_OK : rc == -2 ? DK_TB_NO_MEMORY : DK_TB_DAMAGED;
+    int rc = dk_cache_value(tb->cache, t, id, (uint32_t)(i / bs), (uint32_t)(i % bs),
+                            flags & DK_TB_CACHE_ONLY, out, last_error, sizeof last_error);
+    return rc == 0 ? DK_TB_OK : rc == -3 ? DK_TB_NOT_CACHED : rc == -2 ? DK_TB_NO_MEMORY : DK_TB_DAMAGED;
+}
+
+dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
+                                dk_metric metric, dk_value *out)
+{
+    return probe_normal(tb, m, p, metric, 0, out);
 }
 
 dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out)
+{
+    return dk_tb_probe_flags(tb, p, metric, 0, out);
+}
+
+dk_tb_status dk_tb_probe_flags(dk_tablebase *tb, const dk_pos *p, dk_metric metric, unsigned flags,
+                               dk_value *out)
 {
     if (!p->pieces[p->side]) {
         *out = no_piece_value(metric);
@@ -278,7 +294,7 @@ dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk
     if (!p->pieces[p->side ^ 1])
         return DK_TB_BAD_POSITION;
     dk_pos n = dk_normal_form(tb->v, p);
-    return dk_tb_probe_normal(tb, dk_material_of(&n), &n, metric, out);
+    return probe_normal(tb, dk_material_of(&n), &n, metric, flags, out);
 }
 
 int dk_tb_max_pieces(dk_tablebase *tb)

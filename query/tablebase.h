@@ -16,7 +16,17 @@ typedef enum {
                          * not be read (open, mmap: tried again at the next probe) */
     DK_TB_BAD_POSITION, /* not a position tables hold (a side without pieces, too many pieces) */
     DK_TB_NO_MEMORY,
+    DK_TB_MUST_CAPTURE, /* DK_TB_NO_CAPTURES: the side to move must capture */
+    DK_TB_NOT_CACHED,   /* DK_TB_CACHE_ONLY: the answer needs a block that is not in the cache */
 } dk_tb_status;
+
+/* Probe flags (dk_tb_probe_flags), for an engine's search. */
+enum {
+    DK_TB_NO_CAPTURES = 1, /* where the side to move must capture, answer DK_TB_MUST_CAPTURE
+                            * instead of trying the captures (the engine searches them) */
+    DK_TB_CACHE_ONLY = 2,  /* answer only from blocks already in the cache: DK_TB_NOT_CACHED
+                            * where a block would have to be read and decompressed */
+};
 
 enum { DK_TB_MAX_PIECES = 8 };
 
@@ -48,6 +58,13 @@ int dk_tb_path(const char *dir, const dk_variant *v, dk_material m, const char *
  * with DTC 0) without any table. Every DTC table read must follow the same draw rule: a file
  * with another limit is DK_TB_DAMAGED. Thread-safe. */
 dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out);
+
+/* dk_tb_probe with `flags` (DK_TB_NO_CAPTURES, DK_TB_CACHE_ONLY, or both): 0 is dk_tb_probe.
+ * A table is opened when first needed (its header and block index are read), with or without
+ * DK_TB_CACHE_ONLY. With DK_TB_CACHE_ONLY and not DK_TB_NO_CAPTURES, a position that must
+ * capture is answered only if every capture's value is in the cache. Thread-safe. */
+dk_tb_status dk_tb_probe_flags(dk_tablebase *tb, const dk_pos *p, dk_metric metric, unsigned flags,
+                               dk_value *out);
 
 /* The same for p, White to move, of material m (p's material). Thread-safe. */
 dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,

@@ -10,7 +10,9 @@
  * (b) random probes per second through libdamka (damka_probe_wdl / damka_probe_dtw /
  *     damka_probe_rule at counter 0) on one thread, with a warm cache big enough for everything and with a cache of a tenth of the
  *     decompressed data;
- * (c) the latency of single probes (clock_gettime around each): median and 99th percentile.
+ * (c) the latency of single probes (clock_gettime around each): median and 99th percentile;
+ * (d) engine probes (damka_probe_wdl_flags): without resolving captures (NO_CAPTURES), from the
+ *     cache only (CACHE_ONLY), and both, with the share of probes they answer.
  * Random positions are uniform over all positions of the directory (either side to move). */
 #include <dirent.h>
 #include <stdio.h>
@@ -239,15 +241,86 @@ static damka_status probe_rule(damka_tb *tb, const damka_position *p, damka_valu
     return st;
 }
 
+/* Engine probes (damka_probe_wdl_flags) with the flags in ENGINE_FLAGS, as a probe_fn. */
+static unsigned ENGINE_FLAGS;
+static damka_status probe_engine(damka_tb *tb, const damka_position *p, damka_value *out)
+{
+    return damka_probe_wdl_flags(tb, p, ENGINE_FLAGS, out);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
+enum { N = 1 << 20 };
+
+typedef struct measured {
+    double rate, median, p99;
+    long errors;      /* failures other than MUST_CAPTURE and NOT_CACHED */
+    double answered;  /* share of the timed probes answered with a value */
+} measured;
+
+/* Probes ps through f with a fresh handle and a cache of mb MB, after `warm` plain WLD probes
+ * (warm_fn) to fill it: throughput over `seconds`, then single-probe latency. */
+static measured measure(const char *dir, probe_fn f, probe_fn warm_fn, size_t mb, int warm,
+                        const damka_position *ps, double *lat, double seconds)
+{
+    damka_status st;
+    damka_tb *tb = damka_open(dir, V->name, mb, &st);
+    if (!tb) {
+        fprintf(stderr, "bench-probe: %s\n", damka_status_text(st));
+        exit(1);
+    }
+    measured m = {0, 0, 0, 0, 0};
+    damka_value v = {DAMKA_DRAW, -1};
+    uint64_t sink = 0;
+    for (int k = 0; k < warm; k++)
+        m.errors += warm_fn(tb, &ps[k], &v) != DAMKA_OK;
+    long done = 0, answered = 0;
+    double t0 = now(), t1;
+    do {
+        for (int k = 0; k < 4096; k++) {
+            st = f(tb, &ps[(done + k) & (N - 1)], &v);
+            answered += st == DAMKA_OK;
+            m.errors += st != DAMKA_OK && st != DAMKA_MUST_CAPTURE && st != DAMKA_NOT_CACHED;
+            sink += (uint64_t)v.wdl;
+        }
+        done += 4096;
+    } while ((t1 = now()) - t0 < seconds);
+    m.rate = (double)done / (t1 - t0);
+    m.answered = (double)answered / (double)done;
+    int nl = 0;
+    t0 = now();
+    for (long k = done; nl < N && (nl < 1000 || now() - t0 < seconds / 2); k++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        st = f(tb, &ps[k & (N - 1)], &v);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        m.errors += st != DAMKA_OK && st != DAMKA_MUST_CAPTURE && st != DAMKA_NOT_CACHED;
+        lat[nl++] = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+    }
+    qsort(lat, (size_t)nl, sizeof *lat, cmp_double);
+    m.median = lat[nl / 2];
+    m.p99 = lat[(size_t)nl * 99 / 100];
+    if (m.errors)
+        fprintf(stderr, "bench-probe: %ld probes failed: %s\n", m.errors, damka_last_error());
+    damka_close(tb);
+    if (sink == 42)
+        printf(" ");
+    return m;
+}
+
+/* The cache for `decoded` bytes of data: a tenth of it (small), or all of it with room. */
+static size_t cache_mb(uint64_t decoded, bool small)
+{
+    size_t mb = small ? decoded / 10 >> 20 : (decoded * 5 / 4 >> 20) + 16;
+    return mb < 1 ? 1 : mb;
+}
+
 static void speed(const char *dir, double seconds)
 {
-    enum { N = 1 << 20 };
     damka_position *ps = random_positions(N);
     uint64_t decoded[4] = {0};
     for (int i = 0; i < NT; i++)
@@ -261,58 +334,40 @@ static void speed(const char *dir, double seconds)
     for (int metric = 1; metric <= 3 && decoded[metric]; metric++) {
         probe_fn f = metric == 1 ? damka_probe_wdl : metric == 2 ? damka_probe_dtw : probe_rule;
         for (int small = 0; small < 2; small++) {
-            size_t mb = small ? decoded[metric] / 10 >> 20 : (decoded[metric] * 5 / 4 >> 20) + 16;
-            if (mb < 1)
-                mb = 1;
-            damka_status st;
-            damka_tb *tb = damka_open(dir, V->name, mb, &st);
-            if (!tb) {
-                fprintf(stderr, "bench-probe: %s\n", damka_status_text(st));
-                exit(1);
-            }
-            damka_value v;
-            long errors = 0;
-            uint64_t sink = 0;
+            size_t mb = cache_mb(decoded[metric], small);
             /* warm up: the large cache gets every block the positions touch */
-            int warm = small ? N / 16 : N;
-            for (int k = 0; k < warm; k++)
-                errors += f(tb, &ps[k], &v) != DAMKA_OK;
-            /* throughput, time-bounded */
-            long done = 0;
-            double t0 = now(), t1;
-            do {
-                for (int k = 0; k < 4096; k++) {
-                    errors += f(tb, &ps[(done + k) & (N - 1)], &v) != DAMKA_OK;
-                    sink += (uint64_t)v.wdl;
-                }
-                done += 4096;
-            } while ((t1 = now()) - t0 < seconds);
-            double rate = (double)done / (t1 - t0);
-            /* latency of single probes */
-            int nl = 0;
-            t0 = now();
-            for (long k = done; nl < N && (nl < 1000 || now() - t0 < seconds / 2); k++) {
-                struct timespec a, b;
-                clock_gettime(CLOCK_MONOTONIC, &a);
-                errors += f(tb, &ps[k & (N - 1)], &v) != DAMKA_OK;
-                clock_gettime(CLOCK_MONOTONIC, &b);
-                lat[nl++] = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
-            }
-            qsort(lat, (size_t)nl, sizeof *lat, cmp_double);
+            measured m = measure(dir, f, f, mb, small ? N / 16 : N, ps, lat, seconds);
             char label[64];
             snprintf(label, sizeof label, "%zu MB (%s)", mb, small ? "a tenth" : "warm, all");
-            damka_close(tb);
             printf("%-5s %-24s %12.0f %12.0f %12.0f%s\n", metric == 1 ? "WLD" : metric == 2 ? "DTW" : "DTC",
-                   label, rate,
-                   lat[nl / 2], lat[(size_t)nl * 99 / 100], errors ? "  (errors!)" : "");
-            if (errors)
-                fprintf(stderr, "bench-probe: %ld probes failed: %s\n", errors, damka_last_error());
-            if (sink == 42)
-                printf(" ");
+                   label, m.rate, m.median, m.p99, m.errors ? "  (errors!)" : "");
         }
     }
     printf("(decompressed data: WLD %.1f MB, DTW %.1f MB, DTC %.1f MB)\n", (double)decoded[1] / 1048576.0,
            (double)decoded[2] / 1048576.0, (double)decoded[3] / 1048576.0);
+
+    /* (d) what an engine's search asks: WLD without resolving captures, from the cache only */
+    printf("\n(d) engine probes, WLD (damka_probe_wdl_flags), the same positions and caches:\n");
+    printf("%-26s %-20s %12s %12s %12s %10s\n", "flags", "cache", "probes/s", "median ns", "p99 ns",
+           "answered");
+    static const struct { unsigned flags; const char *name; } kinds[] = {
+        {0, "none"},
+        {DAMKA_PROBE_NO_CAPTURES, "NO_CAPTURES"},
+        {DAMKA_PROBE_CACHE_ONLY, "CACHE_ONLY"},
+        {DAMKA_PROBE_NO_CAPTURES | DAMKA_PROBE_CACHE_ONLY, "NO_CAPTURES|CACHE_ONLY"},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (int small = 0; small < 2; small++) {
+            ENGINE_FLAGS = kinds[k].flags;
+            size_t mb = cache_mb(decoded[1], small);
+            measured m = measure(dir, probe_engine, damka_probe_wdl, mb, small ? N / 16 : N, ps, lat,
+                                 seconds);
+            char label[64];
+            snprintf(label, sizeof label, "%zu MB (%s)", mb, small ? "a tenth" : "warm, all");
+            printf("%-26s %-20s %12.0f %12.0f %12.0f %9.1f%%%s\n", kinds[k].name, label, m.rate, m.median,
+                   m.p99, 100 * m.answered, m.errors ? "  (errors!)" : "");
+        }
+    printf("(answered: probes given a value; the others are MUST_CAPTURE or NOT_CACHED)\n");
     free(lat);
     free(ps);
 }

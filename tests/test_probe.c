@@ -7,6 +7,9 @@
  *     (counter 0), equals the raw value;
  *   - ranked moves: the best carries the position's value, order, count, damka_apply_move;
  *   - 4 threads with a 1 MB cache (evictions all the time) answer as one thread does;
+ *   - engine probes: NO_CAPTURES (MUST_CAPTURE where the side to move must capture) and
+ *     CACHE_ONLY (NOT_CACHED before a block is read, the value after, never a block read as
+ *     damka_cache_counters counts them);
  *   - errors: materials not generated, bad positions and FENs, NULL arguments, a missing
  *     directory, bytes flipped at random offsets (DAMAGED or a right value, never a wrong one,
  *     and the full check always fails), truncated files (DAMAGED), deleted files (NOT_IN_TABLES).
@@ -331,6 +334,96 @@ static void test_threads(void **state)
     free(pos);
     free(want);
     assert_int_equal(bad, 0);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+/* True if the side to move in p has a capture: from its legal moves, not from the probe code. */
+static bool must_capture(const dk_pos *p)
+{
+    dk_movelist list;
+    dk_gen_moves(V, p, &list);
+    return list.n > 0 && list.m[0].ncaptures > 0;
+}
+
+/* The flags of engine probes (damka_probe_wdl_flags, damka_probe_dtw_flags), on every 5th
+ * position of every table, both sides to move (every 65th with DK_GEN_SCALE=small):
+ * NO_CAPTURES answers MUST_CAPTURE exactly where the side to move has a capture and the plain
+ * value elsewhere; CACHE_ONLY on a fresh handle answers NOT_CACHED without touching *out, and
+ * after a plain probe of the same position (a cache that holds everything) the plain value;
+ * both flags together are MUST_CAPTURE or that value; an unknown flag is BAD_ARGUMENT. */
+static void test_probe_flags(void **state)
+{
+    (void)state;
+    NEED_TABLES();
+    dk_material ms[64];
+    size_t n = materials(ms, 64);
+    uint64_t stride = SMALL ? 65 : 5, checked = 0, captures = 0, not_cached = 0;
+    const unsigned NC = DAMKA_PROBE_NO_CAPTURES, CO = DAMKA_PROBE_CACHE_ONLY;
+    for (size_t k = 0; k < n; k++) {
+        damka_status st;
+        damka_tb *tb = damka_open(DIR_, "brazilian", 64, &st); /* a fresh cache per material */
+        assert_non_null(tb);
+        dk_index ix;
+        assert_int_equal(dk_index_init(&ix, V, ms[k]), 0);
+        for (uint64_t i = k % stride; i < ix.size; i += stride) {
+            dk_pos p = dk_index_unrank(&ix, i);
+            dk_pos both[2] = {p, dk_pos_flip(V, &p)};
+            for (int side = 0; side < 2; side++) {
+                damka_position q = pub(&both[side]);
+                bool capture = must_capture(&both[side]);
+                for (int metric = 1; metric <= 2; metric++) {
+                    damka_status (*flagged)(damka_tb *, const damka_position *, unsigned, damka_value *) =
+                        metric == 1 ? damka_probe_wdl_flags : damka_probe_dtw_flags;
+                    damka_value plain, got = {99, 99};
+                    /* before any plain probe of this position: its block may not be cached */
+                    uint64_t lookups0, misses0, lookups1, misses1;
+                    assert_int_equal(damka_cache_counters(tb, &lookups0, &misses0), DAMKA_OK);
+                    st = flagged(tb, &q, CO | NC, &got);
+                    assert_int_equal(damka_cache_counters(tb, &lookups1, &misses1), DAMKA_OK);
+                    assert_true(misses1 == misses0 && lookups1 == lookups0 + (capture ? 0 : 1));
+                    if (capture)
+                        assert_int_equal(st, DAMKA_MUST_CAPTURE);
+                    else if (st == DAMKA_NOT_CACHED) {
+                        not_cached++;
+                        assert_true(got.wdl == 99 && got.dtw == 99); /* *out untouched */
+                        assert_non_null(strstr(damka_last_error(), "cache"));
+                    } else
+                        assert_int_equal(st, DAMKA_OK);
+                    assert_int_equal(probe(tb, &both[side], metric, &plain), DAMKA_OK);
+                    st = flagged(tb, &q, NC, &got);
+                    if (capture)
+                        assert_int_equal(st, DAMKA_MUST_CAPTURE);
+                    else if (st != DAMKA_OK || !same(got, plain))
+                        fail_msg("NO_CAPTURES %s: status '%s', value %d/%d, expected %d/%d",
+                                 fen_of(&both[side]), damka_status_text(st), got.wdl, got.dtw,
+                                 plain.wdl, plain.dtw);
+                    got = (damka_value){99, 99};
+                    uint64_t misses_before, misses_after;
+                    assert_int_equal(damka_cache_counters(tb, NULL, &misses_before), DAMKA_OK);
+                    st = flagged(tb, &q, CO, &got); /* every block it needs was just read */
+                    assert_int_equal(damka_cache_counters(tb, NULL, &misses_after), DAMKA_OK);
+                    assert_true(misses_after == misses_before); /* CACHE_ONLY reads no block */
+                    if (st != DAMKA_OK || !same(got, plain))
+                        fail_msg("CACHE_ONLY %s: status '%s', value %d/%d, expected %d/%d",
+                                 fen_of(&both[side]), damka_status_text(st), got.wdl, got.dtw,
+                                 plain.wdl, plain.dtw);
+                    st = flagged(tb, &q, CO | NC, &got);
+                    assert_int_equal(st, capture ? DAMKA_MUST_CAPTURE : DAMKA_OK);
+                    assert_int_equal(flagged(tb, &q, 4, &got), DAMKA_BAD_ARGUMENT);
+                }
+                captures += capture;
+                checked++;
+            }
+        }
+        damka_close(tb);
+    }
+    print_message("probe flags: %llu positions (%llu must capture), %llu answered NOT_CACHED "
+                  "before their block was read\n", (unsigned long long)checked,
+                  (unsigned long long)captures, (unsigned long long)not_cached);
+    assert_int_equal(damka_cache_counters(NULL, NULL, NULL), DAMKA_BAD_ARGUMENT);
+    assert_true(captures > 0 && captures < checked);
+    assert_true(not_cached >= n); /* at least the first position of every table */
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -726,6 +819,7 @@ int main(void)
         cmocka_unit_test(test_every_position),
         cmocka_unit_test(test_rank_moves),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_probe_flags),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_flipped_bytes),
         cmocka_unit_test(test_truncated_and_deleted),
