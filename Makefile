@@ -33,7 +33,7 @@ GENLIB   := $(BUILD)/libdamka_gen.a
 DAMKA    := $(BUILD)/damka
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all deps test test-sanitize bench bench-index bench-probe run clean lib install FORCE
+.PHONY: all deps test test-sanitize bench bench-index bench-probe bench-blocks run clean lib install FORCE
 .SECONDARY:
 all: $(DAMKA) lib
 
@@ -212,6 +212,18 @@ bench-probe: $(BUILD)/bench-probe $(DAMKA)
 	$(BUILD)/bench-probe $(BENCH_TABLES)
 
 $(BUILD)/bench-probe: $(BUILD)/scripts/bench-probe.o $(GENLIB) $(LIB)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+# The block size of compressed tables against their size: `make bench-blocks BLOCKS="16384 65536"`
+# rewrites the WLD files of BENCH_TABLES with each (scripts/bench-blocks.c; METRIC=dtw for the
+# others, BLOCKS_OUT=DIR keeps the last setting's files for bench-probe).
+BLOCKS ?= 16384 32768 65536 131072 262144
+METRIC ?= wld
+bench-blocks: $(BUILD)/bench-blocks $(DAMKA)
+	@[ -e $(BENCH_TABLES)/manifest.json ] || $(DAMKA) gen --pieces $(BENCH_PIECES) --out $(BENCH_TABLES) --keep-work --quiet
+	$(BUILD)/bench-blocks --metric $(METRIC) $(if $(BLOCKS_OUT),--out $(BLOCKS_OUT)) $(BENCH_TABLES) $(BLOCKS)
+
+$(BUILD)/bench-blocks: $(BUILD)/scripts/bench-blocks.o $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Rank/unrank throughput of the perfect index.
