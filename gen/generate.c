@@ -202,7 +202,13 @@ typedef struct sched {
     local_worker *local;
     int64_t split;        /* a split unit waiting for every rank to be free, or -1 */
     uint32_t splits;      /* split units solved */
+    double *since;        /* when each rank began to wait for a task (while it waits) */
+    double waited;        /* seconds the ranks spent waiting for a task, summed */
+    double ran;           /* seconds the scheduler ran */
 } sched;
+
+/* Rank r, which waited for a task since s->since[r], got one. */
+static void stop_waiting(sched *s, int r) { s->waited += dk_now() - s->since[r]; }
 
 /* The next task, as the work graph hands it out: finishing a pair first (it unblocks others),
  * else the lowest ready unit. */
@@ -283,8 +289,11 @@ static void start_split(sched *s, int *waiting)
         waiting[r] = 0;
         s->busy++;
     }
+    for (int r = 0; r < s->nranks; r++)
+        stop_waiting(s, r);
     report r = {TASK_SPLIT, t.id, 0, ""};
     r.status = run_split(&s->local->w, (uint32_t)t.id, r.err, sizeof r.err);
+    s->since[0] = dk_now(); /* rank 0's worker waits again */
     s->split = -1;
     if (r.status != 0) {
         s->busy++; /* take_report counts it back */
@@ -300,7 +309,9 @@ static void start_split(sched *s, int *waiting)
 static void schedule(sched *s)
 {
     int *waiting = calloc((size_t)s->nranks, sizeof *waiting);
-    if (!waiting) { /* the workers wait for tasks that could not be tracked: stop them all */
+    s->since = calloc((size_t)s->nranks, sizeof *s->since);
+    double start = dk_now();
+    if (!waiting || !s->since) { /* the workers wait for tasks that could not be tracked: stop them all */
         fprintf(stderr, "damka: gen: out of memory for the scheduler of %d ranks\n", s->nranks);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -314,6 +325,7 @@ static void schedule(sched *s)
             MPI_Recv(&r, sizeof r, MPI_BYTE, st.MPI_SOURCE, TAG_REPORT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             take_report(s, st.MPI_SOURCE, &r);
             waiting[st.MPI_SOURCE] = 1;
+            s->since[st.MPI_SOURCE] = dk_now();
             got = true;
         }
         mailbox *b = &s->local->box;
@@ -324,13 +336,16 @@ static void schedule(sched *s)
             pthread_mutex_unlock(&b->lock);
             take_report(s, 0, &r);
             waiting[0] = 1;
+            s->since[0] = dk_now();
             got = true;
         } else {
             pthread_mutex_unlock(&b->lock);
         }
         for (int r = 0; r < s->nranks; r++)
-            if (waiting[r] && assign(s, r))
+            if (waiting[r] && assign(s, r)) {
+                stop_waiting(s, r);
                 waiting[r] = 0;
+            }
         if (s->split >= 0 && !s->failed && s->busy == 0) {
             bool all_waiting = true; /* every rank's report read: each waits for a task */
             for (int r = 0; r < s->nranks; r++)
@@ -355,7 +370,10 @@ static void schedule(sched *s)
             dk_progress_update(&s->pr, false);
         }
     }
+    s->ran = dk_now() - start;
     free(waiting);
+    free(s->since);
+    s->since = NULL;
 }
 
 /* Finds what earlier runs finished (pairs whose tables are written, units whose files are) and
@@ -446,7 +464,7 @@ static int make_dirs(const dk_gen_options *o, dk_dirlock *lock, char *err, size_
 
 static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, uint64_t cache_bytes)
 {
-    sched s = {o, g, nranks, 0, 0, false, "", {0}, NULL, -1, 0};
+    sched s = {o, g, nranks, 0, 0, false, "", {0}, NULL, -1, 0, NULL, 0, 0};
     s.local = calloc(1, sizeof *s.local);
     int status = 1;
     uint64_t done_pos = 0, total_pos = 0;
@@ -475,17 +493,20 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, u
     s.pr.done_materials = done_mat;
     /* the local worker always runs, so that the stop protocol is the same for every rank */
     pthread_t th;
+    const char *why_not = "out of memory";
     bool local_ok = s.local &&
                     dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit,
                                    cache_bytes) == 0;
     if (local_ok) {
         pthread_mutex_init(&s.local->box.lock, NULL);
         pthread_cond_init(&s.local->box.cond, NULL);
-        local_ok = pthread_create(&th, NULL, local_main, s.local) == 0;
+        int e = pthread_create(&th, NULL, local_main, s.local);
+        local_ok = e == 0;
+        why_not = strerror(e);
     }
     if (!local_ok) {
         if (!s.failed)
-            snprintf(s.err, sizeof s.err, "cannot start the local worker");
+            snprintf(s.err, sizeof s.err, "rank 0: its worker cannot start: %s", why_not);
         s.failed = true;
         s.stopped = 1; /* rank 0's worker does not exist */
     }
@@ -506,6 +527,10 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, u
         if (s.splits)
             fprintf(stderr, "gen: %u units above the bound of %llu positions were split, each solved by all %d "
                     "ranks together\n", s.splits, (unsigned long long)g->max_positions, nranks);
+        if (s.ran > 0)
+            fprintf(stderr, "gen: the ranks waited for a task %.1f%% of the run (%.0f of %.0f rank-seconds): "
+                    "work not ready yet, or none left\n", 100 * s.waited / (s.ran * nranks), s.waited,
+                    s.ran * nranks);
     }
     if (!s.failed) {
         if (dk_manifest_write(o->dir, g, s.err, sizeof s.err) == 0) {

@@ -54,6 +54,11 @@ echo "   peak size of the directory while it ran: $peak KiB, finished tables: $f
 # rank 0 dropped decoded tables to stay within its budget, and decoded them again when needed
 # (up to 4 pieces they all fit)
 grep "^gen: rank 0 decoded" "$TMP/np8.err" | sed 's/^/   /'
+# how long the 8 ranks waited for work (a share of the run between 0 and 100%)
+waited=$(sed -n 's/^gen: the ranks waited for a task \([0-9.]*\)% of the run (.*/\1/p' "$TMP/np8.err")
+echo "   the ranks waited for a task ${waited:-?}% of the run"
+awk -v w="${waited:-x}" 'BEGIN { exit !(w ~ /^[0-9.]+$/ && w >= 0 && w <= 100) }' ||
+    fail "8 ranks: no share of the run spent waiting: $(grep -c . "$TMP/np8.err") lines on stderr"
 # every unit above the bound (one subslice each: kings only, say) was split over the 8 ranks
 above=$("$DAMKA" info --pieces "$PIECES" --unit-positions 65536 | sed -n 's/^units above the bound.*: \([0-9]*\);.*/\1/p')
 split=$(sed -n 's/^gen: \([0-9]*\) units above the bound.* were split.*/\1/p' "$TMP/np8.err")
