@@ -5,7 +5,8 @@
 # the run, or in the middle of a split unit, and the same command again give the same files; a
 # finished directory extended by one piece; `--materials` and `--per-side` runs; the peak disk
 # use of the output directory while it runs; budgets too small refused.
-# Usage: tests/cluster.sh path/to/damka. DK_GEN_SCALE=small: up to 4 pieces, not 5.
+# Usage: tests/cluster.sh path/to/damka. DK_GEN_SCALE=small (make test): up to 4 pieces; full
+# (make test-full, and when unset): up to 5.
 set -u
 DAMKA=${1:?usage: tests/cluster.sh path/to/damka}
 SCALE=${DK_GEN_SCALE:-full}

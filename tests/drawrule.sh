@@ -3,7 +3,7 @@
 # checks `damka query` and `damka stats` under the rule, restart with another rule refused, and
 # that verify catches an altered DTC value.
 # Usage: tests/drawrule.sh path/to/damka (the test programs are found beside it, in tests/).
-# DK_GEN_SCALE=small (sanitizer build): International up to 3 pieces, not 4.
+# DK_GEN_SCALE=small (make test): International up to 3 pieces; full (make test-full): 4.
 set -u
 DAMKA=${1:?usage: tests/drawrule.sh path/to/damka}
 BIN=$(dirname "$DAMKA")

@@ -4,7 +4,7 @@
 # ranks, kill-and-restart, `verify` catching altered values, a second run doing nothing, bad
 # input, and `query` output. Runs tests/test_three_kings on the Brazilian tables it makes.
 # Usage: tests/gen.sh path/to/damka (the test programs are found beside it, in tests/).
-# DK_GEN_SCALE=small (make test-sanitize) generates International up to 3 pieces, not 4.
+# DK_GEN_SCALE=small (make test) generates International up to 3 pieces; full (make test-full) 4.
 set -u
 DAMKA=${1:?usage: tests/gen.sh path/to/damka}
 BIN=$(dirname "$DAMKA")

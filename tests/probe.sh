@@ -5,7 +5,7 @@
 # damaged and missing files) and tests/install.sh (make install, the example program built
 # with pkg-config, shared and static, compared with `damka query`).
 # Usage: tests/probe.sh path/to/damka (the test programs are found beside it, in tests/).
-# Environment: DK_GEN_SCALE=small (sanitizer build: test_probe samples), MAKE, CC, CFLAGS.
+# Environment: MAKE, CC, CFLAGS (the example program is built with them).
 set -u
 DAMKA=${1:?usage: tests/probe.sh path/to/damka}
 BIN=$(dirname "$DAMKA")

@@ -13,7 +13,7 @@
  *   - errors: materials not generated, bad positions and FENs, NULL arguments, a missing
  *     directory, bytes flipped at random offsets (DAMAGED or a right value, never a wrong one,
  *     and the full check always fails), truncated files (DAMAGED), deleted files (NOT_IN_TABLES).
- * DK_GEN_SCALE=small (the sanitizer build) checks every 13th position and fewer flips. */
+ * Built with AddressSanitizer (make test-sanitize) it checks every 13th position and fewer flips. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -114,8 +114,9 @@ static int setup(void **state)
     (void)state;
     V = dk_variant_get(DK_BRAZILIAN);
     DIR_ = getenv("DK_TABLES");
-    const char *scale = getenv("DK_GEN_SCALE");
-    SMALL = scale && strcmp(scale, "small") == 0;
+#ifdef __SANITIZE_ADDRESS__
+    SMALL = true;
+#endif
     if (!DIR_ || !*DIR_)
         return 0;
     damka_status st;
@@ -347,7 +348,7 @@ static bool must_capture(const dk_pos *p)
 }
 
 /* The flags of engine probes (damka_probe_wdl_flags, damka_probe_dtw_flags), on every 5th
- * position of every table, both sides to move (every 65th with DK_GEN_SCALE=small):
+ * position of every table, both sides to move (every 65th under AddressSanitizer):
  * NO_CAPTURES answers MUST_CAPTURE exactly where the side to move has a capture and the plain
  * value elsewhere; CACHE_ONLY on a fresh handle answers NOT_CACHED without touching *out, and
  * after a plain probe of the same position (a cache that holds everything) the plain value;
