@@ -19,7 +19,8 @@ typedef struct ftable {
     dk_index ix;
     uint8_t *values[2];   /* DTW, rule value: `width` bytes each, little-endian; NULL: not held */
     uint8_t width[2];
-    uint8_t *resolved;    /* bit i: position i must capture and its values are in `values` */
+    uint8_t *known;       /* bit i: values[.][i] are position i's: it has no capture, or its
+                           * captures were resolved and their values stored (see remember) */
     uint64_t bytes;
     uint64_t last_use;
     int pins;             /* resolutions under way: the table must stay */
@@ -61,8 +62,8 @@ static void drop(dk_finished *f, ftable *t)
         free(t->values[k]);
         t->values[k] = NULL;
     }
-    free(t->resolved);
-    t->resolved = NULL;
+    free(t->known);
+    t->known = NULL;
     f->held -= t->bytes;
     t->bytes = 0;
 }
@@ -181,12 +182,12 @@ static int load(dk_finished *f, ftable *t, char *err, size_t errlen)
         return 0;
     }
     make_room(f, bytes);
-    t->resolved = calloc(t->ix.size / 8 + 1, 1);
+    t->known = calloc(t->ix.size / 8 + 1, 1);
     for (int k = 0; k < f->nmetrics; k++)
         t->values[k] = malloc(t->ix.size * t->width[k]);
     t->bytes = bytes;
     f->held += bytes;
-    int rc = t->resolved && t->values[0] && (f->nmetrics < 2 || t->values[1])
+    int rc = t->known && t->values[0] && (f->nmetrics < 2 || t->values[1])
                  ? 0 : dk_errorf(err, errlen, "out of memory");
     for (int k = 0; rc == 0 && k < f->nmetrics; k++)
         rc = decode_file(f, t, k, err, errlen);
@@ -202,10 +203,15 @@ static int load(dk_finished *f, ftable *t, char *err, size_t errlen)
 
 static ftable *get_table(dk_finished *f, dk_material m, char *err, size_t errlen)
 {
+    bool in_range = m.wm < RADIX && m.wk < RADIX && m.bm < RADIX && m.bk < RADIX;
+    int k = in_range ? ((m.wm * RADIX + m.wk) * RADIX + m.bm) * RADIX + m.bk : 0;
+    ftable *t = in_range ? f->slots[k] : NULL;
+    if (t && t->values[0]) { /* held: the material was checked when its slot was made */
+        t->last_use = ++f->clock;
+        return t;
+    }
     if (dk_material_pieces(m) > DK_TB_MAX_PIECES || !dk_material_valid(f->v, m))
         return material_error(m, err, errlen, "not a material tables hold"), NULL;
-    int k = ((m.wm * RADIX + m.wk) * RADIX + m.bm) * RADIX + m.bk;
-    ftable *t = f->slots[k];
     if (!t) {
         if (!(t = calloc(1, sizeof *t)) || dk_index_init(&t->ix, f->v, m) != 0) {
             free(t);
@@ -283,7 +289,7 @@ static void remember(ftable *t, int nmetrics, uint64_t i, const dk_value v[2])
         if (t->width[k] == 2)
             dst[1] = (uint8_t)(v[k] >> 8);
     }
-    t->resolved[i / 8] |= (uint8_t)(1u << (i % 8));
+    t->known[i / 8] |= (uint8_t)(1u << (i % 8));
 }
 
 int dk_finished_value(dk_finished *f, dk_material m, const dk_pos *p, dk_value out[2], char *err,
@@ -295,13 +301,17 @@ int dk_finished_value(dk_finished *f, dk_material m, const dk_pos *p, dk_value o
     if (t->above_budget)
         return fallback_value(f, m, p, out, err, errlen);
     uint64_t i = dk_index_rank(&t->ix, p);
-    if (dk_can_capture(f->v, p, DK_WHITE) && !(t->resolved[i / 8] >> (i % 8) & 1)) {
-        t->pins++;
-        int rc = resolve(f, p, out, err, errlen);
-        t->pins--;
-        if (rc == 0)
-            remember(t, f->nmetrics, i, out);
-        return rc;
+    uint8_t *known = &t->known[i / 8], bit = (uint8_t)(1u << (i % 8));
+    if (!(*known & bit)) { /* the first read of i: whether it must capture, once */
+        if (dk_can_capture(f->v, p, DK_WHITE)) {
+            t->pins++;
+            int rc = resolve(f, p, out, err, errlen);
+            t->pins--;
+            if (rc == 0)
+                remember(t, f->nmetrics, i, out);
+            return rc;
+        }
+        *known |= bit;
     }
     out[0] = read_value(t, 0, i);
     out[1] = f->limit ? read_value(t, 1, i) : DK_RULE_DRAW;

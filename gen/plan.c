@@ -19,11 +19,26 @@ typedef struct layer_list {
     size_t n, cap;
 } layer_list;
 
-struct dk_plan_cache {
-    const dk_workgraph *g;
-    int64_t pair; /* the pair listed, -1: none */
+/* The subslice lists of the pairs used last: a worker alternates between a few pairs (a unit,
+ * the units above it that its exits read, a pair being finished), and listing a pair walks all
+ * its men placements. */
+enum { CACHED_PAIRS = 8 };
+
+/* Beyond this many listed subslices (16 bytes each) the other pairs' lists are dropped: only
+ * the pair in use is kept however large. */
+static const uint64_t cached_subslices_max = (uint64_t)1 << 21;
+
+typedef struct pair_lists {
+    int64_t pair; /* -1: none */
     layer_list *layers;
     size_t nlayers;
+    uint64_t last_use;
+} pair_lists;
+
+struct dk_plan_cache {
+    const dk_workgraph *g;
+    pair_lists e[CACHED_PAIRS];
+    uint64_t clock;
 };
 
 dk_plan_cache *dk_plan_cache_new(const dk_workgraph *g)
@@ -31,27 +46,28 @@ dk_plan_cache *dk_plan_cache_new(const dk_workgraph *g)
     dk_plan_cache *c = calloc(1, sizeof *c);
     if (c) {
         c->g = g;
-        c->pair = -1;
+        for (int i = 0; i < CACHED_PAIRS; i++)
+            c->e[i].pair = -1;
     }
     return c;
 }
 
-static void drop_lists(dk_plan_cache *c)
+static void drop_lists(pair_lists *e)
 {
-    for (size_t i = 0; i < c->nlayers; i++) {
-        free(c->layers[i].men);
-        free(c->layers[i].flip);
+    for (size_t i = 0; i < e->nlayers; i++) {
+        free(e->layers[i].men);
+        free(e->layers[i].flip);
     }
-    free(c->layers);
-    c->layers = NULL;
-    c->nlayers = 0;
-    c->pair = -1;
+    free(e->layers);
+    *e = (pair_lists){-1, NULL, 0, 0};
 }
 
 void dk_plan_cache_free(dk_plan_cache *c)
 {
-    if (c)
-        drop_lists(c);
+    if (!c)
+        return;
+    for (int i = 0; i < CACHED_PAIRS; i++)
+        drop_lists(&c->e[i]);
     free(c);
 }
 
@@ -73,16 +89,25 @@ static int append(layer_list *l, uint64_t x, uint64_t fx)
     return 0;
 }
 
-static int list_pair(dk_plan_cache *c, uint32_t pi)
+/* Pair pi's lists, made in place of the least recently used ones if not cached; NULL when out
+ * of memory. */
+static const pair_lists *list_pair(dk_plan_cache *c, uint32_t pi)
 {
-    if (c->pair == (int64_t)pi)
-        return 0;
-    drop_lists(c);
+    pair_lists *e = &c->e[0];
+    for (int i = 0; i < CACHED_PAIRS; i++) {
+        if (c->e[i].pair == (int64_t)pi) {
+            c->e[i].last_use = ++c->clock;
+            return &c->e[i];
+        }
+        if (c->e[i].last_use < e->last_use)
+            e = &c->e[i];
+    }
+    drop_lists(e);
     const dk_wpair *p = &c->g->pairs[pi];
-    c->layers = calloc(p->nlayers ? p->nlayers : 1, sizeof *c->layers);
-    if (!c->layers)
-        return -1;
-    c->nlayers = p->nlayers;
+    e->layers = calloc(p->nlayers ? p->nlayers : 1, sizeof *e->layers);
+    if (!e->layers)
+        return NULL;
+    e->nlayers = p->nlayers;
     for (uint64_t x = 0; x < p->ix.men_count; x++) {
         dk_bb w, b, fw, fb;
         dk_index_men_unrank(&p->ix, x, &w, &b);
@@ -92,13 +117,26 @@ static int list_pair(dk_plan_cache *c, uint32_t pi)
         if (p->self_twin && fx < x)
             continue; /* the group of fx holds x */
         int32_t layer = p->layer_of_level[level - p->min_level];
-        if (append(&c->layers[(uint32_t)layer - p->first_layer], x, fx) != 0) {
-            drop_lists(c);
-            return -1;
+        if (append(&e->layers[(uint32_t)layer - p->first_layer], x, fx) != 0) {
+            drop_lists(e);
+            return NULL;
         }
     }
-    c->pair = pi;
-    return 0;
+    e->pair = pi;
+    e->last_use = ++c->clock;
+    for (;;) { /* keep the lists within their bound, dropping the least recently used */
+        uint64_t held = 0;
+        pair_lists *lru = NULL;
+        for (int i = 0; i < CACHED_PAIRS; i++) {
+            for (size_t k = 0; k < c->e[i].nlayers; k++)
+                held += c->e[i].layers[k].n;
+            if (c->e[i].pair >= 0 && &c->e[i] != e && (!lru || c->e[i].last_use < lru->last_use))
+                lru = &c->e[i];
+        }
+        if (held <= cached_subslices_max || !lru)
+            return e;
+        drop_lists(lru);
+    }
 }
 
 static size_t lower_bound(const uint64_t *a, size_t n, uint64_t x)
@@ -120,9 +158,10 @@ int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u)
     const dk_unit *unit = &g->units[u];
     const dk_wpair *p = &g->pairs[unit->pair];
     *plan = (dk_plan){g, u, p, unit->level, p->ix.kings_count, 0, NULL, 0, 1, 0};
-    if (list_pair(cache, unit->pair) != 0)
+    const pair_lists *e = list_pair(cache, unit->pair);
+    if (!e)
         return -1;
-    const layer_list *l = &cache->layers[unit->layer - p->first_layer];
+    const layer_list *l = &e->layers[unit->layer - p->first_layer];
     size_t first = lower_bound(l->men, l->n, unit->men_lo);
     size_t last = lower_bound(l->men, l->n, unit->men_hi);
     plan->groups = malloc((last > first ? last - first : 1) * sizeof *plan->groups);

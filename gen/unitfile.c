@@ -74,6 +74,8 @@ int dk_unitfile_read(dk_unitfile *f, uint64_t first, size_t n, dk_value *out, ch
                      size_t errlen)
 {
     const uint64_t per_part = f->plan->part_size * f->stride;
+    if (f->plan->nparts == 1 && f->part[0] && first + n <= per_part) /* most units: one part, open */
+        return dk_vfile_read(f->part[0], first, n, out, err, errlen);
     for (uint64_t at = first; at < first + n;) {
         uint64_t q = per_part ? at / per_part : 0, in = at - q * per_part;
         uint64_t run = per_part - in < first + n - at ? per_part - in : first + n - at;

@@ -38,6 +38,11 @@ struct dk_vfile {
     int64_t block_in[MAX_SLOTS]; /* by slot: its block, -1: none */
     uint8_t referenced[MAX_SLOTS];
     uint32_t hand;            /* the clock's hand */
+    /* The block read last while it stays in its slot (last_hi 0: none), values last_lo up to
+     * last_hi: the solver reads exits near each other, and this skips the block lookup. */
+    uint64_t last_lo, last_hi;
+    const uint8_t *last_src;
+    int32_t last_slot;
     char path[1024];          /* for messages */
 };
 
@@ -283,6 +288,8 @@ static const uint8_t *block_bytes(dk_vfile *t, uint64_t b, char *err, size_t err
     if (t->block_in[slot] >= 0)
         t->slot_of[t->block_in[slot]] = -1;
     t->block_in[slot] = -1;
+    if (slot == t->last_slot)
+        t->last_hi = 0;
     uint8_t *dst = t->cache + (size_t)slot * cap;
     uint64_t first = b * t->block;
     uint64_t n = in->count - first < t->block ? in->count - first : t->block;
@@ -297,9 +304,20 @@ static const uint8_t *block_bytes(dk_vfile *t, uint64_t b, char *err, size_t err
     return dst;
 }
 
+static void copy_values(dk_value *out, const uint8_t *src, size_t n, unsigned w)
+{
+    for (size_t k = 0; k < n; k++)
+        out[k] = w == 1 ? src[k] : (dk_value)(src[2 * k] | src[2 * k + 1] << 8);
+}
+
 int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *err, size_t errlen)
 {
     const unsigned w = t->info.width, per_block = t->block * t->info.stride;
+    if (first >= t->last_lo && first + n <= t->last_hi) {
+        t->referenced[t->last_slot] = 1;
+        copy_values(out, t->last_src + (first - t->last_lo) * w, n, w);
+        return 0;
+    }
     for (size_t done = 0; done < n;) {
         uint64_t i = first + done;
         const uint8_t *src;
@@ -308,13 +326,18 @@ int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *er
             src = t->values + i * w;
             run = n - done;
         } else {
-            if (!(src = block_bytes(t, i / per_block, err, errlen)))
+            uint64_t b = i / per_block;
+            if (!(src = block_bytes(t, b, err, errlen)))
                 return -1;
+            t->last_slot = t->slot_of[b];
+            t->last_src = src;
+            t->last_lo = b * per_block;
+            t->last_hi = t->last_lo + (t->info.count * t->info.stride - t->last_lo < per_block
+                                           ? t->info.count * t->info.stride - t->last_lo : per_block);
             src += (i % per_block) * w;
             run = per_block - i % per_block < n - done ? per_block - i % per_block : n - done;
         }
-        for (size_t k = 0; k < run; k++)
-            out[done + k] = w == 1 ? src[k] : (dk_value)(src[2 * k] | src[2 * k + 1] << 8);
+        copy_values(out + done, src, run, w);
         done += run;
     }
     return 0;
