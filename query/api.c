@@ -22,18 +22,19 @@ struct damka_tb {
     int max_pieces;
 };
 
-static _Thread_local char last_error[1024];
-
-const char *damka_last_error(void) { return last_error; }
+/* Errors go to the library's one error line (dk_tb_set_error, query/tablebase.h). */
+const char *damka_last_error(void) { return dk_tb_last_error(); }
 
 static damka_status fail(damka_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static damka_status fail(damka_status st, const char *fmt, ...)
 {
+    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    dk_tb_set_error("%s", line);
     return st;
 }
 
@@ -58,7 +59,7 @@ damka_tb *damka_open(const char *dir, const char *variant, size_t cache_mb, damk
     damka_status dummy;
     if (!status)
         status = &dummy;
-    last_error[0] = 0;
+    dk_tb_clear_error();
     if (!dir) {
         *status = fail(DAMKA_BAD_ARGUMENT, "no table directory given");
         return NULL;
@@ -119,7 +120,7 @@ static damka_position to_public(const dk_pos *p)
     return q;
 }
 
-/* Converts and checks a position: OK or BAD_POSITION (with the reason in last_error). */
+/* Converts and checks a position: OK or BAD_POSITION (with the reason in the error line). */
 static damka_status from_public(const dk_variant *v, const damka_position *p, dk_pos *out)
 {
     out->pieces[DK_WHITE] = p->white;
@@ -134,12 +135,13 @@ static damka_status from_public(const dk_variant *v, const damka_position *p, dk
 
 damka_status damka_position_from_fen(const damka_tb *tb, const char *fen, damka_position *out)
 {
-    last_error[0] = 0;
+    dk_tb_clear_error();
     if (!tb || !fen || !out)
         return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
     dk_pos p;
-    if (dk_fen_parse(tb->v, fen, &p, last_error, sizeof last_error) != 0)
-        return DAMKA_BAD_POSITION;
+    char why[256];
+    if (dk_fen_parse(tb->v, fen, &p, why, sizeof why) != 0)
+        return fail(DAMKA_BAD_POSITION, "%s", why);
     *out = to_public(&p);
     return DAMKA_OK;
 }
@@ -147,7 +149,7 @@ damka_status damka_position_from_fen(const damka_tb *tb, const char *fen, damka_
 damka_status damka_position_to_fen(const damka_tb *tb, const damka_position *p, char *buf,
                                    size_t len)
 {
-    last_error[0] = 0;
+    dk_tb_clear_error();
     if (!tb || !p || !buf || !len)
         return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
     buf[0] = 0;
@@ -191,7 +193,7 @@ static damka_value to_value(dk_value v, dk_metric metric)
  * table holds (NOT_IN_TABLES). */
 static damka_status probe_ready(const damka_tb *tb, const damka_position *p, dk_pos *q)
 {
-    last_error[0] = 0;
+    dk_tb_clear_error();
     if (!tb || !p)
         return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
     damka_status st = from_public(tb->v, p, q);
@@ -405,7 +407,7 @@ damka_status damka_rank_moves_rule(damka_tb *tb, const damka_position *p, int co
 damka_status damka_apply_move(const damka_tb *tb, const damka_position *p,
                               const damka_move_value *m, damka_position *out)
 {
-    last_error[0] = 0;
+    dk_tb_clear_error();
     if (!tb || !p || !m || !out)
         return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
     dk_pos q;
@@ -422,7 +424,7 @@ damka_status damka_apply_move(const damka_tb *tb, const damka_position *p,
         if (x->from + 1 == m->from && x->to + 1 == m->to && x->captures == m->captures) {
             dk_pos after = dk_apply(&q, x);
             *out = to_public(&after);
-            last_error[0] = 0;
+            dk_tb_clear_error();
             st = DAMKA_OK;
             break;
         }
@@ -433,7 +435,7 @@ damka_status damka_apply_move(const damka_tb *tb, const damka_position *p,
 
 damka_status damka_check_files(damka_tb *tb, int *files)
 {
-    last_error[0] = 0;
+    dk_tb_clear_error();
     if (files)
         *files = 0;
     if (!tb)

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,18 @@ struct dk_tablebase {
 static _Thread_local char last_error[1024];
 
 const char *dk_tb_last_error(void) { return last_error; }
+
+void dk_tb_set_error(const char *fmt, ...)
+{
+    char line[sizeof last_error]; /* formatted apart: the arguments may be last_error itself */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    memcpy(last_error, line, sizeof line);
+}
+
+void dk_tb_clear_error(void) { last_error[0] = 0; }
 
 dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_options *o)
 {

@@ -90,8 +90,16 @@ int dk_tb_check_files(dk_tablebase *tb, dk_material m, char *err, size_t errlen)
 
 const dk_variant *dk_tb_variant(const dk_tablebase *tb);
 
-/* One line describing the calling thread's last failure to open or read a table. */
+/* The library's one error line, per thread: what the calling thread's last failure was (to
+ * open or read a table here, or a bad argument or position in the public API, query/api.c).
+ * Thread-safe: each thread has its own. */
 const char *dk_tb_last_error(void);
+
+/* Sets the calling thread's error line (its arguments may include the line itself). */
+void dk_tb_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Empties the calling thread's error line. */
+void dk_tb_clear_error(void);
 
 /* Cache counters: lookups, blocks read. */
 void dk_tb_cache_counters(dk_tablebase *tb, uint64_t *lookups, uint64_t *misses);
