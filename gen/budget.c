@@ -7,17 +7,28 @@
 #include <unistd.h>
 
 #include "../rules/errors.h"
+#include "solve.h"
+#include "valuefile.h"
 
 /* What a rank holds whatever it solves: MPI, the work graph, plans, buffers. */
-static const uint64_t fixed_bytes = (uint64_t)48 << 20;
+#define FIXED_BYTES ((uint64_t)48 << 20)
+
+/* A solver's open units of the level above: their block caches (mapped pages are counted per
+ * position below). */
+#define ABOVE_BYTES ((uint64_t)DK_SOLVER_ABOVE_OPEN * DK_VFILE_CACHE_MAX)
+
+/* The least cache of decoded tables a rank runs with. */
+static const uint64_t min_cache = DK_BUDGET_MIN - FIXED_BYTES - ABOVE_BYTES;
+
+/* Bytes a unit needs per position (see dk_budget_unit_bytes). */
+static uint64_t unit_per_position(unsigned limit) { return limit ? 28 : 22; }
 
 uint64_t dk_budget_unit_bytes(uint64_t positions, unsigned limit)
 {
     /* Per position: the unit's values (2 bytes each, one or two a position), the solver's
      * scratch for the group (three values, three bytes of counters and flags, distance queues),
      * and the mapped values of the units one level above that man moves read. */
-    uint64_t per = limit ? 28 : 22;
-    return fixed_bytes + positions * per;
+    return FIXED_BYTES + ABOVE_BYTES + positions * unit_per_position(limit);
 }
 
 uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit)
@@ -27,7 +38,7 @@ uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit)
      * than positions); then the unit files kept open with their decompressed blocks and zstd's
      * buffers. */
     (void)limit;
-    return fixed_bytes + positions / 8 + positions / 64 + ((uint64_t)96 << 20);
+    return FIXED_BYTES + positions / 8 + positions / 64 + ((uint64_t)96 << 20);
 }
 
 int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned limit, char *err,
@@ -35,7 +46,7 @@ int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned lim
 {
     uint64_t unit = dk_budget_unit_bytes(b->unit_positions, limit);
     uint64_t finish = dk_budget_finish_bytes(pair_positions, limit);
-    uint64_t need = (unit > finish ? unit : finish) + (DK_BUDGET_MIN - fixed_bytes);
+    uint64_t need = (unit > finish ? unit : finish) + min_cache;
     if (need > b->memory)
         return dk_errorf(err, errlen, "finishing the largest material pair (%llu positions) needs %llu MiB, "
                          "more than the %llu MiB a rank has", (unsigned long long)pair_positions,
@@ -63,22 +74,21 @@ int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk
     uint64_t unit = unit_positions;
     if (!unit)
         for (unit = DK_DEFAULT_UNIT_POSITIONS;
-             unit > 1 && dk_budget_unit_bytes(unit, limit) - fixed_bytes > (memory - fixed_bytes) / 2;)
+             unit > 1 && unit * unit_per_position(limit) > (memory - FIXED_BYTES) / 2;)
             unit /= 2;
     uint64_t need = dk_budget_unit_bytes(unit, limit);
-    if (need + (DK_BUDGET_MIN - fixed_bytes) > memory)
+    if (need + min_cache > memory)
         return dk_errorf(err, errlen, "a unit of %llu positions needs %llu MiB, more than the %llu MiB a rank "
                          "has (leave room for a cache of at least %llu MiB)", (unsigned long long)unit,
                          (unsigned long long)(need >> 20), (unsigned long long)(memory >> 20),
-                         (unsigned long long)((DK_BUDGET_MIN - fixed_bytes) >> 20));
+                         (unsigned long long)(min_cache >> 20));
     *out = (dk_budget){memory, unit, memory - need};
     return 0;
 }
 
 uint64_t dk_budget_split_positions(uint64_t memory, unsigned limit)
 {
-    uint64_t one = dk_budget_unit_bytes(1, limit) - fixed_bytes;
-    return memory > fixed_bytes ? (memory - fixed_bytes) / 2 / one : 0;
+    return memory > FIXED_BYTES ? (memory - FIXED_BYTES) / 2 / unit_per_position(limit) : 0;
 }
 
 int dk_budget_parse_size(const char *s, uint64_t *out)

@@ -11,7 +11,7 @@
 #define DK_DEFAULT_UNIT_POSITIONS ((uint64_t)1 << 22)
 
 /* The least memory a rank can work with (the run's fixed costs and a minimal cache). */
-#define DK_BUDGET_MIN ((uint64_t)64 << 20)
+#define DK_BUDGET_MIN ((uint64_t)128 << 20)
 
 typedef struct dk_budget {
     uint64_t memory;         /* bytes a rank may hold */

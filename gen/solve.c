@@ -10,11 +10,14 @@
 #include "unitfile.h"
 #include "verify.h"
 
-/* The units one level above the unit being solved, opened on demand: man moves land there. */
+/* The units one level above the unit being solved, opened on demand: man moves land there. At
+ * most DK_SOLVER_ABOVE_OPEN are open (each holds a block cache, gen/valuefile.h); beyond, the
+ * least recently opened is closed. */
 typedef struct above_unit {
     uint32_t unit;
     dk_plan plan;
     dk_unitfile *file;
+    uint64_t opened;
 } above_unit;
 
 typedef struct bucket {
@@ -68,6 +71,7 @@ struct dk_solver {
     char *dir;
     above_unit *above;
     size_t nabove, capabove;
+    uint64_t opened; /* above units opened so far */
     /* per-group scratch, grown to the largest group (the positions this rank holds) */
     size_t cap;
     dk_value *val, *slowest_loss, *rule;
@@ -84,15 +88,14 @@ struct dk_solver {
     size_t queued; /* updates in the outboxes */
 };
 
+static void close_above(dk_solver *s, size_t i);
+
 static void drop_above(dk_solver *s)
 {
+    while (s->nabove)
+        close_above(s, s->nabove - 1);
     for (int i = 0; i < EXIT_CACHE; i++)
         s->cache[i].side = -1;
-    for (size_t i = 0; i < s->nabove; i++) {
-        dk_unitfile_close(s->above[i].file);
-        dk_plan_free(&s->above[i].plan);
-    }
-    s->nabove = 0;
 }
 
 dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, const char *dir,
@@ -156,11 +159,30 @@ void dk_solver_free(dk_solver *s)
     free(s);
 }
 
+/* Closes above unit i, forgetting the exits that read it. */
+static void close_above(dk_solver *s, size_t i)
+{
+    above_unit *a = &s->above[i];
+    for (int k = 0; k < EXIT_CACHE; k++)
+        if (s->cache[k].file == a->file)
+            s->cache[k].side = -1;
+    dk_unitfile_close(a->file);
+    dk_plan_free(&a->plan);
+    *a = s->above[--s->nabove];
+}
+
 static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen)
 {
     for (size_t i = 0; i < s->nabove; i++)
         if (s->above[i].unit == u)
             return &s->above[i];
+    if (s->nabove == DK_SOLVER_ABOVE_OPEN) {
+        size_t oldest = 0;
+        for (size_t i = 1; i < s->nabove; i++)
+            if (s->above[i].opened < s->above[oldest].opened)
+                oldest = i;
+        close_above(s, oldest);
+    }
     if (s->nabove == s->capabove) {
         size_t cap = s->capabove ? 2 * s->capabove : 8;
         above_unit *a = realloc(s->above, cap * sizeof *a);
@@ -171,6 +193,7 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
     }
     above_unit *a = &s->above[s->nabove];
     a->unit = u;
+    a->opened = ++s->opened;
     if (dk_plan_build(&a->plan, s->plans, u) != 0)
         return snprintf(err, errlen, "out of memory"), NULL;
     if (!(a->file = dk_unitfile_open(&a->plan, s->dir, s->limit, false, err, errlen))) {

@@ -9,6 +9,10 @@
 
 typedef struct dk_solver dk_solver;
 
+/* Units of the level above a solver keeps open at once (man moves read them), each with its
+ * block cache: a bound gen/budget.c counts. */
+enum { DK_SOLVER_ABOVE_OPEN = 16 };
+
 /* How the ranks sharing a split unit talk, implemented over MPI by gen/generate.c so that this
  * layer needs none. Both calls are collective: every rank of the split makes them in the same
  * order. */

@@ -23,7 +23,7 @@ static const char MAGIC[8] = {'D', 'A', 'M', 'K', 'A', 'V', 'A', 'L'};
 
 /* Decompressed blocks a reader keeps (a clock replaces them): man moves from the subslices of
  * a unit read many subslices of the units above, each again and again. At most 4 MiB a file. */
-enum { MAX_SLOTS = 256 };
+enum { MAX_SLOTS = DK_VFILE_SLOTS };
 
 struct dk_vfile {
     dk_vfile_info info;

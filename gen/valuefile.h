@@ -34,8 +34,10 @@ typedef struct dk_vfile_info {
     uint32_t limit;      /* the draw rule's limit L in plies of the rule values (0: none) */
 } dk_vfile_info;
 
-/* Positions per compressed block. */
-enum { DK_VFILE_BLOCK = 4096 };
+/* Positions per compressed block, and the decompressed blocks an open file keeps (a clock):
+ * at most DK_VFILE_CACHE_MAX bytes a file (two 2-byte values a position). */
+enum { DK_VFILE_BLOCK = 4096, DK_VFILE_SLOTS = 256 };
+#define DK_VFILE_CACHE_MAX ((uint64_t)DK_VFILE_SLOTS * DK_VFILE_BLOCK * 4)
 
 typedef struct dk_vfile dk_vfile;
 

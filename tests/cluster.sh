@@ -152,7 +152,7 @@ for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_RULE; do
 done
 
 echo "-- g. budgets that cannot work"
-for bad in "--memory-per-rank 10M" "--memory-per-rank 12Q" "--memory-per-rank 100M --unit-positions 100000000"; do
+for bad in "--memory-per-rank 10M" "--memory-per-rank 12Q" "--memory-per-rank 200M --unit-positions 100000000"; do
     # shellcheck disable=SC2086
     gen --pieces 3 --out "$TMP/bad" $bad >"$TMP/out" 2>"$TMP/err"
     rc=$?
@@ -161,7 +161,7 @@ for bad in "--memory-per-rank 10M" "--memory-per-rank 12Q" "--memory-per-rank 10
         fail "gen $bad: not one line on stderr: $(head -c 300 "$TMP/err")"
 done
 # a split unit whose share does not fit one rank: refused at once, saying how many ranks would do
-gen --pieces 5 --out "$TMP/bad" --memory-per-rank 90M --unit-positions 65536 --split-positions 65536 \
+gen --pieces 5 --out "$TMP/bad" --memory-per-rank 140M --unit-positions 65536 --split-positions 65536 \
     >"$TMP/out" 2>"$TMP/err" && fail "a split unit too large for one rank: exit status 0"
 grep -q "^damka: gen: --memory-per-rank: a rank's share of the largest split unit .* run on at least [0-9]* ranks" \
     "$TMP/err" || fail "a split unit too large for one rank: $(cat "$TMP/err")"
