@@ -214,6 +214,15 @@ bench: $(DAMKA) bench-index bench-probe
 	scripts/bench-perft $(DAMKA)
 	DAMKA=$(DAMKA) scripts/bench-gen 5 "1 2"
 
+# Generation speed against another commit, as a ratio (scripts/bench-against):
+# `make bench-against AGAINST=89874bc [BENCH_PIECES=5 BENCH_RANKS=2 BENCH_ROUNDS=3]`.
+BENCH_RANKS ?= 2
+BENCH_ROUNDS ?= 3
+.PHONY: bench-against
+bench-against: $(DAMKA)
+	@[ -n "$(AGAINST)" ] || { echo "make bench-against: say AGAINST=COMMIT"; exit 1; }
+	DAMKA=$(DAMKA) scripts/bench-against $(AGAINST) $(BENCH_PIECES) $(BENCH_RANKS) $(BENCH_ROUNDS)
+
 # Size and speed of the compressed tables in BENCH_TABLES (default: the Brazilian tables up to
 # BENCH_PIECES=5 pieces, generated with --keep-work into $(BUILD)/bench-tables if missing).
 BENCH_PIECES ?= 5

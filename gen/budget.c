@@ -72,9 +72,10 @@ int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk
         return dk_errorf(err, errlen, "a rank needs at least %llu MiB of memory, got %llu MiB",
                          (unsigned long long)(DK_BUDGET_MIN >> 20), (unsigned long long)(memory >> 20));
     uint64_t unit = unit_positions;
+    /* what a unit's positions may take: half of what the fixed costs leave */
+    uint64_t room = memory > FIXED_BYTES + ABOVE_BYTES ? (memory - FIXED_BYTES - ABOVE_BYTES) / 2 : 0;
     if (!unit)
-        for (unit = DK_DEFAULT_UNIT_POSITIONS;
-             unit > 1 && unit * unit_per_position(limit) > (memory - FIXED_BYTES) / 2;)
+        for (unit = DK_DEFAULT_UNIT_POSITIONS; unit > 1 && unit * unit_per_position(limit) > room;)
             unit /= 2;
     uint64_t need = dk_budget_unit_bytes(unit, limit);
     if (need + min_cache > memory)
@@ -88,7 +89,8 @@ int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk
 
 uint64_t dk_budget_split_positions(uint64_t memory, unsigned limit)
 {
-    return memory > FIXED_BYTES ? (memory - FIXED_BYTES) / 2 / unit_per_position(limit) : 0;
+    uint64_t fixed = FIXED_BYTES + ABOVE_BYTES;
+    return memory > fixed ? (memory - fixed) / 2 / unit_per_position(limit) : 0;
 }
 
 int dk_budget_parse_size(const char *s, uint64_t *out)
