@@ -24,9 +24,9 @@ typedef struct layer_list {
  * its men placements. */
 enum { CACHED_PAIRS = 8 };
 
-/* Beyond this many listed subslices (16 bytes each) the other pairs' lists are dropped: only
+/* Beyond this many listed subslices (16 bytes each: 8 MiB) the other pairs' lists are dropped: only
  * the pair in use is kept however large. */
-static const uint64_t cached_subslices_max = (uint64_t)1 << 21;
+static const uint64_t cached_subslices_max = (uint64_t)1 << 19;
 
 typedef struct pair_lists {
     int64_t pair; /* -1: none */
