@@ -123,10 +123,12 @@ $(FAULT_LIB): tests/faults/faultinject.c | $(DEPS_OK)
 # skips a test fails `make test`, and so does a TABLE_TESTS suite no shell test runs.
 TABLE_TESTS := $(addprefix $(BUILD)/tests/,test_probe test_three_kings test_drawrule test_replace)
 # TEST_SCALE: small (the default, a few minutes: International and the simulated cluster up to 3
-# and 4 pieces, fewer injected faults) or full (`make test-full`: up to 4 and 5 pieces, every
-# fault chain). TEST_SHELL: the shell tests to run (all by default).
+# and 4 pieces) or full (`make test-full`: up to 4 and 5 pieces). The fault-injection test runs
+# at FAULTS_SCALE: full (Brazilian up to 4 pieces, every fault chain, about 80 s) in every plain
+# `make test`, small (3 pieces) under the sanitizers. TEST_SHELL: the shell tests to run.
 TEST_SCALE ?= small
 TEST_SHELL ?= cli gen probe drawrule cluster reliability faults
+FAULTS_SCALE ?= full
 test: $(TESTS) $(TOOLS) $(FAULT_LIB) $(DAMKA) lib
 	@set -e; for t in $(filter-out $(TABLE_TESTS),$(TESTS)); do echo "== $$t"; \
 		$$t >$$t.out 2>&1 || { cat $$t.out; exit 1; }; cat $$t.out; \
@@ -134,7 +136,8 @@ test: $(TESTS) $(TOOLS) $(FAULT_LIB) $(DAMKA) lib
 	done
 	@for t in $(notdir $(TABLE_TESTS)); do grep -q "tests/$$t\b" tests/*.sh || { echo "no shell test runs $$t"; exit 1; }; done
 	@set -e; for t in $(TEST_SHELL); do echo "== tests/$$t.sh"; start=$$(date +%s); \
-		DK_GEN_SCALE=$(TEST_SCALE) MAKE="$(MAKE)" CC="$(CC)" CFLAGS="$(CFLAGS)" tests/$$t.sh $(DAMKA); \
+		scale=$(TEST_SCALE); [ $$t = faults ] && scale=$(FAULTS_SCALE); \
+		DK_GEN_SCALE=$$scale MAKE="$(MAKE)" CC="$(CC)" CFLAGS="$(CFLAGS)" tests/$$t.sh $(DAMKA); \
 		echo "== tests/$$t.sh: $$(($$(date +%s) - start)) s"; done
 	@echo "all tests passed ($(BUILD), TEST_SCALE=$(TEST_SCALE), $(words $(TEST_SHELL)) shell tests)"
 
@@ -172,7 +175,7 @@ test-sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	ASAN_OPTIONS=fast_unwind_on_malloc=0 OMPI_MCA_mca_base_component_disable_dlclose=1 \
 	$(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDLIBS="-lzstd -lpthread -fsanitize=address,undefined" \
-	TEST_SCALE=small TEST_SHELL="$(SANITIZE_SHELL)" test
+	TEST_SCALE=small FAULTS_SCALE=small TEST_SHELL="$(SANITIZE_SHELL)" test
 
 # Fuzzing with libFuzzer (clang, installed by `scripts/install-deps --fuzz` for this target
 # only): `make fuzz` builds every harness of tests/fuzz/ into build-fuzz/, replays the committed

@@ -19,7 +19,7 @@
 # Usage: tests/faults.sh path/to/damka (the library and helper are found beside it).
 # Under AddressSanitizer (damka linked with libasan) the library is preloaded after libasan,
 # and allocation faults are left out: ASan's allocator serves them. DK_GEN_SCALE=small (make
-# test) generates up to 3 pieces, with fewer runs; full (make test-full) up to 4.
+# test-sanitize) generates up to 3 pieces, with fewer runs; full (make test) up to 4.
 set -u
 DAMKA=${1:?usage: tests/faults.sh path/to/damka}
 BIN=$(dirname "$DAMKA")
@@ -31,7 +31,7 @@ PROBE=$BIN/tests/tools/faultprobe
 [ -f "$LIB" ] || { echo "faults.sh: $LIB is missing (make builds it)"; exit 1; }
 [ -x "$PROBE" ] || { echo "faults.sh: $PROBE is missing (make builds it)"; exit 1; }
 
-# DK_GEN_SCALE=small (make test): up to 3 pieces and fewer runs
+# DK_GEN_SCALE=small (make test-sanitize): up to 3 pieces and fewer runs
 SCALE=${DK_GEN_SCALE:-full}
 if [ "$SCALE" = small ]; then PIECES=3 NTABLES=16; else PIECES=4 NTABLES=41; fi
 
