@@ -332,8 +332,8 @@ int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *er
             t->last_slot = t->slot_of[b];
             t->last_src = src;
             t->last_lo = b * per_block;
-            t->last_hi = t->last_lo + (t->info.count * t->info.stride - t->last_lo < per_block
-                                           ? t->info.count * t->info.stride - t->last_lo : per_block);
+            uint64_t left = t->info.count * t->info.stride - t->last_lo; /* values from the block on */
+            t->last_hi = t->last_lo + (left < per_block ? left : per_block);
             src += (i % per_block) * w;
             run = per_block - i % per_block < n - done ? per_block - i % per_block : n - done;
         }

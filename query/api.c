@@ -29,12 +29,10 @@ static damka_status fail(damka_status st, const char *fmt, ...) __attribute__((f
 
 static damka_status fail(damka_status st, const char *fmt, ...)
 {
-    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    dk_tb_set_verror(fmt, ap);
     va_end(ap);
-    dk_tb_set_error("%s", line);
     return st;
 }
 

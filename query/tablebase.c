@@ -42,14 +42,19 @@ static _Thread_local char last_error[1024];
 
 const char *dk_tb_last_error(void) { return last_error; }
 
-void dk_tb_set_error(const char *fmt, ...)
+void dk_tb_set_verror(const char *fmt, va_list ap)
 {
     char line[sizeof last_error]; /* formatted apart: the arguments may be last_error itself */
+    vsnprintf(line, sizeof line, fmt, ap);
+    memcpy(last_error, line, sizeof line);
+}
+
+void dk_tb_set_error(const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    dk_tb_set_verror(fmt, ap);
     va_end(ap);
-    memcpy(last_error, line, sizeof line);
 }
 
 void dk_tb_clear_error(void) { last_error[0] = 0; }

@@ -6,6 +6,8 @@
 #ifndef DK_TABLEBASE_H
 #define DK_TABLEBASE_H
 
+#include <stdarg.h>
+
 #include "../index/perfect.h"
 #include "ctable.h"
 
@@ -95,8 +97,10 @@ const dk_variant *dk_tb_variant(const dk_tablebase *tb);
  * Thread-safe: each thread has its own. */
 const char *dk_tb_last_error(void);
 
-/* Sets the calling thread's error line (its arguments may include the line itself). */
+/* Sets the calling thread's error line (its arguments may include the line itself); the
+ * second takes a va_list, for callers with a format of their own. */
 void dk_tb_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void dk_tb_set_verror(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Empties the calling thread's error line. */
 void dk_tb_clear_error(void);
