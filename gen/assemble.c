@@ -17,6 +17,7 @@ typedef struct side_reader {
     struct dk_pair_reader *r;
     uint32_t *unit;            /* by men_index: the unit holding the subslice (index into units) */
     uint64_t *offset;          /* by men_index: its first position in that unit's file */
+    uint8_t *captures;         /* the must-capture map, filled as positions are read */
 } side_reader;
 
 typedef struct open_unit {
@@ -59,6 +60,7 @@ void dk_pair_reader_free(dk_pair_reader *r)
     for (int s = 0; s < 2; s++) {
         free(r->side[s].unit);
         free(r->side[s].offset);
+        free(r->side[s].captures);
     }
     free(r->checked);
     free(r);
@@ -99,11 +101,12 @@ dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_plan_cache *plans, 
     r->checked = calloc(r->nunits, 1);
     bool ok = r->checked != NULL;
     for (int s = 0; s < (pair->self_twin ? 1 : 2); s++) {
-        uint64_t men = (s ? &pair->ix_twin : &pair->ix)->men_count;
+        const dk_index *ix = s ? &pair->ix_twin : &pair->ix;
+        uint64_t men = ix->men_count;
         side_reader *sr = &r->side[s];
         *sr = (side_reader){{read_side, sr, r->stride, 0}, r, malloc(men * sizeof *sr->unit),
-                            malloc(men * sizeof *sr->offset)};
-        ok = ok && sr->unit && sr->offset;
+                            malloc(men * sizeof *sr->offset), calloc(ix->size / 8 + 1, 1)};
+        ok = ok && sr->unit && sr->offset && sr->captures;
         for (uint64_t m = 0; ok && m < men; m++)
             sr->unit[m] = NOWHERE;
     }
@@ -121,6 +124,24 @@ dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_plan_cache *plans, 
 const dk_value_source *dk_pair_reader_side(dk_pair_reader *r, int side)
 {
     return &r->side[r->pair->self_twin ? 0 : side].src;
+}
+
+const uint8_t *dk_pair_reader_captures(const dk_pair_reader *r, int side)
+{
+    return r->side[r->pair->self_twin ? 0 : side].captures;
+}
+
+/* Moves the capture flags of positions first..first+n-1 (their values in out) to the map. */
+static void take_flags(const side_reader *sr, uint64_t first, size_t n, dk_value *out, unsigned stride)
+{
+    for (size_t j = 0; j < n; j++) {
+        dk_value *v = &out[j * stride];
+        if (*v & DK_UNIT_CAPTURE) {
+            uint64_t i = first + j;
+            sr->captures[i / 8] |= (uint8_t)(1u << (i % 8));
+            *v &= (dk_value)~DK_UNIT_CAPTURE;
+        }
+    }
 }
 
 /* The files of unit i of the pair, opening them (and closing the least recently used). */
@@ -162,9 +183,10 @@ static int read_side(const dk_value_source *src, uint64_t first, size_t n, dk_va
             return dk_errorf(err, errlen, "internal error: subslice %llu of a pair is in no unit",
                              (unsigned long long)men);
         dk_unitfile *f = unit_file(r, sr->unit[men], err, errlen);
-        if (!f || dk_unitfile_read(f, (sr->offset[men] + k) * stride, run * stride,
-                                out + (at - first) * stride, err, errlen) != 0)
+        dk_value *to = out + (at - first) * stride;
+        if (!f || dk_unitfile_read(f, (sr->offset[men] + k) * stride, run * stride, to, err, errlen) != 0)
             return -1;
+        take_flags(sr, at, run, to, stride);
         at += run;
     }
     return 0;

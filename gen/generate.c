@@ -1,6 +1,7 @@
 #include "generate.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -572,6 +573,12 @@ int dk_generate(const dk_gen_options *o)
     int rank, nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+#ifdef M_ARENA_MAX
+    /* Rank 0's worker thread would get a malloc arena of its own beside the scheduler's, whose
+     * freed memory neither gives back to the other: measured 16 to 31 MiB over the budget. One
+     * arena: the scheduler allocates little, so the lock costs nothing. */
+    mallopt(M_ARENA_MAX, 1);
+#endif
     dk_budget b;
     char err[ERR_MAX];
     if (dk_budget_split(least_memory(o), o->unit_positions, o->rule_limit, &b, err, sizeof err) != 0) {

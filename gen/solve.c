@@ -236,7 +236,9 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
         }
         uint64_t at = (c->base + k) * s->stride;
         out[1] = DK_RULE_DRAW;
-        return dk_unitfile_read(c->file, at, s->stride, out, err, errlen);
+        int rc = dk_unitfile_read(c->file, at, s->stride, out, err, errlen);
+        out[0] &= (dk_value)~DK_UNIT_CAPTURE;
+        return rc;
     }
     return dk_finished_value(s->finished, m, p, out, err, errlen);
 }
@@ -289,8 +291,8 @@ static int push_at(dk_solver *s, size_t d, uint32_t l)
 
 static int push(dk_solver *s, dk_value v, uint32_t l)
 {
-    if (v >= DK_VALUE_MAX) { /* the next ply would not fit in a value: stop, never wrap */
-        s->why = "a distance beyond 65534 plies";
+    if (v >= DK_UNIT_CAPTURE - 1) { /* the next ply would reach the capture flag: stop */
+        s->why = "a distance beyond 32766 plies";
         return -1;
     }
     return push_at(s, dk_value_dtw(v), l);
@@ -786,13 +788,15 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, char *er
     if (rc != 0)
         return rc;
     for (size_t i = 0; i < n; i++)
-        out[i * s->stride] = (s->flag[i] & DONE) ? s->val[i] : DK_DRAW;
+        out[i * s->stride] = (dk_value)(((s->flag[i] & DONE) ? s->val[i] : DK_DRAW) |
+                                        ((s->flag[i] & MUST_CAPTURE) ? DK_UNIT_CAPTURE : 0));
     if (!s->limit)
         return 0;
     if ((rc = solve_rule(s, c, err, errlen)) != 0)
         return rc;
     for (size_t i = 0; i < n; i++)
-        out[i * 2 + 1] = dk_rule_is_decided(s->rule[i]) ? s->rule[i] : dk_rule_undecided(out[i * 2]);
+        out[i * 2 + 1] = dk_rule_is_decided(s->rule[i]) ? s->rule[i]
+                         : dk_rule_undecided(out[i * 2] & (dk_value)~DK_UNIT_CAPTURE);
     return 0;
 }
 
@@ -835,17 +839,17 @@ static int group_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2
         return 1;
     }
     const dk_value *at = g->values + (size_t)l * g->s->stride;
-    out[0] = at[0];
+    out[0] = at[0] & (dk_value)~DK_UNIT_CAPTURE;
     out[1] = g->s->stride > 1 ? at[1] : DK_RULE_DRAW;
     return 0;
 }
 
-/* Whether position l's stored values are the expected ones x. */
+/* Whether position l's stored values are the expected ones x, its capture flag included. */
 static bool passes(const dk_solver *s, const dk_value *values, uint32_t l, const dk_expected *x)
 {
     const dk_value *at = values + (size_t)l * s->stride;
-    dk_value stored[2] = {at[0], s->stride > 1 ? at[1] : DK_RULE_DRAW};
-    return dk_values_pass(stored, x->out, s->limit);
+    dk_value stored[2] = {at[0] & (dk_value)~DK_UNIT_CAPTURE, s->stride > 1 ? at[1] : DK_RULE_DRAW};
+    return ((at[0] & DK_UNIT_CAPTURE) != 0) == x->must_capture && dk_values_pass(stored, x->out, s->limit);
 }
 
 int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, uint64_t *bad_group,
@@ -959,7 +963,7 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
         for (int r = 0; r < R; r++) {
             const uint32_t *slot = s->slots[r].a;
             for (size_t j = 0; j < s->slots[r].n; j++, a += s->stride) {
-                dk_value e[2] = {a[0], s->stride > 1 ? a[1] : DK_RULE_DRAW};
+                dk_value e[2] = {a[0] & (dk_value)~DK_UNIT_CAPTURE, s->stride > 1 ? a[1] : DK_RULE_DRAW};
                 dk_expected_add(&acc[slot[j]], e, false, s->limit); /* a quiet king move */
             }
             s->slots[r].n = 0;

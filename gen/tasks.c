@@ -8,7 +8,6 @@
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
 #include "../rules/errors.h"
-#include "../rules/movegen.h"
 #include "../rules/notation.h"
 #include "assemble.h"
 #include "stats.h"
@@ -90,6 +89,8 @@ static void corrupt_for_test(uint32_t u, bool split, dk_value *values, uint64_t 
     dk_value *v = &values[n / 2 * stride];
     if (corrupt_requested("DAMKA_TEST_CORRUPT_UNIT", u, split))
         *v = *v == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(*v + 2);
+    if (corrupt_requested("DAMKA_TEST_CORRUPT_CAPTURE", u, split))
+        *v ^= DK_UNIT_CAPTURE;
     if (stride > 1 && corrupt_requested("DAMKA_TEST_CORRUPT_RULE", u, split))
         v[1] = dk_rule_is_decided(v[1]) ? (dk_value)(v[1] + 2) : dk_rule_win(1);
 }
@@ -191,30 +192,16 @@ static void remove_units(dk_worker *w, uint32_t pi)
         dk_unitfile_remove(w->plans, w->dir, u);
 }
 
-/* Bit i set where position i's side to move must capture: the don't-care positions. */
-static uint8_t *capture_map(const dk_index *ix)
+/* Writes one verified material, side `side` of the pair r reads (its values in table order,
+ * read from the pair's units, and its must-capture map from their flags): first the values
+ * once more, in order, to work/<variant>-<material>.raw (compressed), which the statistics and
+ * each compressed table then read sequentially instead of gathering them from the units again;
+ * then the compressed WLD, DTW and DTC tables and the statistics (last, as the mark of a
+ * finished table). The .raw file stays only with keep_work. */
+static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int side, char *err,
+                        size_t errlen)
 {
-    uint8_t *map = calloc(ix->size / 8 + 1, 1);
-    for (uint64_t men = 0; map && men < ix->men_count; men++) {
-        dk_subslice_iter it;
-        dk_subslice_begin(&it, ix, men);
-        do {
-            uint64_t i = men * ix->kings_count + it.kings_index;
-            if (dk_can_capture(ix->v, &it.pos, DK_WHITE))
-                map[i / 8] |= (uint8_t)(1u << (i % 8));
-        } while (dk_subslice_next(&it));
-    }
-    return map;
-}
-
-/* Writes one verified material from `units` (its values in table order, read from the pair's
- * units): first the values once more, in order, to work/<variant>-<material>.raw (compressed),
- * which the statistics and each compressed table then read sequentially instead of gathering
- * them from the units again; then the compressed WLD, DTW and DTC tables and the statistics
- * (last, as the mark of a finished table). The .raw file stays only with keep_work. */
-static int write_tables(dk_worker *w, const dk_index *ix, const dk_value_source *units,
-                        const uint8_t *must_capture, char *err, size_t errlen)
-{
+    const dk_value_source *units = dk_pair_reader_side(r, side);
     const dk_variant *v = w->g->v;
     dk_material m = ix->m;
     unsigned stride = w->limit ? 2 : 1;
@@ -222,9 +209,10 @@ static int write_tables(dk_worker *w, const dk_index *ix, const dk_value_source 
     snprintf(work, sizeof work, "%s/work", w->dir);
     dk_tb_path(work, v, m, "raw", raw, sizeof raw);
     dk_vfile_info info = {DK_FILE_TABLE, (uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, 0, 0, ix->size, 0,
-                          (uint8_t)stride, w->limit};
+                          (uint8_t)stride, w->limit, false};
     if (dk_vfile_save_from(raw, &info, units, err, errlen) != 0)
         return -1;
+    const uint8_t *must_capture = dk_pair_reader_captures(r, side); /* complete: all read */
     dk_vfile *f = dk_vfile_open(raw, false, err, errlen);
     if (!f)
         return -1;
@@ -267,11 +255,7 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
         return -1;
     int rc = 0;
     for (int side = 0; rc == 0 && side < (p->self_twin ? 1 : 2); side++) {
-        const dk_index *ix = side ? &p->ix_twin : &p->ix;
-        uint8_t *must_capture = capture_map(ix);
-        rc = must_capture ? write_tables(w, ix, dk_pair_reader_side(r, side), must_capture, err, errlen)
-                          : dk_errorf(err, errlen, "out of memory");
-        free(must_capture);
+        rc = write_tables(w, side ? &p->ix_twin : &p->ix, r, side, err, errlen);
     }
     dk_pair_reader_free(r);
     if (rc == 0 && !w->keep_work)

@@ -27,8 +27,8 @@ void dk_worker_free(dk_worker *w);
  * unit's file atomically. Returns 0, or -1 with one line in err (a verification failure names
  * the material and a failing position as FEN). For tests of that check, the environment
  * variable DAMKA_TEST_CORRUPT_UNIT=u makes unit u alter one of its DTW values before the check,
- * DAMKA_TEST_CORRUPT_RULE=u one of its rule values ("*": every unit; "split": every split
- * unit, dk_task_split). */
+ * DAMKA_TEST_CORRUPT_RULE=u one of its rule values, DAMKA_TEST_CORRUPT_CAPTURE=u one of its
+ * capture flags (unitfile.h) ("*": every unit; "split": every split unit, dk_task_split). */
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
 
 /* Solves unit u, which the work graph marks oversize, together with the other ranks of comm
@@ -39,11 +39,11 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
  * -1 with one line in err on a rank that failed itself, -2 on the others. */
 int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err, size_t errlen);
 
-/* Finishes pair p, whose units are all written and verified: builds each material's table,
- * writes the compressed WLD, DTW and (with a draw rule) DTC tables and the statistics, then
- * removes the unit files; with keep_work it keeps them and writes each material's values
- * uncompressed too (work/<variant>-<material>.raw, valuefile.h). Returns 0, or -1 with one line
- * in err. */
+/* Finishes pair p, whose units are all written and verified: builds each material's table
+ * (its must-capture map from the units' flags, unitfile.h), writes the compressed WLD, DTW
+ * and (with a draw rule) DTC tables and the statistics, then removes the unit files; with
+ * keep_work it keeps them and each material's values too (work/<variant>-<material>.raw,
+ * valuefile.h). Returns 0, or -1 with one line in err. */
 int dk_task_finish_pair(dk_worker *w, uint32_t p, char *err, size_t errlen);
 
 /* Whether pair p's compressed tables and statistics are all present and intact (the files'

@@ -33,7 +33,8 @@ int dk_unitfile_save(const dk_plan *plan, const char *dir, uint64_t part, unsign
 {
     const dk_material m = plan->pair->m;
     dk_vfile_info info = {DK_FILE_UNIT, (uint8_t)plan->g->v->id, {m.wm, m.wk, m.bm, m.bk}, 0,
-                          (uint32_t)plan->level, dk_unitfile_part_positions(plan, part), 0, (uint8_t)(limit ? 2 : 1), limit};
+                          (uint32_t)plan->level, dk_unitfile_part_positions(plan, part), 0, (uint8_t)(limit ? 2 : 1), limit,
+                          true};
     char path[4096];
     dk_unitfile_path(plan, dir, part, path, sizeof path);
     return dk_vfile_save(path, &info, values, err, errlen);
@@ -62,8 +63,10 @@ static dk_vfile *part_file(dk_unitfile *f, uint64_t q, char *err, size_t errlen)
     dk_unitfile_path(f->plan, f->dir, q, path, sizeof path);
     dk_vfile *t = dk_vfile_open(path, f->check_all, err, errlen);
     const dk_vfile_info *in = t ? dk_vfile_get_info(t) : NULL;
-    if (in && (in->count != dk_unitfile_part_positions(f->plan, q) || in->stride != f->stride || in->limit != f->limit)) {
-        dk_errorf(err, errlen, "%s is damaged: wrong number of values or another draw rule", path);
+    if (in && (in->kind != DK_FILE_UNIT || !in->flagged || in->count != dk_unitfile_part_positions(f->plan, q) ||
+               in->stride != f->stride || in->limit != f->limit)) {
+        dk_errorf(err, errlen, "%s is damaged or from another version: wrong kind or number of "
+                  "values, or another draw rule", path);
         dk_vfile_close(t);
         t = NULL;
     }

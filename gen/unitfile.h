@@ -11,6 +11,13 @@
 
 typedef struct dk_unitfile dk_unitfile;
 
+/* Set in the DTW value of a position in a unit file (never in a table) when its side to move
+ * must capture: the solver finds it, the verification checks it, and finishing a pair takes
+ * its must-capture map from it (the positions tables store as don't-cares) instead of
+ * searching every position for captures a third time. Stored apart from the values
+ * (valuefile.h: a flagged file), it costs a unit file a bit a position, not a second byte. */
+#define DK_UNIT_CAPTURE DK_VFILE_FLAG
+
 /* The file of part `part` of the plan's unit: dk_plan_path, with ".p<part>" for a split unit. */
 int dk_unitfile_path(const dk_plan *plan, const char *dir, uint64_t part, char *buf, size_t len);
 
@@ -30,8 +37,9 @@ int dk_unitfile_save(const dk_plan *plan, const char *dir, uint64_t part, unsign
 dk_unitfile *dk_unitfile_open(const dk_plan *plan, const char *dir, unsigned limit, bool check_all,
                               char *err, size_t errlen);
 
-/* Values first..first+n-1 of the unit (value k of position p is p * stride + k). Returns 0, or
- * -1 with one line in err (a part missing or damaged). */
+/* Values first..first+n-1 of the unit (value k of position p is p * stride + k), DTW values
+ * with their DK_UNIT_CAPTURE flag. Returns 0, or -1 with one line in err (a part missing or
+ * damaged). */
 int dk_unitfile_read(dk_unitfile *f, uint64_t first, size_t n, dk_value *out, char *err,
                      size_t errlen);
 

@@ -12,13 +12,15 @@
 #include "../query/fileio.h"
 
 /* Layout, little-endian: magic[8] version u32 kind u8 variant u8 material[4] width u8 stride u8
- * part u32 count u64 crc u32 block u32 limit u32 header_crc u32 index u64, zeros up to
- * HEADER_SIZE; then (version 3) the blocks, each a zstd frame of `block` positions' values, and
- * at `index` their nblocks + 1 offsets (u64, from the start of the file, the last one `index`
- * itself); crc covers every byte after the header. Version 2 held the values uncompressed after
- * the header (crc over them, block 0); version 1 (before draw rules) had the header CRC at 36,
+ * part u32 count u64 crc u32 block u32 limit u32 header_crc u32 index u64 flagged u8, zeros up
+ * to HEADER_SIZE; then (versions 3 and 4) the blocks, each a zstd frame of `block` positions'
+ * values (in a flagged file followed by a bit a position: its flag), and at `index` their
+ * nblocks + 1 offsets (u64, from the start of the file, the last one `index` itself); crc
+ * covers every byte after the header, header_crc the header's bytes but its own (version 3:
+ * those before byte 56; it had no flags). Version 2 held the values uncompressed after the
+ * header (crc over them, block 0); version 1 (before draw rules) had the header CRC at 36,
  * stride 1 and no limit. */
-enum { HEADER_SIZE = DK_VFILE_HEADER, VERSION = 3, LEVEL = 1 };
+enum { HEADER_SIZE = DK_VFILE_HEADER, VERSION = 4, LEVEL = 1 };
 static const char MAGIC[8] = {'D', 'A', 'M', 'K', 'A', 'V', 'A', 'L'};
 
 /* Decompressed blocks a reader keeps (a clock replaces them): man moves from the subslices of
@@ -28,6 +30,7 @@ enum { MAX_SLOTS = DK_VFILE_SLOTS };
 struct dk_vfile {
     dk_vfile_info info;
     uint32_t block;           /* positions a block; 0: uncompressed (versions 1 and 2) */
+    size_t block_bytes;       /* a whole block decompressed: values, then flags if flagged */
     uint64_t nblocks;
     const uint8_t *map, *index, *values;
     size_t map_len;
@@ -41,7 +44,7 @@ struct dk_vfile {
     /* The block read last while it stays in its slot (last_hi 0: none), values last_lo up to
      * last_hi: the solver reads exits near each other, and this skips the block lookup. */
     uint64_t last_lo, last_hi;
-    const uint8_t *last_src;
+    const uint8_t *last_src, *last_flags;
     int32_t last_slot;
     char path[1024];          /* for messages */
 };
@@ -62,7 +65,8 @@ static void encode_header(const dk_vfile_info *in, uint64_t index, uint8_t *h)
     dk_put32(h + 36, DK_VFILE_BLOCK);
     dk_put32(h + 40, in->limit);
     dk_put64(h + 48, index);
-    dk_put32(h + 44, dk_crc32c(dk_crc32c(0, h, 44), h + 48, 8));
+    h[56] = in->flagged;
+    dk_put32(h + 44, dk_crc32c(dk_crc32c(0, h, 44), h + 48, HEADER_SIZE - 48));
 }
 
 static int decode_header(const uint8_t *h, dk_vfile *t)
@@ -73,7 +77,8 @@ static int decode_header(const uint8_t *h, dk_vfile *t)
     uint32_t version = dk_get32(h + 8);
     if (version == 1 ? dk_get32(h + 36) != dk_crc32c(0, h, 36)
         : version == 2 ? dk_get32(h + 44) != dk_crc32c(0, h, 44)
-        : version != VERSION || dk_get32(h + 44) != dk_crc32c(dk_crc32c(0, h, 44), h + 48, 8))
+        : (version != 3 && version != VERSION) ||
+              dk_get32(h + 44) != dk_crc32c(dk_crc32c(0, h, 44), h + 48, version == 3 ? 8 : HEADER_SIZE - 48))
         return -1;
     out->kind = h[12];
     out->variant = h[13];
@@ -84,10 +89,11 @@ static int decode_header(const uint8_t *h, dk_vfile *t)
     out->crc = dk_get32(h + 32);
     out->stride = version == 1 ? 1 : h[19];
     out->limit = version == 1 ? 0 : dk_get32(h + 40);
-    t->block = version == VERSION ? dk_get32(h + 36) : 0;
+    out->flagged = version >= 4 && h[56];
+    t->block = version >= 3 ? dk_get32(h + 36) : 0;
     bool ok = (out->width == 1 || out->width == 2) && (out->stride == 1 || out->stride == 2) &&
-              out->count <= ((uint64_t)1 << 48);
-    return ok && (version < VERSION || (t->block > 0 && t->block <= (1u << 20))) ? 0 : -1;
+              out->count <= ((uint64_t)1 << 48) && (version >= 4 ? h[56] <= 1 : true);
+    return ok && (version < 3 || (t->block > 0 && t->block <= (1u << 20))) ? 0 : -1;
 }
 
 int dk_vfile_save(const char *path, dk_vfile_info *info, const dk_value *values, char *err,
@@ -97,45 +103,60 @@ int dk_vfile_save(const char *path, dk_vfile_info *info, const dk_value *values,
     return dk_vfile_save_from(path, info, &src, err, errlen);
 }
 
-/* The largest of all values of the source, read a block at a time into buf. */
-static int max_value(const dk_value_source *src, uint64_t count, dk_value *buf, dk_value *max,
-                     char *err, size_t errlen)
+/* The largest of all values of the source, read a block at a time into buf (flags apart). */
+static int max_value(const dk_value_source *src, uint64_t count, bool flagged, dk_value *buf,
+                     dk_value *max, char *err, size_t errlen)
 {
+    const dk_value keep = flagged ? (dk_value)~DK_VFILE_FLAG : (dk_value)0xffff;
     *max = 0;
     for (uint64_t at = 0; at < count; at += DK_VFILE_BLOCK) {
         size_t n = count - at < DK_VFILE_BLOCK ? (size_t)(count - at) : DK_VFILE_BLOCK;
         if (src->read(src, at, n, buf, err, errlen) != 0)
             return -1;
         for (size_t i = 0; i < n * src->stride; i++)
-            *max = buf[i] > *max ? buf[i] : *max;
+            *max = (dk_value)(buf[i] & keep) > *max ? (dk_value)(buf[i] & keep) : *max;
     }
     return 0;
 }
 
-static void encode_values(const dk_value *v, size_t n, unsigned width, uint8_t *out)
+/* A block of n positions as stored: their values, then in a flagged file a bit a position
+ * (byte p / 8, bit p % 8) taken off the first value. Returns its length. */
+static size_t encode_block(const dk_value *v, size_t n, unsigned stride, unsigned width,
+                           bool flagged, uint8_t *out)
 {
-    for (size_t i = 0; i < n; i++) {
+    const size_t nv = n * stride;
+    uint8_t *flags = out + nv * width;
+    if (flagged)
+        memset(flags, 0, (n + 7) / 8);
+    for (size_t i = 0; i < nv; i++) {
+        dk_value x = v[i];
+        if (flagged && i % stride == 0 && (x & DK_VFILE_FLAG)) {
+            x &= (dk_value)~DK_VFILE_FLAG;
+            flags[i / stride / 8] |= (uint8_t)(1u << (i / stride % 8));
+        }
         if (width == 1) {
-            out[i] = (uint8_t)v[i];
+            out[i] = (uint8_t)x;
         } else {
-            out[2 * i] = (uint8_t)v[i];
-            out[2 * i + 1] = (uint8_t)(v[i] >> 8);
+            out[2 * i] = (uint8_t)x;
+            out[2 * i + 1] = (uint8_t)(x >> 8);
         }
     }
+    return nv * width + (flagged ? (n + 7) / 8 : 0);
 }
 
 int dk_vfile_save_from(const char *path, dk_vfile_info *info, const dk_value_source *src,
                        char *err, size_t errlen)
 {
     info->stride = (uint8_t)src->stride;
-    const size_t per_block = (size_t)DK_VFILE_BLOCK * src->stride, zcap = ZSTD_compressBound(per_block * 2);
+    const size_t per_block = (size_t)DK_VFILE_BLOCK * src->stride,
+                 zcap = ZSTD_compressBound(per_block * 2 + DK_VFILE_BLOCK / 8);
     const uint64_t nblocks = (info->count + DK_VFILE_BLOCK - 1) / DK_VFILE_BLOCK;
     dk_value *vals = malloc(per_block * sizeof *vals);
-    uint8_t *raw = malloc(per_block * 2), *z = malloc(zcap);
+    uint8_t *raw = malloc(per_block * 2 + DK_VFILE_BLOCK / 8), *z = malloc(zcap);
     uint64_t *offs = malloc((nblocks + 1) * sizeof *offs);
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     dk_value max = 0;
-    int rc = vals && raw && z && offs && cctx ? max_value(src, info->count, vals, &max, err, errlen)
+    int rc = vals && raw && z && offs && cctx ? max_value(src, info->count, info->flagged, vals, &max, err, errlen)
                                               : dk_errorf(err, errlen, "cannot write %s: out of memory", path);
     dk_atomic_file f;
     if (rc == 0)
@@ -155,8 +176,8 @@ int dk_vfile_save_from(const char *path, dk_vfile_info *info, const dk_value_sou
         size_t n = info->count - first < DK_VFILE_BLOCK ? (size_t)(info->count - first) : DK_VFILE_BLOCK;
         if ((rc = src->read(src, first, n, vals, err, errlen)) != 0)
             break;
-        encode_values(vals, n * src->stride, info->width, raw);
-        size_t zn = ZSTD_compress2(cctx, z, zcap, raw, n * src->stride * info->width);
+        size_t len = encode_block(vals, n, src->stride, info->width, info->flagged, raw);
+        size_t zn = ZSTD_compress2(cctx, z, zcap, raw, len);
         if (ZSTD_isError(zn)) {
             rc = dk_errorf(err, errlen, "cannot write %s: compression failed: %s", path,
                            ZSTD_getErrorCode(zn) == ZSTD_error_memory_allocation
@@ -239,7 +260,8 @@ dk_vfile *dk_vfile_open(const char *path, bool check_all, char *err, size_t errl
         t->index = map + index;
         t->dctx = ZSTD_createDCtx();
         t->nslots = t->nblocks < MAX_SLOTS ? (uint32_t)t->nblocks : MAX_SLOTS;
-        t->cache = malloc((size_t)(t->nslots ? t->nslots : 1) * t->block * in->stride * in->width);
+        t->block_bytes = (size_t)t->block * in->stride * in->width + (in->flagged ? (t->block + 7) / 8 : 0);
+        t->cache = malloc((size_t)(t->nslots ? t->nslots : 1) * t->block_bytes);
         t->slot_of = malloc((t->nblocks ? t->nblocks : 1) * sizeof *t->slot_of);
         if (!t->dctx || !t->cache || !t->slot_of) {
             dk_errorf(err, errlen, "cannot open %s: out of memory", path);
@@ -273,7 +295,7 @@ const dk_vfile_info *dk_vfile_get_info(const dk_vfile *t) { return &t->info; }
 static const uint8_t *block_bytes(dk_vfile *t, uint64_t b, char *err, size_t errlen)
 {
     const dk_vfile_info *in = &t->info;
-    size_t cap = (size_t)t->block * in->stride * in->width;
+    size_t cap = t->block_bytes;
     int32_t slot = t->slot_of[b];
     if (slot >= 0) {
         t->referenced[slot] = 1;
@@ -295,7 +317,7 @@ static const uint8_t *block_bytes(dk_vfile *t, uint64_t b, char *err, size_t err
     uint64_t n = in->count - first < t->block ? in->count - first : t->block;
     uint64_t from = dk_get64(t->index + 8 * b), to = dk_get64(t->index + 8 * (b + 1));
     size_t got = ZSTD_decompressDCtx(t->dctx, dst, cap, t->map + from, to - from);
-    if (ZSTD_isError(got) || got != n * in->stride * in->width)
+    if (ZSTD_isError(got) || got != n * in->stride * in->width + (in->flagged ? (n + 7) / 8 : 0))
         return dk_errorf(err, errlen, "%s is damaged: block %llu does not decompress", t->path,
                          (unsigned long long)b), NULL;
     t->block_in[slot] = (int64_t)b;
@@ -310,34 +332,50 @@ static void copy_values(dk_value *out, const uint8_t *src, size_t n, unsigned w)
         out[k] = w == 1 ? src[k] : (dk_value)(src[2 * k] | src[2 * k + 1] << 8);
 }
 
+/* n values of a block from value v0 of it on, with their flags where the file has them. */
+static void copy_block_values(const dk_vfile *t, dk_value *out, const uint8_t *block,
+                              const uint8_t *flags, uint64_t v0, size_t n)
+{
+    const unsigned w = t->info.width, stride = t->info.stride;
+    copy_values(out, block + v0 * w, n, w);
+    if (!flags)
+        return;
+    for (uint64_t v = v0 + (stride - v0 % stride) % stride; v < v0 + n; v += stride) {
+        uint64_t p = v / stride;
+        if (flags[p / 8] >> (p % 8) & 1)
+            out[v - v0] |= DK_VFILE_FLAG;
+    }
+}
+
 int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *err, size_t errlen)
 {
     const unsigned w = t->info.width, per_block = t->block * t->info.stride;
     if (first >= t->last_lo && first + n <= t->last_hi) {
         t->referenced[t->last_slot] = 1;
-        copy_values(out, t->last_src + (first - t->last_lo) * w, n, w);
+        copy_block_values(t, out, t->last_src, t->last_flags, first - t->last_lo, n);
         return 0;
     }
     for (size_t done = 0; done < n;) {
         uint64_t i = first + done;
-        const uint8_t *src;
         size_t run;
         if (t->block == 0) {
-            src = t->values + i * w;
             run = n - done;
+            copy_values(out + done, t->values + i * w, run, w);
         } else {
             uint64_t b = i / per_block;
-            if (!(src = block_bytes(t, b, err, errlen)))
+            const uint8_t *src = block_bytes(t, b, err, errlen);
+            if (!src)
                 return -1;
+            uint64_t left = t->info.count * t->info.stride - b * per_block; /* values from the block on */
+            uint64_t in_block = left < per_block ? left : per_block;
             t->last_slot = t->slot_of[b];
             t->last_src = src;
+            t->last_flags = t->info.flagged ? src + in_block * w : NULL;
             t->last_lo = b * per_block;
-            uint64_t left = t->info.count * t->info.stride - t->last_lo; /* values from the block on */
-            t->last_hi = t->last_lo + (left < per_block ? left : per_block);
-            src += (i % per_block) * w;
-            run = per_block - i % per_block < n - done ? per_block - i % per_block : n - done;
+            t->last_hi = t->last_lo + in_block;
+            run = in_block - i % per_block < n - done ? in_block - i % per_block : n - done;
+            copy_block_values(t, out + done, src, t->last_flags, i % per_block, run);
         }
-        copy_values(out + done, src, run, w);
         done += run;
     }
     return 0;

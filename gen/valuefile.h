@@ -1,8 +1,8 @@
 /* Value files: a checked header and one or two values per position: the DTW value, then, in
  * runs that follow a draw rule, the rule value (query/drawrule.h) of the same position. The
  * generator's own files: finished work units (read by the units below them and assembled into
- * tables), and with --keep-work a whole material's values (work/<variant>-<material>.raw, for
- * tests and analysis). Engines never read them.
+ * tables, with a flag a position: unitfile.h), and a whole material's values, its exits copy
+ * (work/<variant>-<material>.raw, tasks.h). Engines never read them.
  *
  * Written in blocks of DK_VFILE_BLOCK positions, each compressed on its own (zstd, fast), so
  * that the files of the units under way take little disk and a reader decompresses only the
@@ -17,7 +17,8 @@
 #include "../query/ctable.h"
 #include "../query/value.h"
 
-typedef enum { DK_FILE_TABLE = 1, DK_FILE_UNIT = 2 } dk_file_kind;
+/* Kind 2 was a unit file without the capture flags (unitfile.h): such a file is made again. */
+typedef enum { DK_FILE_TABLE = 1, DK_FILE_UNIT = 3 } dk_file_kind;
 
 /* Bytes before the values. */
 enum { DK_VFILE_HEADER = 64 };
@@ -32,19 +33,26 @@ typedef struct dk_vfile_info {
     uint32_t crc;        /* CRC-32C of the values as stored (filled in by dk_vfile_save) */
     uint8_t stride;      /* values per position: 1 (DTW), or 2 (DTW, rule value); 0 means 1 */
     uint32_t limit;      /* the draw rule's limit L in plies of the rule values (0: none) */
+    bool flagged;        /* each position's first value carries DK_VFILE_FLAG (stored apart) */
 } dk_vfile_info;
+
+/* In a flagged file, a bit of each position's first value that is stored apart from the
+ * values (a bit a position after each block's values), so that it costs no width: the values
+ * themselves stay below it. The unit files use it to say that a position must capture. */
+#define DK_VFILE_FLAG ((dk_value)0x8000)
 
 /* Positions per compressed block, and the decompressed blocks an open file keeps (a clock):
  * at most DK_VFILE_CACHE_MAX bytes a file (two 2-byte values a position). */
 enum { DK_VFILE_BLOCK = 4096, DK_VFILE_SLOTS = 256 };
-#define DK_VFILE_CACHE_MAX ((uint64_t)DK_VFILE_SLOTS * DK_VFILE_BLOCK * 4)
+#define DK_VFILE_CACHE_MAX ((uint64_t)DK_VFILE_SLOTS * (DK_VFILE_BLOCK * 4 + DK_VFILE_BLOCK / 8))
 
 typedef struct dk_vfile dk_vfile;
 
 /* Writes info->count * info->stride values (position by position) atomically to path: a
  * temporary file, fsync, rename, fsync of the directory; a reader never sees a half-written
- * file under `path`. Fills info->width and info->crc. Returns 0, or -1 with one line in err.
- * Thread-safe (distinct paths). */
+ * file under `path`. With info->flagged, each position's first value may carry DK_VFILE_FLAG.
+ * Fills info->width and info->crc. Returns 0, or -1 with one line in err. Thread-safe
+ * (distinct paths). */
 int dk_vfile_save(const char *path, dk_vfile_info *info, const dk_value *values, char *err,
                   size_t errlen);
 
@@ -61,7 +69,8 @@ dk_vfile *dk_vfile_open(const char *path, bool check_all, char *err, size_t errl
 const dk_vfile_info *dk_vfile_get_info(const dk_vfile *t);
 
 /* Values first..first+n-1 of the file into out (value k of position p is value p * stride + k;
- * first + n <= count * stride). Returns 0, or -1 with one line in err if a block is damaged. */
+ * first + n <= count * stride), in a flagged file each position's first value with its flag.
+ * Returns 0, or -1 with one line in err if a block is damaged. */
 int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *err,
                   size_t errlen);
 

@@ -7,7 +7,7 @@
 
 void dk_expected_start(dk_expected *x)
 {
-    *x = (dk_expected){{INT32_MIN, INT32_MIN}, {dk_value_of_dtw(0), dk_rule_loss(0)}};
+    *x = (dk_expected){{INT32_MIN, INT32_MIN}, {dk_value_of_dtw(0), dk_rule_loss(0)}, false};
 }
 
 void dk_expected_add(dk_expected *x, const dk_value e[2], bool conversion, unsigned limit)
@@ -31,6 +31,7 @@ int dk_expected_collect(const dk_variant *v, const dk_pos *p, unsigned limit, dk
 {
     dk_movelist list;
     dk_gen_moves(v, p, &list);
+    x->must_capture = list.n > 0 && list.m[0].captures != 0;
     for (int k = 0; k < list.n; k++) {
         const dk_move *m = &list.m[k];
         dk_pos after = dk_apply(p, m);

@@ -37,6 +37,7 @@ int dk_expected_values(const dk_variant *v, const dk_pos *p, unsigned limit, dk_
 typedef struct dk_expected {
     int32_t best[2]; /* ranks of out[0] and out[1] (INT32_MIN: no move yet) */
     dk_value out[2];
+    bool must_capture; /* the side to move must capture (set by dk_expected_collect) */
 } dk_expected;
 
 /* No move yet: the values of a position without a move. */
@@ -47,8 +48,8 @@ void dk_expected_start(dk_expected *x);
 void dk_expected_add(dk_expected *x, const dk_value e[2], bool conversion, unsigned limit);
 
 /* Adds every successor of p to x, reading their values through get; those get defers
- * (returns 1) are left for the caller to add (dk_expected_add). Returns 0, or -1 with one line
- * in err. Thread-safe if get is. */
+ * (returns 1) are left for the caller to add (dk_expected_add); records whether p must
+ * capture. Returns 0, or -1 with one line in err. Thread-safe if get is. */
 int dk_expected_collect(const dk_variant *v, const dk_pos *p, unsigned limit, dk_value_fn get,
                         void *ctx, dk_expected *x, char *err, size_t errlen);
 

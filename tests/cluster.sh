@@ -142,7 +142,7 @@ for f in "$P"/*.dtw "$P"/*.dtc; do
 done
 
 echo "-- f. a wrong value in a split unit, on rank 2 of 3, stops the run with rank 2's message"
-for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_RULE; do
+for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_RULE DAMKA_TEST_CORRUPT_CAPTURE; do
     $MPIRUN -np 2 "$DAMKA" gen --pieces 3 --out "$TMP/corrupt-$hook" --quiet --unit-positions 2000 --split-positions 2000 : \
         -np 1 -x "$hook=split" "$DAMKA" gen --pieces 3 --out "$TMP/corrupt-$hook" --quiet --unit-positions 2000 --split-positions 2000 \
         >"$TMP/out" 2>"$TMP/err" && fail "$hook=split: exit status 0"

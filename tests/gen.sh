@@ -255,15 +255,19 @@ else
     fail "$TAMPER is missing (make builds it)"
 fi
 
-# The check gen runs on every unit: a value altered between solving and checking stops the run
-# with the material and a position named.
-DAMKA_TEST_CORRUPT_UNIT=30 "$DAMKA" gen --pieces 4 --out "$TMP/corrupt" --quiet 2>"$TMP/err"
-rc=$?
-if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
-    fail "gen with a corrupted unit: exit status $rc"
-fi
-grep -Eq '^damka: gen: verification failed: material [0-9]m[0-9]k-[0-9]m[0-9]k, position [WB]:W.*:B' "$TMP/err" ||
-    fail "gen with a corrupted unit: $(cat "$TMP/err")"
+# The check gen runs on every unit: a value, or the flag saying that a position must capture
+# (from which finishing takes the positions tables leave out), altered between solving and
+# checking stops the run with the material and a position named.
+for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_CAPTURE; do
+    rm -rf "$TMP/corrupt"
+    env "$hook=30" "$DAMKA" gen --pieces 4 --out "$TMP/corrupt" --quiet 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
+        fail "gen with $hook: exit status $rc"
+    fi
+    grep -Eq '^damka: gen: verification failed: material [0-9]m[0-9]k-[0-9]m[0-9]k, position [WB]:W.*:B' "$TMP/err" ||
+        fail "gen with $hook: $(cat "$TMP/err")"
+done
 
 # ============================================================================================
 echo "-- f. a second run on a finished directory does nothing"

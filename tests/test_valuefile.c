@@ -43,12 +43,18 @@ static dk_value *make_values(uint64_t n, bool wide)
     return v;
 }
 
-static void round_trip(uint64_t count, unsigned stride, bool wide)
+/* With `flagged`, about every third position's first value carries the flag: it costs no width
+ * and comes back with the value, in every read. */
+static void round_trip(uint64_t count, unsigned stride, bool wide, bool flagged)
 {
     char path[256], err[512];
-    snprintf(path, sizeof path, "%s/rt-%llu-%u-%d", dir, (unsigned long long)count, stride, wide);
+    snprintf(path, sizeof path, "%s/rt-%llu-%u-%d-%d", dir, (unsigned long long)count, stride, wide, flagged);
     dk_value *v = make_values(count * stride, wide);
-    dk_vfile_info info = {DK_FILE_UNIT, 0, {1, 2, 0, 1}, 0, 7, count, 0, (uint8_t)stride, stride > 1 ? 30 : 0};
+    for (uint64_t p = 0; flagged && p < count; p++)
+        if ((p * 2654435761u) % 3 == 0)
+            v[p * stride] |= DK_VFILE_FLAG;
+    dk_vfile_info info = {DK_FILE_UNIT, 0, {1, 2, 0, 1}, 0, 7, count, 0, (uint8_t)stride, stride > 1 ? 30 : 0,
+                          flagged};
     assert_int_equal(dk_vfile_save(path, &info, v, err, sizeof err), 0);
     assert_int_equal(info.width, wide ? 2 : 1);
     dk_vfile *f = dk_vfile_open(path, true, err, sizeof err);
@@ -57,6 +63,7 @@ static void round_trip(uint64_t count, unsigned stride, bool wide)
     assert_int_equal(in->count, count);
     assert_int_equal(in->stride, stride);
     assert_int_equal(in->part, 7);
+    assert_int_equal(in->flagged, flagged);
     dk_value *back = malloc(count * stride * sizeof *back);
     /* all at once, then one value at a time backwards (every block decoded again and again) */
     assert_int_equal(dk_vfile_read(f, 0, count * stride, back, err, sizeof err), 0);
@@ -74,10 +81,13 @@ static void round_trip(uint64_t count, unsigned stride, bool wide)
 static void test_round_trip(void **state)
 {
     (void)state;
-    round_trip(1, 1, false);
-    round_trip(DK_VFILE_BLOCK, 2, false);
-    round_trip(3 * DK_VFILE_BLOCK + 17, 1, true);
-    round_trip(5 * DK_VFILE_BLOCK - 1, 2, true);
+    for (int flagged = 0; flagged < 2; flagged++) {
+        round_trip(1, 1, false, flagged);
+        round_trip(DK_VFILE_BLOCK, 2, false, flagged);
+        round_trip(3 * DK_VFILE_BLOCK + 17, 1, true, flagged);
+        round_trip(5 * DK_VFILE_BLOCK - 1, 2, true, flagged);
+        round_trip(2 * DK_VFILE_BLOCK + 9, 2, false, flagged);
+    }
 }
 
 /* Every byte after the header flipped in turn (a sample): the CRC check refuses the file, and
@@ -89,7 +99,7 @@ static void test_damaged(void **state)
     snprintf(path, sizeof path, "%s/damaged", dir);
     uint64_t count = 2 * DK_VFILE_BLOCK + 5;
     dk_value *v = make_values(count * 2, true), *back = malloc(count * 2 * sizeof *back);
-    dk_vfile_info info = {DK_FILE_TABLE, 0, {0, 2, 0, 1}, 0, 0, count, 0, 2, 30};
+    dk_vfile_info info = {DK_FILE_TABLE, 0, {0, 2, 0, 1}, 0, 0, count, 0, 2, 30, false};
     assert_int_equal(dk_vfile_save(path, &info, v, err, sizeof err), 0);
     FILE *fp = fopen(path, "r+b");
     fseek(fp, 0, SEEK_END);
