@@ -107,7 +107,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(GENLIB) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
 
 # Helpers of the shell tests (tests/tools/): no cmocka.
-$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIB)
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(GENLIB) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # The fault-injection library of tests/faults.sh (LD_PRELOAD; tests/faults/faultinject.c): built
@@ -246,7 +246,7 @@ bench-blocks: $(BUILD)/bench-blocks $(DAMKA)
 	@[ -e $(BENCH_TABLES)/manifest.json ] || $(DAMKA) gen --pieces $(BENCH_PIECES) --out $(BENCH_TABLES) --keep-work --quiet
 	$(BUILD)/bench-blocks --metric $(METRIC) $(if $(BLOCKS_OUT),--out $(BLOCKS_OUT)) $(BENCH_TABLES) $(BLOCKS)
 
-$(BUILD)/bench-blocks: $(BUILD)/scripts/bench-blocks.o $(LIB)
+$(BUILD)/bench-blocks: $(BUILD)/scripts/bench-blocks.o $(GENLIB) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Rank/unrank throughput of the perfect index.

@@ -9,7 +9,7 @@
 #define DK_ASSEMBLE_H
 
 #include "plan.h"
-#include "../query/ctable.h"
+#include "valuesource.h"
 
 typedef struct dk_pair_reader dk_pair_reader;
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "../index/perfect.h"
-#include "../query/ctable.h"
+#include "valuesource.h"
 #include "../query/value.h"
 
 enum { DK_STATS_FILES = 3 }; /* .wld, .dtw, .dtc: file k is metric k + 1 */

@@ -10,6 +10,7 @@
 #include "../rules/errors.h"
 #include "../rules/notation.h"
 #include "assemble.h"
+#include "ctable_write.h"
 #include "stats.h"
 #include "unitfile.h"
 #include "valuefile.h"

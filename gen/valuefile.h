@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../query/ctable.h"
+#include "valuesource.h"
 #include "../query/value.h"
 
 /* Kind 2 was a unit file without the capture flags (unitfile.h): such a file is made again. */
@@ -74,7 +74,7 @@ const dk_vfile_info *dk_vfile_get_info(const dk_vfile *t);
 int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *err,
                   size_t errlen);
 
-/* The file's values as a source (query/ctable.h) of count positions, `stride` values each; best
+/* The file's values as a source (valuesource.h) of count positions, `stride` values each; best
  * read in order. Valid while t is open. */
 dk_value_source dk_vfile_source(dk_vfile *t);
 

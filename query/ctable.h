@@ -35,53 +35,24 @@ typedef struct dk_ctable_info {
     uint32_t limit;        /* DTC: the draw rule's limit L in plies; 0 for WLD and DTW */
 } dk_ctable_info;
 
-/* How to write a table. */
-typedef struct dk_ctable_params {
-    uint8_t variant;
-    uint8_t material[4];
-    dk_metric metric;
-    uint32_t block_size;   /* 0: the default of the metric */
-    int level;             /* zstd level; 0: the default of the metric */
-    bool try_dictionary;   /* train a dictionary and keep it if the file gets smaller */
-    uint32_t limit;        /* DTC: the draw rule's limit in plies (1..DK_RULE_MAX_LIMIT) */
-    unsigned stride;       /* the value of position i is values[i * stride] (0 means 1) */
-} dk_ctable_params;
-
 /* The WLD code of a value. */
 static inline uint8_t dk_code_of(dk_value v)
 {
     return dk_value_is_draw(v) ? DK_CODE_DRAW : dk_value_is_win(v) ? DK_CODE_WIN : DK_CODE_LOSS;
 }
 
-/* Where a writer reads the values of positions in order, a range at a time, so that a table
- * need not be in memory whole: read(src, first, n, out, ...) fills out with the `stride` values
- * of each of positions first..first+n-1 (position by position) and returns 0, or -1 with one
- * line in err. A file stores value `offset` of each position. */
-typedef struct dk_value_source {
-    int (*read)(const struct dk_value_source *src, uint64_t first, size_t n, dk_value *out,
-                char *err, size_t errlen);
-    void *ctx;
-    unsigned stride;
-    unsigned offset;
-} dk_value_source;
+/* Bytes of a file's header and trailer (FORMAT.md). */
+enum { DK_CTABLE_HEADER = 64, DK_CTABLE_TRAILER = 8 };
 
-/* A source over an array in memory: value k of position i is values[i * stride + k]. */
-dk_value_source dk_value_array(const dk_value *values, unsigned stride, unsigned offset);
+/* The uncompressed bytes of block b of a table described by `in`. Pure. */
+size_t dk_ctable_info_block_bytes(const dk_ctable_info *in, uint32_t b);
 
-/* Writes count values (every p->stride-th of `values`) to path atomically (temporary file, fsync, rename). Positions whose bit
- * is set in dont_care (bit i of byte i/8; NULL: none) are the ones where the side to move must
- * capture: their stored value is free, and the writer repeats the previous stored value there,
- * which lengthens runs. Fills *out (may be NULL). Returns 0, or -1 with one line in err.
- * Thread-safe (distinct paths). */
-int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value *values,
-                    const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
-                    size_t errlen);
-
-/* The same with the values read from src, a block at a time (p->stride is not used); src is
- * read more than once. */
-int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_value_source *src,
-                         const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
-                         size_t errlen);
+/* The header of a table described by `in` (every field set, file_crc aside), whose dictionary
+ * and block index have the CRC-32C index_crc; and the trailer of a file whose bytes before it
+ * have the CRC-32C file_crc. The layout lives here, beside the reader that checks it; the
+ * generator's writer (gen/ctable_write.h) uses them. Pure. */
+void dk_ctable_encode_header(const dk_ctable_info *in, uint32_t index_crc, uint8_t h[DK_CTABLE_HEADER]);
+void dk_ctable_encode_trailer(uint32_t file_crc, uint8_t t[DK_CTABLE_TRAILER]);
 
 typedef struct dk_ctable dk_ctable;
 

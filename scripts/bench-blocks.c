@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "../index/perfect.h"
-#include "../query/ctable.h"
+#include "../gen/ctable_write.h"
 #include "../query/tablebase.h"
 
 static double now(void)

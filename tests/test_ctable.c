@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "../query/checksum.h"
-#include "../query/ctable.h"
+#include "../gen/ctable_write.h"
 #include "support.h"
 
 static char dir[] = "/tmp/dk-ctable-XXXXXX";

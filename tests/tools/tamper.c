@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../../index/perfect.h"
-#include "../../query/ctable.h"
+#include "../../gen/ctable_write.h"
 #include "../../query/drawrule.h"
 #include "../../rules/movegen.h"
 #include "../../rules/notation.h"
