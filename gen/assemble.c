@@ -139,7 +139,7 @@ static void take_flags(const side_reader *sr, uint64_t first, size_t n, dk_value
         if (*v & DK_UNIT_CAPTURE) {
             uint64_t i = first + j;
             sr->captures[i / 8] |= (uint8_t)(1u << (i % 8));
-            *v &= (dk_value)~DK_UNIT_CAPTURE;
+            *v = dk_unit_dtw(*v);
         }
     }
 }

@@ -237,7 +237,7 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
         uint64_t at = (c->base + k) * s->stride;
         out[1] = DK_RULE_DRAW;
         int rc = dk_unitfile_read(c->file, at, s->stride, out, err, errlen);
-        out[0] &= (dk_value)~DK_UNIT_CAPTURE;
+        out[0] = dk_unit_dtw(out[0]);
         return rc;
     }
     return dk_finished_value(s->finished, m, p, out, err, errlen);
@@ -796,7 +796,7 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, char *er
         return rc;
     for (size_t i = 0; i < n; i++)
         out[i * 2 + 1] = dk_rule_is_decided(s->rule[i]) ? s->rule[i]
-                         : dk_rule_undecided(out[i * 2] & (dk_value)~DK_UNIT_CAPTURE);
+                         : dk_rule_undecided(dk_unit_dtw(out[i * 2]));
     return 0;
 }
 
@@ -839,7 +839,7 @@ static int group_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2
         return 1;
     }
     const dk_value *at = g->values + (size_t)l * g->s->stride;
-    out[0] = at[0] & (dk_value)~DK_UNIT_CAPTURE;
+    out[0] = dk_unit_dtw(at[0]);
     out[1] = g->s->stride > 1 ? at[1] : DK_RULE_DRAW;
     return 0;
 }
@@ -848,7 +848,7 @@ static int group_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2
 static bool passes(const dk_solver *s, const dk_value *values, uint32_t l, const dk_expected *x)
 {
     const dk_value *at = values + (size_t)l * s->stride;
-    dk_value stored[2] = {at[0] & (dk_value)~DK_UNIT_CAPTURE, s->stride > 1 ? at[1] : DK_RULE_DRAW};
+    dk_value stored[2] = {dk_unit_dtw(at[0]), s->stride > 1 ? at[1] : DK_RULE_DRAW};
     return ((at[0] & DK_UNIT_CAPTURE) != 0) == x->must_capture && dk_values_pass(stored, x->out, s->limit);
 }
 
@@ -963,7 +963,7 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
         for (int r = 0; r < R; r++) {
             const uint32_t *slot = s->slots[r].a;
             for (size_t j = 0; j < s->slots[r].n; j++, a += s->stride) {
-                dk_value e[2] = {a[0] & (dk_value)~DK_UNIT_CAPTURE, s->stride > 1 ? a[1] : DK_RULE_DRAW};
+                dk_value e[2] = {dk_unit_dtw(a[0]), s->stride > 1 ? a[1] : DK_RULE_DRAW};
                 dk_expected_add(&acc[slot[j]], e, false, s->limit); /* a quiet king move */
             }
             s->slots[r].n = 0;

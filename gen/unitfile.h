@@ -18,6 +18,9 @@ typedef struct dk_unitfile dk_unitfile;
  * (valuefile.h: a flagged file), it costs a unit file a bit a position, not a second byte. */
 #define DK_UNIT_CAPTURE DK_VFILE_FLAG
 
+/* A DTW value of a unit file without its capture flag. */
+static inline dk_value dk_unit_dtw(dk_value v) { return (dk_value)(v & ~DK_UNIT_CAPTURE); }
+
 /* The file of part `part` of the plan's unit: dk_plan_path, with ".p<part>" for a split unit. */
 int dk_unitfile_path(const dk_plan *plan, const char *dir, uint64_t part, char *buf, size_t len);
 
