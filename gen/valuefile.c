@@ -103,6 +103,12 @@ int dk_vfile_save(const char *path, dk_vfile_info *info, const dk_value *values,
     return dk_vfile_save_from(path, info, &src, err, errlen);
 }
 
+/* The bytes of a block of n positions as stored: their values, then their flags if any. */
+static size_t stored_bytes(const dk_vfile_info *in, uint64_t n)
+{
+    return (size_t)(n * in->stride * in->width + (in->flagged ? (n + 7) / 8 : 0));
+}
+
 /* The largest of all values of the source, read a block at a time into buf (flags apart). */
 static int max_value(const dk_value_source *src, uint64_t count, bool flagged, dk_value *buf,
                      dk_value *max, char *err, size_t errlen)
@@ -121,9 +127,10 @@ static int max_value(const dk_value_source *src, uint64_t count, bool flagged, d
 
 /* A block of n positions as stored: their values, then in a flagged file a bit a position
  * (byte p / 8, bit p % 8) taken off the first value. Returns its length. */
-static size_t encode_block(const dk_value *v, size_t n, unsigned stride, unsigned width,
-                           bool flagged, uint8_t *out)
+static size_t encode_block(const dk_value *v, size_t n, const dk_vfile_info *in, uint8_t *out)
 {
+    const unsigned stride = in->stride, width = in->width;
+    const bool flagged = in->flagged;
     const size_t nv = n * stride;
     uint8_t *flags = out + nv * width;
     if (flagged)
@@ -141,7 +148,7 @@ static size_t encode_block(const dk_value *v, size_t n, unsigned stride, unsigne
             out[2 * i + 1] = (uint8_t)(x >> 8);
         }
     }
-    return nv * width + (flagged ? (n + 7) / 8 : 0);
+    return stored_bytes(in, n);
 }
 
 int dk_vfile_save_from(const char *path, dk_vfile_info *info, const dk_value_source *src,
@@ -176,7 +183,7 @@ int dk_vfile_save_from(const char *path, dk_vfile_info *info, const dk_value_sou
         size_t n = info->count - first < DK_VFILE_BLOCK ? (size_t)(info->count - first) : DK_VFILE_BLOCK;
         if ((rc = src->read(src, first, n, vals, err, errlen)) != 0)
             break;
-        size_t len = encode_block(vals, n, src->stride, info->width, info->flagged, raw);
+        size_t len = encode_block(vals, n, info, raw);
         size_t zn = ZSTD_compress2(cctx, z, zcap, raw, len);
         if (ZSTD_isError(zn)) {
             rc = dk_errorf(err, errlen, "cannot write %s: compression failed: %s", path,
@@ -260,7 +267,7 @@ dk_vfile *dk_vfile_open(const char *path, bool check_all, char *err, size_t errl
         t->index = map + index;
         t->dctx = ZSTD_createDCtx();
         t->nslots = t->nblocks < MAX_SLOTS ? (uint32_t)t->nblocks : MAX_SLOTS;
-        t->block_bytes = (size_t)t->block * in->stride * in->width + (in->flagged ? (t->block + 7) / 8 : 0);
+        t->block_bytes = stored_bytes(in, t->block);
         t->cache = malloc((size_t)(t->nslots ? t->nslots : 1) * t->block_bytes);
         t->slot_of = malloc((t->nblocks ? t->nblocks : 1) * sizeof *t->slot_of);
         if (!t->dctx || !t->cache || !t->slot_of) {
@@ -317,7 +324,7 @@ static const uint8_t *block_bytes(dk_vfile *t, uint64_t b, char *err, size_t err
     uint64_t n = in->count - first < t->block ? in->count - first : t->block;
     uint64_t from = dk_get64(t->index + 8 * b), to = dk_get64(t->index + 8 * (b + 1));
     size_t got = ZSTD_decompressDCtx(t->dctx, dst, cap, t->map + from, to - from);
-    if (ZSTD_isError(got) || got != n * in->stride * in->width + (in->flagged ? (n + 7) / 8 : 0))
+    if (ZSTD_isError(got) || got != stored_bytes(in, n))
         return dk_errorf(err, errlen, "%s is damaged: block %llu does not decompress", t->path,
                          (unsigned long long)b), NULL;
     t->block_in[slot] = (int64_t)b;
