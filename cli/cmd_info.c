@@ -76,10 +76,11 @@ static uint64_t piece_total(const material_row *rows, size_t n, int p, uint64_t 
     return sum;
 }
 
-/* What a rank holds to solve unit u under the variant's default draw rule (budget.h). */
+/* What a rank holds to solve unit u under the variant's default draw rule, with the least exit
+ * cache (budget.h). */
 static uint64_t unit_bytes(const dk_variant *v, const dk_unit *u)
 {
-    return dk_budget_unit_bytes(u->positions, 2 * (unsigned)v->draw_rule_moves);
+    return dk_budget_unit_bytes(u->positions, 2 * (unsigned)v->draw_rule_moves) + dk_budget_exit_cache(0);
 }
 
 static void print_text(const dk_variant *v, int pieces, int per_side, const material_row *rows, size_t n,

@@ -153,17 +153,18 @@ static void print_targets(const dk_gen_options *o, bool json)
     printf(json ? "]" : " and what they need");
 }
 
-/* The most a rank holds: its largest task and the decoded tables it keeps. */
+/* The most a rank holds: its largest task, its exit cache and the decoded tables it keeps. */
 static uint64_t peak_memory(const plan_facts *f, const dk_forecast *at)
 {
     uint64_t task = f->unit_bytes > f->finish_bytes ? f->unit_bytes : f->finish_bytes;
-    return task + (at->held_peak_bytes < f->b.cache_bytes ? at->held_peak_bytes : f->b.cache_bytes);
+    return task + f->b.exit_cache_bytes +
+           (at->held_peak_bytes < f->b.cache_bytes ? at->held_peak_bytes : f->b.cache_bytes);
 }
 
 static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forecast_model *m, const plan_facts *f,
                        const dk_forecast *at, const dk_forecast *unl, uint32_t sat, const dk_forecast *at_sat)
 {
-    char t[6][TEXT_MAX], what[96];
+    char t[7][TEXT_MAX], what[96];
     printf("plan: %s, ", p->o.v->name);
     print_targets(&p->o, false);
     printf(p->o.rule_limit ? ", draw rule %u moves\n" : ", no draw rule\n", p->o.rule_limit / 2);
@@ -183,11 +184,12 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
            sat, time_text(at_sat->wall, t[0]), 100 * PLAN_TOLERANCE);
     printf("memory a rank: at most %s of its %s: %s to solve the largest unit or share of a split one (%llu "
            "positions) or %s to finish "
-           "the largest pair (%llu positions), and %s of decoded tables (the cache may take %s)\n",
+           "the largest pair (%llu positions), %s of exit cache and %s of decoded tables (the cache may take %s)\n",
            bytes_text((double)peak_memory(f, at), t[0]), bytes_text((double)f->b.memory, t[1]),
            bytes_text((double)f->unit_bytes, t[2]), (unsigned long long)f->unit_max,
            bytes_text((double)f->finish_bytes, t[3]), (unsigned long long)f->pair_max,
-           bytes_text((double)at->held_peak_bytes, t[4]), bytes_text((double)f->b.cache_bytes, t[5]));
+           bytes_text((double)f->b.exit_cache_bytes, t[6]), bytes_text((double)at->held_peak_bytes, t[4]),
+           bytes_text((double)f->b.cache_bytes, t[5]));
     printf("disk: %s of tables (bits a position: WLD %.2f, DTW %.2f, DTC %.2f), unit files in DIR/work at most "
            "%s, at most %s at once\n", bytes_text((double)at->table_bytes, t[0]), m->table_bits[0], m->table_bits[1],
            m->table_bits[2], bytes_text((double)at->work_peak_bytes, t[1]),
@@ -218,9 +220,10 @@ static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forec
     printf(" \"saturation\": {\"ranks\": %u, \"wall_seconds\": %.6g, \"tolerance\": %.2f},\n", sat, at_sat->wall,
            PLAN_TOLERANCE);
     printf(" \"memory\": {\"budget\": %llu, \"largest_unit\": %llu, \"unit_bytes\": %llu, \"largest_pair\": %llu, "
-           "\"finish_bytes\": %llu, \"cache\": %llu, \"cache_used\": %llu, \"peak\": %llu},\n",
+           "\"finish_bytes\": %llu, \"exit_cache\": %llu, \"cache\": %llu, \"cache_used\": %llu, \"peak\": %llu},\n",
            (unsigned long long)f->b.memory, (unsigned long long)f->unit_max, (unsigned long long)f->unit_bytes,
-           (unsigned long long)f->pair_max, (unsigned long long)f->finish_bytes, (unsigned long long)f->b.cache_bytes,
+           (unsigned long long)f->pair_max, (unsigned long long)f->finish_bytes,
+           (unsigned long long)f->b.exit_cache_bytes, (unsigned long long)f->b.cache_bytes,
            (unsigned long long)at->held_peak_bytes, (unsigned long long)peak_memory(f, at));
     printf(" \"disk\": {\"tables\": %llu, \"work_peak\": %llu, \"peak\": %llu},\n", (unsigned long long)at->table_bytes,
            (unsigned long long)at->work_peak_bytes, (unsigned long long)at->disk_peak_bytes);

@@ -159,7 +159,7 @@ static dk_unitfile *unit_file(dk_pair_reader *r, uint32_t i, char *err, size_t e
     close_slot(slot);
     if (dk_plan_build(&slot->plan, r->plans, r->first_unit + i) != 0)
         return dk_errorf(err, errlen, "out of memory"), NULL;
-    slot->file = dk_unitfile_open(&slot->plan, r->dir, r->limit, !r->checked[i], err, errlen);
+    slot->file = dk_unitfile_open(&slot->plan, r->dir, r->limit, !r->checked[i], NULL, err, errlen);
     if (!slot->file) {
         close_slot(slot);
         return NULL;

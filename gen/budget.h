@@ -14,16 +14,21 @@
 #define DK_BUDGET_MIN ((uint64_t)128 << 20)
 
 typedef struct dk_budget {
-    uint64_t memory;         /* bytes a rank may hold */
-    uint64_t unit_positions; /* the bound on positions per unit */
-    uint64_t cache_bytes;    /* decoded finished tables kept in memory */
+    uint64_t memory;           /* bytes a rank may hold */
+    uint64_t unit_positions;   /* the bound on positions per unit */
+    uint64_t exit_cache_bytes; /* decompressed blocks of the units above (solve.h) */
+    uint64_t cache_bytes;      /* decoded finished tables kept in memory */
 } dk_budget;
 
-/* Bytes a rank needs, besides its cache, to solve and verify a unit of `positions` positions
- * with a draw rule of `limit` plies (0: none). Pure. */
+/* The exit cache of a rank that may hold `memory` bytes: a sixteenth of it, and at least what
+ * sixteen units' files held when each had a cache of its own (69 MiB). Pure. */
+uint64_t dk_budget_exit_cache(uint64_t memory);
+
+/* Bytes a rank needs, besides its two caches, to solve and verify a unit of `positions`
+ * positions with a draw rule of `limit` plies (0: none). Pure. */
 uint64_t dk_budget_unit_bytes(uint64_t positions, unsigned limit);
 
-/* Bytes a rank needs, besides its cache, to finish a pair whose materials hold `positions`
+/* Bytes a rank needs, besides its two caches, to finish a pair whose materials hold `positions`
  * table entries together: a capture map, where its subslices lie, buffers (the values stream
  * through). Pure. */
 uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit);
@@ -37,9 +42,10 @@ int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned lim
  * Thread-safe. */
 uint64_t dk_budget_node_share(int ranks_here);
 
-/* Shares `memory` bytes out: the unit bound is `unit_positions` if not 0, else the largest
- * power of two up to DK_DEFAULT_UNIT_POSITIONS whose unit takes at most half of what the fixed
- * costs leave; the cache gets the rest. Returns 0, or -1 with one line in err when the memory is
+/* Shares `memory` bytes out: the exit cache its share (dk_budget_exit_cache); the unit bound is
+ * `unit_positions` if not 0, else the largest power of two up to DK_DEFAULT_UNIT_POSITIONS
+ * whose unit takes at most half of what the fixed costs and the exit cache leave; the cache of
+ * tables gets the rest. Returns 0, or -1 with one line in err when the memory is
  * below DK_BUDGET_MIN or cannot hold a unit of the bound. Pure. */
 int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk_budget *out,
                     char *err, size_t errlen);

@@ -463,7 +463,7 @@ static int make_dirs(const dk_gen_options *o, dk_dirlock *lock, char *err, size_
     return 0;
 }
 
-static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, uint64_t cache_bytes)
+static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, const dk_budget *b)
 {
     sched s = {o, g, nranks, 0, 0, false, "", {0}, NULL, -1, 0, NULL, 0, 0};
     s.local = calloc(1, sizeof *s.local);
@@ -496,8 +496,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, u
     pthread_t th;
     const char *why_not = "out of memory";
     bool local_ok = s.local &&
-                    dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit,
-                                   cache_bytes) == 0;
+                    dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b) == 0;
     if (local_ok) {
         pthread_mutex_init(&s.local->box.lock, NULL);
         pthread_cond_init(&s.local->box.cond, NULL);
@@ -523,7 +522,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, u
         dk_finished_counters c = dk_finished_get_counters(s.local->w.finished);
         fprintf(stderr, "gen: rank 0 decoded finished tables %llu times (%llu dropped to stay within "
                 "%.0f MiB, at most %.0f MiB held), resolved %llu capture positions\n",
-                (unsigned long long)c.loads, (unsigned long long)c.evictions, cache_bytes / 1048576.0,
+                (unsigned long long)c.loads, (unsigned long long)c.evictions, b->cache_bytes / 1048576.0,
                 c.peak_bytes / 1048576.0, (unsigned long long)c.resolved);
         if (s.splits)
             fprintf(stderr, "gen: %u units above the bound of %llu positions were split, each solved by all %d "
@@ -603,12 +602,12 @@ int dk_generate(const dk_gen_options *o)
     }
     int status = 0;
     if (rank == 0) {
-        status = run_scheduler(o, g, nranks, b.cache_bytes);
+        status = run_scheduler(o, g, nranks, &b);
     } else {
         dk_worker w;
         /* DAMKA_TEST_FAIL_INIT: for tests, this rank's worker fails to start */
         bool ok = !getenv("DAMKA_TEST_FAIL_INIT") &&
-                  dk_worker_init(&w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b.cache_bytes) == 0;
+                  dk_worker_init(&w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, &b) == 0;
         remote_worker(ok ? &w : NULL, "its worker cannot start: out of memory");
         if (ok)
             dk_worker_free(&w);

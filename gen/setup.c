@@ -71,7 +71,7 @@ int dk_setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budge
             return dk_errorf(err, errlen, "a rank's share of the largest split unit (%llu positions on %d rank%s) "
                              "needs %llu MiB: give more memory or run on at least %d ranks",
                              (unsigned long long)unit, nranks, nranks > 1 ? "s" : "",
-                             (unsigned long long)(dk_budget_unit_bytes(unit, limit) >> 20), fits);
+                             (unsigned long long)((dk_budget_unit_bytes(unit, limit) + b->exit_cache_bytes) >> 20), fits);
         }
         b->cache_bytes = big.cache_bytes < b->cache_bytes ? big.cache_bytes : b->cache_bytes;
     }

@@ -11,7 +11,7 @@
 #include "verify.h"
 
 /* The units one level above the unit being solved, opened on demand: man moves land there. At
- * most DK_SOLVER_ABOVE_OPEN are open (each holds a block cache, gen/valuefile.h); beyond, the
+ * most DK_SOLVER_ABOVE_OPEN are open (their blocks in the solver's pool, gen/blockpool.h); beyond, the
  * least recently opened is closed. */
 typedef struct above_unit {
     uint32_t unit;
@@ -66,6 +66,7 @@ struct dk_solver {
     unsigned stride;      /* values per position in units and outputs: 1, or 2 with a rule */
     const dk_wpair *pair; /* the pair of the unit being solved */
     dk_plan_cache *plans;
+    dk_block_pool *blocks; /* the decompressed blocks of the open units above */
     const char *why; /* why push failed */
     exit_slot cache[EXIT_CACHE];
     char *dir;
@@ -98,8 +99,14 @@ static void drop_above(dk_solver *s)
         s->cache[i].side = -1;
 }
 
+void dk_solver_idle(dk_solver *s)
+{
+    drop_above(s);
+    dk_block_pool_idle(s->blocks);
+}
+
 dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, const char *dir,
-                         unsigned limit)
+                         unsigned limit, uint64_t exit_cache_bytes)
 {
     dk_solver *s = calloc(1, sizeof *s);
     if (!s || !(s->dir = strdup(dir))) {
@@ -111,7 +118,11 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, const cha
     s->finished = finished;
     s->limit = limit;
     s->stride = limit ? 2 : 1;
-    if (!(s->plans = dk_plan_cache_new(g))) {
+    s->plans = dk_plan_cache_new(g);
+    s->blocks = dk_block_pool_new(exit_cache_bytes, DK_VFILE_SLOT_BYTES);
+    if (!s->plans || !s->blocks) {
+        dk_plan_cache_free(s->plans);
+        dk_block_pool_free(s->blocks);
         free(s->dir);
         free(s);
         return NULL;
@@ -140,6 +151,7 @@ void dk_solver_free(dk_solver *s)
     if (!s)
         return;
     drop_above(s);
+    dk_block_pool_free(s->blocks);
     dk_plan_cache_free(s->plans);
     free(s->above);
     for (size_t i = 0; i < s->nbuckets; i++)
@@ -196,7 +208,7 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
     a->opened = ++s->opened;
     if (dk_plan_build(&a->plan, s->plans, u) != 0)
         return snprintf(err, errlen, "out of memory"), NULL;
-    if (!(a->file = dk_unitfile_open(&a->plan, s->dir, s->limit, false, err, errlen))) {
+    if (!(a->file = dk_unitfile_open(&a->plan, s->dir, s->limit, false, s->blocks, err, errlen))) {
         dk_plan_free(&a->plan);
         return NULL;
     }

@@ -9,8 +9,8 @@
 
 typedef struct dk_solver dk_solver;
 
-/* Units of the level above a solver keeps open at once (man moves read them), each with its
- * block cache: a bound gen/budget.c counts. */
+/* Units of the level above a solver keeps open at once (man moves read them); their
+ * decompressed blocks share one pool (gen/blockpool.h). */
 enum { DK_SOLVER_ABOVE_OPEN = 16 };
 
 /* How the ranks sharing a split unit talk, implemented over MPI by gen/generate.c so that this
@@ -31,11 +31,16 @@ typedef struct dk_split_comm {
 } dk_split_comm;
 
 /* A solver reading finished tables through `finished` and finished units from dir/work, with a
- * draw rule of `limit` plies (0: DTW only). One per thread. Returns NULL when out of memory. */
+ * draw rule of `limit` plies (0: DTW only), keeping up to exit_cache_bytes of the units' blocks
+ * decompressed (dk_budget's exit cache). One per thread. Returns NULL when out of memory. */
 dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, const char *dir,
-                         unsigned limit);
+                         unsigned limit, uint64_t exit_cache_bytes);
 
 void dk_solver_free(dk_solver *s);
+
+/* Closes the units above and gives the exit cache's memory back, so that what the thread does
+ * next (finishing a pair) has the memory the budget counts for it. */
+void dk_solver_idle(dk_solver *s);
 
 /* Solves the unit of plan into out (plan->npositions positions in the plan's order, each its
  * DTW value followed, with a draw rule, by its rule value). Exits

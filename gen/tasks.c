@@ -16,12 +16,12 @@
 #include "valuefile.h"
 
 int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
-                   bool dictionary, unsigned limit, uint64_t cache_bytes)
+                   bool dictionary, unsigned limit, const dk_budget *b)
 {
     *w = (dk_worker){g, dir, keep_work, dictionary, limit,
-                     dk_finished_new(dir, g->v, limit, cache_bytes), NULL, dk_plan_cache_new(g)};
+                     dk_finished_new(dir, g->v, limit, b->cache_bytes), NULL, dk_plan_cache_new(g)};
     if (w->finished)
-        w->solver = dk_solver_new(g, w->finished, dir, limit);
+        w->solver = dk_solver_new(g, w->finished, dir, limit, b->exit_cache_bytes);
     if (!w->solver || !w->plans) {
         dk_worker_free(w);
         return -1;
@@ -112,6 +112,7 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
                 verify_unit(w, &plan, values, err, errlen) == 0)) {
         rc = dk_unitfile_save(&plan, w->dir, 0, w->limit, values, err, errlen);
     }
+    dk_solver_idle(w->solver);
     free(values);
     dk_plan_free(&plan);
     return rc;
@@ -180,6 +181,7 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
     } else {
         rc = values ? -2 : -1;
     }
+    dk_solver_idle(w->solver);
     free(values);
     dk_plan_free(&plan);
     return rc;
@@ -214,7 +216,7 @@ static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int
     if (dk_vfile_save_from(raw, &info, units, err, errlen) != 0)
         return -1;
     const uint8_t *must_capture = dk_pair_reader_captures(r, side); /* complete: all read */
-    dk_vfile *f = dk_vfile_open(raw, false, err, errlen);
+    dk_vfile *f = dk_vfile_open(raw, false, NULL, err, errlen);
     if (!f)
         return -1;
     dk_value_source in_order = dk_vfile_source(f);

@@ -3,6 +3,7 @@
 #ifndef DK_TASKS_H
 #define DK_TASKS_H
 
+#include "budget.h"
 #include "solve.h"
 
 typedef struct dk_worker {
@@ -16,10 +17,10 @@ typedef struct dk_worker {
     dk_plan_cache *plans;
 } dk_worker;
 
-/* Opens what a worker needs over directory dir, keeping up to cache_bytes of finished tables
- * decoded (finished.h). Returns 0, or -1 when out of memory. */
+/* Opens what a worker needs over directory dir within budget b: its cache of decoded finished
+ * tables (finished.h) and its exit cache (solve.h). Returns 0, or -1 when out of memory. */
 int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
-                   bool dictionary, unsigned limit, uint64_t cache_bytes);
+                   bool dictionary, unsigned limit, const dk_budget *b);
 
 void dk_worker_free(dk_worker *w);
 

@@ -11,6 +11,7 @@ struct dk_unitfile {
     const char *dir;
     unsigned limit, stride;
     bool check_all;
+    dk_block_pool *pool;
     dk_vfile **part; /* by part, NULL until first read */
 };
 
@@ -41,7 +42,7 @@ int dk_unitfile_save(const dk_plan *plan, const char *dir, uint64_t part, unsign
 }
 
 dk_unitfile *dk_unitfile_open(const dk_plan *plan, const char *dir, unsigned limit, bool check_all,
-                              char *err, size_t errlen)
+                              dk_block_pool *pool, char *err, size_t errlen)
 {
     dk_unitfile *f = calloc(1, sizeof *f);
     if (f)
@@ -50,7 +51,7 @@ dk_unitfile *dk_unitfile_open(const dk_plan *plan, const char *dir, unsigned lim
         free(f);
         return dk_errorf(err, errlen, "out of memory"), NULL;
     }
-    *f = (dk_unitfile){plan, dir, limit, limit ? 2 : 1, check_all, f->part};
+    *f = (dk_unitfile){plan, dir, limit, limit ? 2 : 1, check_all, pool, f->part};
     return f;
 }
 
@@ -61,7 +62,7 @@ static dk_vfile *part_file(dk_unitfile *f, uint64_t q, char *err, size_t errlen)
         return f->part[q];
     char path[4096];
     dk_unitfile_path(f->plan, f->dir, q, path, sizeof path);
-    dk_vfile *t = dk_vfile_open(path, f->check_all, err, errlen);
+    dk_vfile *t = dk_vfile_open(path, f->check_all, f->pool, err, errlen);
     const dk_vfile_info *in = t ? dk_vfile_get_info(t) : NULL;
     if (in && (in->kind != DK_FILE_UNIT || !in->flagged || in->count != dk_unitfile_part_positions(f->plan, q) ||
                in->stride != f->stride || in->limit != f->limit)) {
@@ -105,7 +106,7 @@ void dk_unitfile_close(dk_unitfile *f)
 bool dk_unitfile_intact(const dk_plan *plan, const char *dir, unsigned limit)
 {
     char err[512];
-    dk_unitfile *f = dk_unitfile_open(plan, dir, limit, true, err, sizeof err);
+    dk_unitfile *f = dk_unitfile_open(plan, dir, limit, true, NULL, err, sizeof err);
     bool ok = f != NULL;
     for (uint64_t q = 0; ok && q < plan->nparts; q++) {
         char path[4096];

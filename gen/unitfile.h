@@ -35,10 +35,11 @@ int dk_unitfile_save(const dk_plan *plan, const char *dir, uint64_t part, unsign
 
 /* Opens the unit's files for reading; a part's file is opened (and checked: header, size,
  * block index, the number of values and the draw rule; with check_all the CRC of every byte)
- * when first read. The plan must outlive the reader. Returns NULL only when out of memory. One
- * reader per thread. */
+ * when first read, its decompressed blocks kept in `pool` (or, NULL, a small cache of its
+ * own: dk_vfile_open). The plan must outlive the reader. Returns NULL only when out of memory.
+ * One reader per thread. */
 dk_unitfile *dk_unitfile_open(const dk_plan *plan, const char *dir, unsigned limit, bool check_all,
-                              char *err, size_t errlen);
+                              dk_block_pool *pool, char *err, size_t errlen);
 
 /* Values first..first+n-1 of the unit (value k of position p is p * stride + k), DTW values
  * with their DK_UNIT_CAPTURE flag. Returns 0, or -1 with one line in err (a part missing or

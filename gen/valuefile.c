@@ -23,10 +23,6 @@
 enum { HEADER_SIZE = DK_VFILE_HEADER, VERSION = 4, LEVEL = 1 };
 static const char MAGIC[8] = {'D', 'A', 'M', 'K', 'A', 'V', 'A', 'L'};
 
-/* Decompressed blocks a reader keeps (a clock replaces them): man moves from the subslices of
- * a unit read many subslices of the units above, each again and again. At most 4 MiB a file. */
-enum { MAX_SLOTS = DK_VFILE_SLOTS };
-
 struct dk_vfile {
     dk_vfile_info info;
     uint32_t block;           /* positions a block; 0: uncompressed (versions 1 and 2) */
@@ -35,17 +31,12 @@ struct dk_vfile {
     const uint8_t *map, *index, *values;
     size_t map_len;
     void *dctx;
-    uint32_t nslots;          /* up to MAX_SLOTS, no more than the file has blocks */
-    uint8_t *cache;           /* nslots decompressed blocks */
-    int32_t *slot_of;         /* by block: its slot, -1 if not decompressed */
-    int64_t block_in[MAX_SLOTS]; /* by slot: its block, -1: none */
-    uint8_t referenced[MAX_SLOTS];
-    uint32_t hand;            /* the clock's hand */
-    /* The block read last while it stays in its slot (last_hi 0: none), values last_lo up to
-     * last_hi: the solver reads exits near each other, and this skips the block lookup. */
-    uint64_t last_lo, last_hi;
-    const uint8_t *last_src, *last_flags;
-    int32_t last_slot;
+    dk_block_pool *pool;      /* the decompressed blocks (blockpool.h) */
+    bool own_pool;
+    int32_t *slot_of;         /* by block: its slot in the pool, -1 if not held */
+    /* The block read last (last_hi 0: none), values last_lo up to last_hi, while the pool holds
+     * it: the solver reads exits near each other, and this skips the block lookup. */
+    uint64_t last_block, last_lo, last_hi;
     char path[1024];          /* for messages */
 };
 
@@ -226,7 +217,8 @@ out:
     return rc;
 }
 
-dk_vfile *dk_vfile_open(const char *path, bool check_all, char *err, size_t errlen)
+dk_vfile *dk_vfile_open(const char *path, bool check_all, dk_block_pool *pool, char *err,
+                        size_t errlen)
 {
     const uint8_t *map = NULL;
     size_t len = 0;
@@ -266,18 +258,21 @@ dk_vfile *dk_vfile_open(const char *path, bool check_all, char *err, size_t errl
         }
         t->index = map + index;
         t->dctx = ZSTD_createDCtx();
-        t->nslots = t->nblocks < MAX_SLOTS ? (uint32_t)t->nblocks : MAX_SLOTS;
         t->block_bytes = stored_bytes(in, t->block);
-        t->cache = malloc((size_t)(t->nslots ? t->nslots : 1) * t->block_bytes);
+        t->own_pool = !pool;
+        t->pool = pool ? pool : dk_block_pool_new((t->nblocks < DK_VFILE_SLOTS ? t->nblocks : DK_VFILE_SLOTS) *
+                                                  t->block_bytes, t->block_bytes);
         t->slot_of = malloc((t->nblocks ? t->nblocks : 1) * sizeof *t->slot_of);
-        if (!t->dctx || !t->cache || !t->slot_of) {
+        if (!t->dctx || !t->pool || !t->slot_of) {
             dk_errorf(err, errlen, "cannot open %s: out of memory", path);
+            goto out;
+        }
+        if (t->block_bytes > dk_block_pool_slot_bytes(t->pool)) {
+            dk_errorf(err, errlen, "%s has blocks of %u positions, more than a reader holds", path, t->block);
             goto out;
         }
         for (uint64_t b = 0; b < t->nblocks; b++)
             t->slot_of[b] = -1;
-        for (int i = 0; i < MAX_SLOTS; i++)
-            t->block_in[i] = -1;
     }
     if (check_all && dk_crc32c(0, map + HEADER_SIZE, len - HEADER_SIZE) != in->crc) {
         dk_errorf(err, errlen, "%s is damaged: checksum mismatch", path);
@@ -290,7 +285,8 @@ dk_vfile *dk_vfile_open(const char *path, bool check_all, char *err, size_t errl
 out:
     dk_unmap_file(map, len);
     ZSTD_freeDCtx(t->dctx);
-    free(t->cache);
+    if (t->own_pool)
+        dk_block_pool_free(t->pool);
     free(t->slot_of);
     free(t);
     return NULL;
@@ -298,38 +294,22 @@ out:
 
 const dk_vfile_info *dk_vfile_get_info(const dk_vfile *t) { return &t->info; }
 
-/* The decompressed bytes of block b (in its cache slot). */
+/* The decompressed bytes of block b (held by the pool). */
 static const uint8_t *block_bytes(dk_vfile *t, uint64_t b, char *err, size_t errlen)
 {
+    if (t->slot_of[b] >= 0)
+        return dk_block_pool_get(t->pool, t->slot_of, b);
     const dk_vfile_info *in = &t->info;
-    size_t cap = t->block_bytes;
-    int32_t slot = t->slot_of[b];
-    if (slot >= 0) {
-        t->referenced[slot] = 1;
-        return t->cache + (size_t)slot * cap;
-    }
-    while (t->referenced[t->hand]) { /* second chance for the slots read since the last pass */
-        t->referenced[t->hand] = 0;
-        t->hand = (t->hand + 1) % t->nslots;
-    }
-    slot = (int32_t)t->hand;
-    t->hand = (t->hand + 1) % t->nslots;
-    if (t->block_in[slot] >= 0)
-        t->slot_of[t->block_in[slot]] = -1;
-    t->block_in[slot] = -1;
-    if (slot == t->last_slot)
-        t->last_hi = 0;
-    uint8_t *dst = t->cache + (size_t)slot * cap;
+    uint8_t *dst = dk_block_pool_take(t->pool, t->slot_of, b);
     uint64_t first = b * t->block;
     uint64_t n = in->count - first < t->block ? in->count - first : t->block;
     uint64_t from = dk_get64(t->index + 8 * b), to = dk_get64(t->index + 8 * (b + 1));
-    size_t got = ZSTD_decompressDCtx(t->dctx, dst, cap, t->map + from, to - from);
-    if (ZSTD_isError(got) || got != stored_bytes(in, n))
+    size_t got = ZSTD_decompressDCtx(t->dctx, dst, dk_block_pool_slot_bytes(t->pool), t->map + from, to - from);
+    if (ZSTD_isError(got) || got != stored_bytes(in, n)) {
+        dk_block_pool_release(t->pool, t->slot_of, b);
         return dk_errorf(err, errlen, "%s is damaged: block %llu does not decompress", t->path,
                          (unsigned long long)b), NULL;
-    t->block_in[slot] = (int64_t)b;
-    t->slot_of[b] = slot;
-    t->referenced[slot] = 1;
+    }
     return dst;
 }
 
@@ -354,12 +334,18 @@ static void copy_block_values(const dk_vfile *t, dk_value *out, const uint8_t *b
     }
 }
 
+/* Where a block's flags start, in a flagged file: after its values. */
+static const uint8_t *block_flags(const dk_vfile *t, const uint8_t *src, uint64_t in_block)
+{
+    return t->info.flagged ? src + in_block * t->info.width : NULL;
+}
+
 int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *err, size_t errlen)
 {
     const unsigned w = t->info.width, per_block = t->block * t->info.stride;
-    if (first >= t->last_lo && first + n <= t->last_hi) {
-        t->referenced[t->last_slot] = 1;
-        copy_block_values(t, out, t->last_src, t->last_flags, first - t->last_lo, n);
+    if (t->last_hi && first >= t->last_lo && first + n <= t->last_hi && t->slot_of[t->last_block] >= 0) {
+        const uint8_t *src = dk_block_pool_get(t->pool, t->slot_of, t->last_block);
+        copy_block_values(t, out, src, block_flags(t, src, t->last_hi - t->last_lo), first - t->last_lo, n);
         return 0;
     }
     for (size_t done = 0; done < n;) {
@@ -375,13 +361,11 @@ int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *er
                 return -1;
             uint64_t left = t->info.count * t->info.stride - b * per_block; /* values from the block on */
             uint64_t in_block = left < per_block ? left : per_block;
-            t->last_slot = t->slot_of[b];
-            t->last_src = src;
-            t->last_flags = t->info.flagged ? src + in_block * w : NULL;
+            t->last_block = b;
             t->last_lo = b * per_block;
             t->last_hi = t->last_lo + in_block;
             run = in_block - i % per_block < n - done ? in_block - i % per_block : n - done;
-            copy_block_values(t, out + done, src, t->last_flags, i % per_block, run);
+            copy_block_values(t, out + done, src, block_flags(t, src, in_block), i % per_block, run);
         }
         done += run;
     }
@@ -405,7 +389,11 @@ void dk_vfile_close(dk_vfile *t)
         return;
     dk_unmap_file(t->map, t->map_len);
     ZSTD_freeDCtx(t->dctx);
-    free(t->cache);
+    if (t->own_pool)
+        dk_block_pool_free(t->pool);
+    else
+        for (uint64_t b = 0; b < t->nblocks; b++)
+            dk_block_pool_release(t->pool, t->slot_of, b);
     free(t->slot_of);
     free(t);
 }

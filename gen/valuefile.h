@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blockpool.h"
 #include "valuesource.h"
 #include "../query/value.h"
 
@@ -41,10 +42,12 @@ typedef struct dk_vfile_info {
  * themselves stay below it. The unit files use it to say that a position must capture. */
 #define DK_VFILE_FLAG ((dk_value)0x8000)
 
-/* Positions per compressed block, and the decompressed blocks an open file keeps (a clock):
- * at most DK_VFILE_CACHE_MAX bytes a file (two 2-byte values a position). */
+/* Positions per compressed block; the most bytes such a block takes decompressed (two 2-byte
+ * values and a flag bit a position), a slot of a shared pool (blockpool.h); and the blocks a
+ * file opened without a pool keeps. */
 enum { DK_VFILE_BLOCK = 4096, DK_VFILE_SLOTS = 256 };
-#define DK_VFILE_CACHE_MAX ((uint64_t)DK_VFILE_SLOTS * (DK_VFILE_BLOCK * 4 + DK_VFILE_BLOCK / 8))
+#define DK_VFILE_SLOT_BYTES ((size_t)DK_VFILE_BLOCK * 4 + DK_VFILE_BLOCK / 8)
+#define DK_VFILE_CACHE_MAX ((uint64_t)DK_VFILE_SLOTS * DK_VFILE_SLOT_BYTES)
 
 typedef struct dk_vfile dk_vfile;
 
@@ -62,9 +65,13 @@ int dk_vfile_save_from(const char *path, dk_vfile_info *info, const dk_value_sou
                        char *err, size_t errlen);
 
 /* Opens and maps a value file, checking its header, size and block index; with check_all also
- * the CRC of every stored byte. Returns NULL with one line in err if the file is missing,
- * truncated or damaged. One reader per thread (it caches decompressed blocks). */
-dk_vfile *dk_vfile_open(const char *path, bool check_all, char *err, size_t errlen);
+ * the CRC of every stored byte. Decompressed blocks are kept in `pool` (slots of
+ * DK_VFILE_SLOT_BYTES; shared with the other files of the thread that opened them with it), or
+ * with pool NULL in a pool of the file's own of up to DK_VFILE_SLOTS blocks. Returns NULL with
+ * one line in err if the file is missing, truncated or damaged. One reader per thread, the
+ * pool's. */
+dk_vfile *dk_vfile_open(const char *path, bool check_all, dk_block_pool *pool, char *err,
+                        size_t errlen);
 
 const dk_vfile_info *dk_vfile_get_info(const dk_vfile *t);
 
@@ -78,7 +85,7 @@ int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *er
  * read in order. Valid while t is open. */
 dk_value_source dk_vfile_source(dk_vfile *t);
 
-/* Unmaps and frees. */
+/* Unmaps and frees, giving its blocks back to a shared pool. */
 void dk_vfile_close(dk_vfile *t);
 
 #endif

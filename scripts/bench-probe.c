@@ -143,7 +143,7 @@ static void sizes(const char *dir, bool ext)
         snprintf(path, sizeof path, "%s/work/%s-%s.raw", dir, V->name, name);
         if (access(path, F_OK) != 0)
             continue;
-        dk_vfile *t = dk_vfile_open(path, false, err, sizeof err);
+        dk_vfile *t = dk_vfile_open(path, false, NULL, err, sizeof err);
         if (!t) {
             fprintf(stderr, "bench-probe: %s\n", err);
             continue;

@@ -93,7 +93,7 @@ static dk_vfile *open_raw(dk_material m)
     char path[4096], name[DK_MATERIAL_NAME_MAX], err[512];
     dk_material_name(m, name, sizeof name);
     snprintf(path, sizeof path, "%s/work/brazilian-%s.raw", DIR_, name);
-    dk_vfile *t = dk_vfile_open(path, true, err, sizeof err);
+    dk_vfile *t = dk_vfile_open(path, true, NULL, err, sizeof err);
     if (!t)
         fail_msg("%s (make the tables with --keep-work)", err);
     return t;

@@ -57,7 +57,7 @@ static void round_trip(uint64_t count, unsigned stride, bool wide, bool flagged)
                           flagged};
     assert_int_equal(dk_vfile_save(path, &info, v, err, sizeof err), 0);
     assert_int_equal(info.width, wide ? 2 : 1);
-    dk_vfile *f = dk_vfile_open(path, true, err, sizeof err);
+    dk_vfile *f = dk_vfile_open(path, true, NULL, err, sizeof err);
     assert_non_null(f);
     const dk_vfile_info *in = dk_vfile_get_info(f);
     assert_int_equal(in->count, count);
@@ -90,6 +90,52 @@ static void test_round_trip(void **state)
     }
 }
 
+/* Three files read through one pool of five blocks, at random, interleaved: each read gives
+ * the file's own values whichever file took whose slots; closing a file gives its slots back
+ * to the others. */
+static void test_shared_pool(void **state)
+{
+    (void)state;
+    char path[3][256], err[512];
+    enum { FILES = 3 };
+    const uint64_t count[FILES] = {7 * DK_VFILE_BLOCK + 3, 4 * DK_VFILE_BLOCK, 9 * DK_VFILE_BLOCK + 100};
+    dk_value *v[FILES];
+    dk_vfile *f[FILES];
+    dk_block_pool *pool = dk_block_pool_new(5 * DK_VFILE_SLOT_BYTES, DK_VFILE_SLOT_BYTES);
+    assert_non_null(pool);
+    for (int k = 0; k < FILES; k++) {
+        snprintf(path[k], sizeof path[k], "%s/shared-%d", dir, k);
+        v[k] = make_values(count[k] * 2, k != 1);
+        for (uint64_t p = 0; p < count[k]; p += 3)
+            v[k][2 * p] |= DK_VFILE_FLAG;
+        dk_vfile_info info = {DK_FILE_UNIT, 0, {1, 1, 0, (uint8_t)k}, 0, 0, count[k], 0, 2, 30, true};
+        assert_int_equal(dk_vfile_save(path[k], &info, v[k], err, sizeof err), 0);
+        f[k] = dk_vfile_open(path[k], true, pool, err, sizeof err);
+        assert_non_null(f[k]);
+    }
+    unsigned x = 777;
+    for (int n = 0; n < 20000; n++) {
+        x = x * 1103515245u + 12345u;
+        int k = (int)(x >> 8) % FILES;
+        if (!f[k])
+            continue;
+        uint64_t at = ((uint64_t)x >> 4) % (count[k] * 2);
+        size_t len = at + 3 <= count[k] * 2 ? 3 : 1;
+        dk_value got[3];
+        assert_int_equal(dk_vfile_read(f[k], at, len, got, err, sizeof err), 0);
+        assert_memory_equal(got, v[k] + at, len * sizeof *got);
+        if (n == 12000) { /* the middle file goes: the others read on in its slots */
+            dk_vfile_close(f[1]);
+            f[1] = NULL;
+        }
+    }
+    for (int k = 0; k < FILES; k++) {
+        dk_vfile_close(f[k]);
+        free(v[k]);
+    }
+    dk_block_pool_free(pool);
+}
+
 /* Every byte after the header flipped in turn (a sample): the CRC check refuses the file, and
  * without it a read either fails or gives the right values. */
 static void test_damaged(void **state)
@@ -112,8 +158,8 @@ static void test_damaged(void **state)
         fseek(fp, at, SEEK_SET);
         fputc(c ^ 0x5a, fp);
         fflush(fp);
-        refused += dk_vfile_open(path, true, err, sizeof err) == NULL;
-        dk_vfile *f = dk_vfile_open(path, false, err, sizeof err);
+        refused += dk_vfile_open(path, true, NULL, err, sizeof err) == NULL;
+        dk_vfile *f = dk_vfile_open(path, false, NULL, err, sizeof err);
         if (!f || dk_vfile_read(f, 0, count * 2, back, err, sizeof err) != 0) {
             failed++;
             assert_non_null(strstr(err, path)); /* the message names the file */
@@ -150,7 +196,7 @@ static void test_version_2(void **state)
     fwrite(h, 1, sizeof h, fp);
     fwrite(vals, 1, sizeof vals, fp);
     fclose(fp);
-    dk_vfile *f = dk_vfile_open(path, true, err, sizeof err);
+    dk_vfile *f = dk_vfile_open(path, true, NULL, err, sizeof err);
     assert_non_null(f);
     dk_value back[6];
     assert_int_equal(dk_vfile_read(f, 0, 6, back, err, sizeof err), 0);
@@ -164,6 +210,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_shared_pool),
         cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_version_2),
     };

@@ -1,0 +1,116 @@
+#include "blockpool.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+typedef struct holder {
+    int32_t *slot_of; /* the reader's map; NULL: the slot is free */
+    uint64_t block;
+} holder;
+
+struct dk_block_pool {
+    size_t slot_bytes;
+    uint32_t nslots;
+    uint32_t used;     /* slots handed out at least once: those beyond were never touched */
+    uint32_t nfree;    /* released slots, in free[] */
+    uint32_t hand;     /* the clock's */
+    uint8_t *mem;      /* mapped apart, so that its pages can be given back (dk_block_pool_idle) */
+    size_t mem_bytes;
+    holder *held;
+    uint32_t *free;
+    uint8_t *referenced;
+};
+
+dk_block_pool *dk_block_pool_new(uint64_t bytes, size_t slot_bytes)
+{
+    uint64_t n = slot_bytes ? bytes / slot_bytes : 0;
+    if (n < 1)
+        n = 1;
+    if (n > INT32_MAX)
+        n = INT32_MAX;
+    dk_block_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->slot_bytes = slot_bytes;
+    p->nslots = (uint32_t)n;
+    p->mem_bytes = n * slot_bytes;
+    void *mem = mmap(NULL, p->mem_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    p->mem = mem == MAP_FAILED ? NULL : mem;
+    p->held = calloc(n, sizeof *p->held);
+    p->free = malloc(n * sizeof *p->free);
+    p->referenced = calloc(n, 1);
+    if (!p->mem || !p->held || !p->free || !p->referenced) {
+        dk_block_pool_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void dk_block_pool_free(dk_block_pool *p)
+{
+    if (!p)
+        return;
+    if (p->mem)
+        munmap(p->mem, p->mem_bytes);
+    free(p->held);
+    free(p->free);
+    free(p->referenced);
+    free(p);
+}
+
+size_t dk_block_pool_slot_bytes(const dk_block_pool *p) { return p->slot_bytes; }
+
+uint8_t *dk_block_pool_get(dk_block_pool *p, const int32_t *slot_of, uint64_t block)
+{
+    uint32_t s = (uint32_t)slot_of[block];
+    p->referenced[s] = 1;
+    return p->mem + (size_t)s * p->slot_bytes;
+}
+
+/* A slot to fill: a released one, else one never used, else the clock's choice (every slot
+ * holds a block then), taken from its reader. */
+static uint32_t pick(dk_block_pool *p)
+{
+    if (p->nfree)
+        return p->free[--p->nfree];
+    if (p->used < p->nslots)
+        return p->used++;
+    while (p->referenced[p->hand]) { /* second chance for the slots read since the last pass */
+        p->referenced[p->hand] = 0;
+        p->hand = (p->hand + 1) % p->nslots;
+    }
+    uint32_t s = p->hand;
+    p->hand = (p->hand + 1) % p->nslots;
+    p->held[s].slot_of[p->held[s].block] = -1;
+    return s;
+}
+
+uint8_t *dk_block_pool_take(dk_block_pool *p, int32_t *slot_of, uint64_t block)
+{
+    uint32_t s = pick(p);
+    p->held[s] = (holder){slot_of, block};
+    p->referenced[s] = 1;
+    slot_of[block] = (int32_t)s;
+    return p->mem + (size_t)s * p->slot_bytes;
+}
+
+void dk_block_pool_release(dk_block_pool *p, int32_t *slot_of, uint64_t block)
+{
+    int32_t s = slot_of[block];
+    if (s < 0)
+        return;
+    slot_of[block] = -1;
+    p->held[s] = (holder){NULL, 0};
+    p->referenced[s] = 0;
+    p->free[p->nfree++] = (uint32_t)s;
+}
+
+void dk_block_pool_idle(dk_block_pool *p)
+{
+    if (p->used)
+        madvise(p->mem, (size_t)p->used * p->slot_bytes, MADV_DONTNEED); /* best effort */
+    memset(p->referenced, 0, p->nslots);
+    p->used = p->nfree = p->hand = 0;
+}
