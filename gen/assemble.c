@@ -8,8 +8,11 @@
 #include "unitfile.h"
 
 /* Unit files kept mapped at once: a table's subslices come from units in ascending order on
- * the canonical side, scattered over them on the twin side. */
+ * the canonical side, scattered over them on the twin side. Their decompressed blocks share one
+ * pool of what OPEN_MAX files held with a cache each (budget.c's finishing bytes count it), so
+ * that a unit opened again takes no memory of its own. */
 enum { OPEN_MAX = 16 };
+#define POOL_BYTES ((uint64_t)OPEN_MAX * DK_VFILE_CACHE_MAX)
 static const uint32_t NOWHERE = UINT32_MAX;
 
 typedef struct side_reader {
@@ -30,12 +33,13 @@ typedef struct open_unit {
 struct dk_pair_reader {
     const dk_workgraph *g;
     const dk_wpair *pair;
-    dk_plan_cache *plans;
     const char *dir;
     unsigned limit, stride;
     uint64_t K;
     uint32_t first_unit, nunits;
     uint8_t *checked;      /* by unit of the pair: its CRC was checked */
+    uint64_t *npositions;  /* by unit of the pair: its positions, to open it again cheaply */
+    dk_block_pool *blocks;
     side_reader side[2];
     open_unit open[OPEN_MAX];
     uint64_t clock;
@@ -57,12 +61,14 @@ void dk_pair_reader_free(dk_pair_reader *r)
         return;
     for (int i = 0; i < OPEN_MAX; i++)
         close_slot(&r->open[i]);
+    dk_block_pool_free(r->blocks);
     for (int s = 0; s < 2; s++) {
         free(r->side[s].unit);
         free(r->side[s].offset);
         free(r->side[s].captures);
     }
     free(r->checked);
+    free(r->npositions);
     free(r);
 }
 
@@ -72,6 +78,7 @@ static int list_unit(dk_pair_reader *r, dk_plan_cache *plans, uint32_t i)
     dk_plan plan;
     if (dk_plan_build(&plan, plans, r->first_unit + i) != 0)
         return -1;
+    r->npositions[i] = plan.npositions;
     for (size_t gi = 0; gi < plan.ngroups; gi++) {
         const dk_group *gr = &plan.groups[gi];
         for (int s = 0; s < (gr->self_flip ? 1 : 2); s++) {
@@ -95,11 +102,13 @@ dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_plan_cache *plans, 
     uint32_t first = g->layers[pair->first_layer].first_unit, last = first;
     while (last < g->nunits && g->units[last].pair == p)
         last++;
-    *r = (dk_pair_reader){.g = g, .pair = pair, .plans = plans, .dir = dir, .limit = limit,
+    *r = (dk_pair_reader){.g = g, .pair = pair, .dir = dir, .limit = limit,
                           .stride = limit ? 2 : 1, .K = pair->ix.kings_count, .first_unit = first,
                           .nunits = last - first};
     r->checked = calloc(r->nunits, 1);
-    bool ok = r->checked != NULL;
+    r->npositions = malloc((r->nunits ? r->nunits : 1) * sizeof *r->npositions);
+    r->blocks = dk_block_pool_new(POOL_BYTES, DK_VFILE_SLOT_BYTES);
+    bool ok = r->checked && r->npositions && r->blocks;
     for (int s = 0; s < (pair->self_twin ? 1 : 2); s++) {
         const dk_index *ix = s ? &pair->ix_twin : &pair->ix;
         uint64_t men = ix->men_count;
@@ -157,9 +166,8 @@ static dk_unitfile *unit_file(dk_pair_reader *r, uint32_t i, char *err, size_t e
             slot = &r->open[k];
     }
     close_slot(slot);
-    if (dk_plan_build(&slot->plan, r->plans, r->first_unit + i) != 0)
-        return dk_errorf(err, errlen, "out of memory"), NULL;
-    slot->file = dk_unitfile_open(&slot->plan, r->dir, r->limit, !r->checked[i], NULL, err, errlen);
+    dk_plan_shape(&slot->plan, r->g, r->first_unit + i, r->npositions[i]);
+    slot->file = dk_unitfile_open(&slot->plan, r->dir, r->limit, !r->checked[i], r->blocks, err, errlen);
     if (!slot->file) {
         close_slot(slot);
         return NULL;

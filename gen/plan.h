@@ -43,6 +43,11 @@ void dk_plan_cache_free(dk_plan_cache *c);
 /* Lists unit u's groups and cuts a split unit into parts. Returns 0, or -1 if out of memory. */
 int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u);
 
+/* Unit u's plan without its groups, knowing it holds npositions (from its built plan): all
+ * its files need (unitfile.h), at no cost, where building it again would list every group.
+ * Pure. */
+void dk_plan_shape(dk_plan *plan, const dk_workgraph *g, uint32_t u, uint64_t npositions);
+
 void dk_plan_free(dk_plan *plan);
 
 /* Where subslice men_index of material m (a member of the plan's pair, at the plan's level)

@@ -323,12 +323,13 @@ static void copy_values(dk_value *out, const uint8_t *src, size_t n, unsigned w)
 static void copy_block_values(const dk_vfile *t, dk_value *out, const uint8_t *block,
                               const uint8_t *flags, uint64_t v0, size_t n)
 {
-    const unsigned w = t->info.width, stride = t->info.stride;
+    const unsigned w = t->info.width, shift = t->info.stride == 2; /* stride 1 or 2 (decode_header) */
     copy_values(out, block + v0 * w, n, w);
     if (!flags)
         return;
-    for (uint64_t v = v0 + (stride - v0 % stride) % stride; v < v0 + n; v += stride) {
-        uint64_t p = v / stride;
+    /* the solver reads one position at a time: no division on its way */
+    for (uint64_t v = (v0 + shift) & ~(uint64_t)shift; v < v0 + n; v += 1u + shift) {
+        uint64_t p = v >> shift;
         if (flags[p / 8] >> (p % 8) & 1)
             out[v - v0] |= DK_VFILE_FLAG;
     }
