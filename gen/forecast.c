@@ -9,13 +9,14 @@
  * one rank: seconds a unit position fit 2.77e-7 x (1 + 1.22 x kings), finishing 1.6e-7 a
  * position (5 pieces; 4 pieces: 1.9e-7). Whole runs on 2 ranks, up to 5 pieces in 89 s and up
  * to 6 in 1771 s, were reproduced by the simulation with those times x 0.9 (the per-task timing
- * ran on a busier machine). Later builds are faster: the times below are those x 0.78, which
- * reproduces a 6-piece run on 2 ranks in 1406 s (2026-11-24; 5 pieces then took 62 to 66 s,
- * forecast 71 s). Without the rule, units took 0.83 of the time, finishing 0.72
+ * ran on a busier machine). Later builds are faster: x 0.78 reproduced a 6-piece run on 2
+ * ranks in 1406 s (2026-11-24), and with the shared exit cache and cheap reopening of units
+ * (the same day, a quieter hour) that run took 1078 s: the times below are those x 0.61
+ * (0.78 x 0.786). Without the rule, units took 0.83 of the time, finishing 0.72
  * (4 pieces). Tables up to 5 pieces take 0.18 bits a position (WLD), 1.21 (DTW), 0.50 (DTC);
  * unit files of 5 pieces, with each position's capture flag, 4.26 bits a position with the
  * rule's second value and 3.21 without (measured with --keep-work). */
-static const double unit_seconds = 1.95e-7, king_weight = 1.22, finish_seconds = 1.13e-7;
+static const double unit_seconds = 1.53e-7, king_weight = 1.22, finish_seconds = 0.89e-7;
 static const double plain_unit = 0.83, plain_finish = 0.72;
 static const double table_bits[3] = {0.18, 1.21, 0.50};
 static const double unit_bits_rule = 4.26, unit_bits_plain = 3.21;
