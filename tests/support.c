@@ -1,5 +1,7 @@
 #include "support.h"
 
+#include "../index/material.h"
+
 #include <stdlib.h>
 
 uint64_t test_rand(test_rng *r)
@@ -35,4 +37,18 @@ long test_env_count(const char *name, long dflt)
 {
     const char *s = getenv(name);
     return s && *s ? atol(s) : dflt;
+}
+
+dk_workgraph *test_graph(dk_variant_id id, int pieces, uint64_t unit_positions)
+{
+    const dk_variant *v = dk_variant_get(id);
+    size_t n = dk_material_list(v, pieces, 0, NULL, 0);
+    dk_material *ms = malloc(n * sizeof *ms);
+    dk_workgraph *g = NULL;
+    if (ms) {
+        dk_material_list(v, pieces, 0, ms, n);
+        g = dk_workgraph_build(v, ms, n, unit_positions);
+    }
+    free(ms);
+    return g;
 }

@@ -1,8 +1,10 @@
-/* Helpers shared by the test suites: a seeded random generator and random legal positions. */
+/* Helpers shared by the test suites: a seeded random generator, random legal positions, work
+ * graphs. */
 #ifndef DK_TEST_SUPPORT_H
 #define DK_TEST_SUPPORT_H
 
 #include <stdint.h>
+#include "../index/workgraph.h"
 #include "../rules/position.h"
 
 typedef struct { uint64_t s; } test_rng;
@@ -19,5 +21,9 @@ dk_pos test_random_pos(const dk_variant *v, test_rng *r, int pieces, int king_pc
 
 /* A count from the environment variable `name` if set, else `dflt`. */
 long test_env_count(const char *name, long dflt);
+
+/* The work graph of every material of 2 to `pieces` pieces of variant id, units of at most
+ * unit_positions positions; NULL when out of memory. */
+dk_workgraph *test_graph(dk_variant_id id, int pieces, uint64_t unit_positions);
 
 #endif

@@ -11,6 +11,7 @@
 #include "../gen/forecast.h"
 #include "../index/material.h"
 #include "../index/workgraph.h"
+#include "support.h"
 
 /* (Not libm's: the suites link without it.) */
 static double maxd(double a, double b) { return a > b ? a : b; }
@@ -18,12 +19,7 @@ static double absd(double a) { return a < 0 ? -a : a; }
 
 static dk_workgraph *graph(dk_variant_id id, int pieces, uint64_t unit_positions)
 {
-    const dk_variant *v = dk_variant_get(id);
-    size_t n = dk_material_list(v, pieces, 0, NULL, 0);
-    dk_material *ms = malloc(n * sizeof *ms);
-    dk_material_list(v, pieces, 0, ms, n);
-    dk_workgraph *g = dk_workgraph_build(v, ms, n, unit_positions);
-    free(ms);
+    dk_workgraph *g = test_graph(id, pieces, unit_positions);
     assert_non_null(g);
     return g;
 }

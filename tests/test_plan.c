@@ -10,16 +10,11 @@
 #include <cmocka.h>
 
 #include "../gen/plan.h"
-#include "../index/material.h"
+#include "support.h"
 
 static dk_workgraph *graph(dk_variant_id id, int pieces, uint64_t unit_positions)
 {
-    const dk_variant *v = dk_variant_get(id);
-    size_t n = dk_material_list(v, pieces, 0, NULL, 0);
-    dk_material *ms = malloc(n * sizeof *ms);
-    dk_material_list(v, pieces, 0, ms, n);
-    dk_workgraph *g = dk_workgraph_build(v, ms, n, unit_positions);
-    free(ms);
+    dk_workgraph *g = test_graph(id, pieces, unit_positions);
     assert_non_null(g);
     /* what the generator's setup does with a small memory: every oversize unit split */
     for (uint32_t u = 0; u < g->nunits; u++)
