@@ -152,15 +152,24 @@ static size_t lower_bound(const uint64_t *a, size_t n, uint64_t x)
     return lo;
 }
 
+/* Cuts a split unit of plan->npositions positions into parts. */
+static void cut_parts(dk_plan *plan)
+{
+    const uint64_t bound = plan->g->max_positions;
+    plan->nparts = 1;
+    plan->part_size = plan->npositions;
+    if (plan->g->units[plan->unit].split && plan->npositions > bound) {
+        plan->part_size = bound;
+        plan->nparts = (plan->npositions + bound - 1) / bound;
+    }
+}
+
 void dk_plan_shape(dk_plan *plan, const dk_workgraph *g, uint32_t u, uint64_t npositions)
 {
     const dk_unit *unit = &g->units[u];
     const dk_wpair *p = &g->pairs[unit->pair];
     *plan = (dk_plan){g, u, p, unit->level, p->ix.kings_count, 0, NULL, npositions, 1, npositions};
-    if (unit->split && npositions > g->max_positions) {
-        plan->part_size = g->max_positions;
-        plan->nparts = (npositions + g->max_positions - 1) / g->max_positions;
-    }
+    cut_parts(plan);
 }
 
 int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u)
@@ -178,17 +187,12 @@ int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u)
     plan->groups = malloc((last > first ? last - first : 1) * sizeof *plan->groups);
     if (!plan->groups)
         return -1;
-    uint64_t n = 0;
     for (size_t i = first; i < last; i++) {
         bool self = p->self_twin && l->flip[i] == l->men[i];
-        plan->groups[plan->ngroups++] = (dk_group){{l->men[i], l->flip[i]}, n, self};
-        n += self ? plan->K : 2 * plan->K;
+        plan->groups[plan->ngroups++] = (dk_group){{l->men[i], l->flip[i]}, plan->npositions, self};
+        plan->npositions += self ? plan->K : 2 * plan->K;
     }
-    dk_group *groups = plan->groups;
-    size_t ngroups = plan->ngroups;
-    dk_plan_shape(plan, g, u, n);
-    plan->groups = groups;
-    plan->ngroups = ngroups;
+    cut_parts(plan);
     return 0;
 }
 
