@@ -153,11 +153,11 @@ static void print_targets(const dk_gen_options *o, bool json)
     printf(json ? "]" : " and what they need");
 }
 
-/* The most a rank holds: its largest task, its exit cache and the decoded tables it keeps. */
+/* The most a rank holds: its largest task (with the exit cache beside a unit) and the decoded
+ * tables it keeps. */
 static uint64_t peak_memory(const plan_facts *f, const dk_forecast *at)
 {
-    uint64_t task = f->unit_bytes > f->finish_bytes ? f->unit_bytes : f->finish_bytes;
-    return task + f->b.exit_cache_bytes +
+    return dk_budget_task_bytes(f->unit_bytes, f->b.exit_cache_bytes, f->finish_bytes) +
            (at->held_peak_bytes < f->b.cache_bytes ? at->held_peak_bytes : f->b.cache_bytes);
 }
 

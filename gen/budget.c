@@ -1,6 +1,7 @@
 #include "budget.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,10 @@
  * of its own (their mapped pages are counted per position below). */
 #define EXIT_MIN ((uint64_t)DK_SOLVER_ABOVE_OPEN * DK_VFILE_CACHE_MAX)
 
-/* The least cache of decoded tables a rank runs with. */
-static const uint64_t min_cache = DK_BUDGET_MIN - FIXED_BYTES - EXIT_MIN;
+/* The least cache of decoded tables a rank runs with: half of what DK_BUDGET_MIN leaves beside
+ * the fixed costs and the exit cache, the other half being a unit's (dk_budget_split), so that
+ * DK_BUDGET_MIN itself runs. */
+static const uint64_t min_cache = (DK_BUDGET_MIN - FIXED_BYTES - EXIT_MIN) / 2;
 
 uint64_t dk_budget_exit_cache(uint64_t memory)
 {
@@ -50,13 +53,16 @@ uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit)
     return FIXED_BYTES + positions / 8 + positions / 64 + ((uint64_t)96 << 20);
 }
 
+uint64_t dk_budget_task_bytes(uint64_t unit_bytes, uint64_t exit_cache_bytes, uint64_t finish_bytes)
+{
+    return unit_bytes + exit_cache_bytes > finish_bytes ? unit_bytes + exit_cache_bytes : finish_bytes;
+}
+
 int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned limit, char *err,
                              size_t errlen)
 {
-    uint64_t unit = dk_budget_unit_bytes(b->unit_positions, limit);
-    uint64_t finish = dk_budget_finish_bytes(pair_positions, limit);
-    /* the exit cache is given back before a pair is finished (dk_solver_idle) */
-    uint64_t task = unit + b->exit_cache_bytes > finish ? unit + b->exit_cache_bytes : finish;
+    uint64_t task = dk_budget_task_bytes(dk_budget_unit_bytes(b->unit_positions, limit), b->exit_cache_bytes,
+                                         dk_budget_finish_bytes(pair_positions, limit));
     uint64_t need = task + min_cache;
     if (need > b->memory)
         return dk_errorf(err, errlen, "finishing the largest material pair (%llu positions) needs %llu MiB, "
@@ -109,7 +115,10 @@ int dk_budget_parse_size(const char *s, uint64_t *out)
     if (!isdigit((unsigned char)s[0]))
         return -1;
     char *end;
+    errno = 0;
     unsigned long long n = strtoull(s, &end, 10);
+    if (errno == ERANGE)
+        return -1;
     int shift = 0;
     switch (toupper((unsigned char)*end)) {
     case 'K': shift = 10; break;

@@ -33,6 +33,12 @@ uint64_t dk_budget_unit_bytes(uint64_t positions, unsigned limit);
  * through). Pure. */
 uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit);
 
+/* The most a rank's task holds besides the cache of tables: solving a unit of `unit_bytes`
+ * (dk_budget_unit_bytes) with the exit cache beside it, or finishing a pair of `finish_bytes`
+ * (dk_budget_finish_bytes), for which the exit cache and the unit's scratch have been given
+ * back (dk_solver_idle). Pure. */
+uint64_t dk_budget_task_bytes(uint64_t unit_bytes, uint64_t exit_cache_bytes, uint64_t finish_bytes);
+
 /* Lowers b's cache so that finishing a pair of `pair_positions` entries fits the memory too.
  * Returns 0, or -1 with one line in err when it cannot fit. Pure. */
 int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned limit, char *err,

@@ -578,6 +578,13 @@ int dk_generate(const dk_gen_options *o)
      * arena: the scheduler allocates little, so the lock costs nothing. */
     mallopt(M_ARENA_MAX, 1);
 #endif
+#ifdef M_MMAP_THRESHOLD
+    /* Decoded tables and a unit's buffers come and go by the hundred: left to glibc, the
+     * threshold above which it maps a block apart rises to 32 MiB after the first free, and
+     * the freed tables below that stay in the heap between live ones, resident. Measured on
+     * 6 pieces at 1 GiB, with the scratch kept: a rank 8% over its budget. A fixed 1 MiB. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
     dk_budget b;
     char err[ERR_MAX];
     if (dk_budget_split(least_memory(o), o->unit_positions, o->rule_limit, &b, err, sizeof err) != 0) {

@@ -38,8 +38,9 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, const cha
 
 void dk_solver_free(dk_solver *s);
 
-/* Closes the units above and gives the exit cache's memory back, so that what the thread does
- * next (finishing a pair) has the memory the budget counts for it. */
+/* Closes the units above, gives the exit cache's memory back and frees what the last unit grew
+ * (scratch, queues, a split's buffers), so that what the thread does next (finishing a pair)
+ * has the memory the budget counts for it. */
 void dk_solver_idle(dk_solver *s);
 
 /* Solves the unit of plan into out (plan->npositions positions in the plan's order, each its

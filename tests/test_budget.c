@@ -1,0 +1,126 @@
+/* The memory budget of a rank (gen/budget.h): what it shares out adds up to the memory, the
+ * largest task and the cache of tables fit in it together, and it refuses what cannot fit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../gen/budget.h"
+
+#define MiB ((uint64_t)1 << 20)
+#define GiB ((uint64_t)1 << 30)
+
+static const uint64_t memories[] = {128 * MiB, 200 * MiB, 256 * MiB, 1 * GiB, 3 * GiB + 7, 12 * GiB, 64 * GiB};
+static const unsigned limits[] = {0, 30, 50};
+
+static void test_parse_size(void **state)
+{
+    (void)state;
+    struct { const char *s; uint64_t v; } good[] = {
+        {"0", 0}, {"4096", 4096}, {"1K", 1024}, {"12G", 12 * GiB}, {"512M", 512 * MiB},
+        {"2GiB", 2 * GiB}, {"3MB", 3 * MiB}, {"1t", (uint64_t)1 << 40}, {"77B", 77},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        uint64_t v = 1;
+        assert_int_equal(dk_budget_parse_size(good[i].s, &v), 0);
+        assert_int_equal(v, good[i].v);
+    }
+    const char *bad[] = {"", "G", "-1", "12Q", "1.5G", "12 G", "12GiBs", "99999999999999999999", "20000000T", "1Gi"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        uint64_t v = 7;
+        assert_int_equal(dk_budget_parse_size(bad[i], &v), -1);
+        assert_int_equal(v, 7);
+    }
+}
+
+static void test_exit_cache(void **state)
+{
+    (void)state;
+    uint64_t least = dk_budget_exit_cache(0);
+    assert_true(least > 0);
+    for (size_t i = 0; i < sizeof memories / sizeof *memories; i++) {
+        uint64_t e = dk_budget_exit_cache(memories[i]);
+        assert_true(e >= least);
+        assert_true(e == least || e == memories[i] / 16);
+    }
+    assert_int_equal(dk_budget_exit_cache(64 * GiB), 4 * GiB);
+}
+
+/* What split shares out is the memory exactly; the unit bound is the default or a smaller power
+ * of two, and a unit of it takes at most half of what the fixed costs and the exit cache leave. */
+static void test_split(void **state)
+{
+    (void)state;
+    char err[256];
+    for (size_t l = 0; l < sizeof limits / sizeof *limits; l++)
+        for (size_t i = 0; i < sizeof memories / sizeof *memories; i++) {
+            uint64_t m = memories[i];
+            dk_budget b;
+            assert_int_equal(dk_budget_split(m, 0, limits[l], &b, err, sizeof err), 0);
+            assert_int_equal(b.memory, m);
+            assert_int_equal(b.exit_cache_bytes, dk_budget_exit_cache(m));
+            assert_int_equal(dk_budget_unit_bytes(b.unit_positions, limits[l]) + b.exit_cache_bytes + b.cache_bytes, m);
+            assert_true(b.unit_positions >= 1 && b.unit_positions <= DK_DEFAULT_UNIT_POSITIONS);
+            assert_true((b.unit_positions & (b.unit_positions - 1)) == 0);
+            assert_true(b.unit_positions <= dk_budget_split_positions(m, limits[l]) ||
+                        b.unit_positions == 1);
+            /* a given bound is kept */
+            dk_budget c;
+            assert_int_equal(dk_budget_split(m, 1000, limits[l], &c, err, sizeof err), 0);
+            assert_int_equal(c.unit_positions, 1000);
+        }
+    dk_budget b = {0};
+    assert_int_equal(dk_budget_split(DK_BUDGET_MIN - 1, 0, 30, &b, err, sizeof err), -1);
+    assert_true(err[0] != '\0');
+    assert_int_equal(dk_budget_split(1 * GiB, (uint64_t)1 << 40, 30, &b, err, sizeof err), -1);
+}
+
+static void test_task_bytes(void **state)
+{
+    (void)state;
+    assert_int_equal(dk_budget_task_bytes(100, 20, 50), 120);
+    assert_int_equal(dk_budget_task_bytes(100, 20, 121), 121);
+    assert_int_equal(dk_budget_task_bytes(100, 20, 120), 120);
+}
+
+/* After reserving a pair's finishing, the larger task and the cache fit in the memory together,
+ * the cache only ever shrinks, and a pair that cannot fit is refused with a message. */
+static void test_reserve_finish(void **state)
+{
+    (void)state;
+    char err[256];
+    const uint64_t pairs[] = {0, 1000, (uint64_t)1 << 24, 217836864, (uint64_t)1 << 31, (uint64_t)1 << 34};
+    for (size_t l = 0; l < sizeof limits / sizeof *limits; l++)
+        for (size_t i = 0; i < sizeof memories / sizeof *memories; i++)
+            for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
+                dk_budget b;
+                assert_int_equal(dk_budget_split(memories[i], 0, limits[l], &b, err, sizeof err), 0);
+                dk_budget before = b;
+                uint64_t unit = dk_budget_unit_bytes(b.unit_positions, limits[l]);
+                uint64_t finish = dk_budget_finish_bytes(pairs[k], limits[l]);
+                if (dk_budget_reserve_finish(&b, pairs[k], limits[l], err, sizeof err) != 0) {
+                    assert_true(dk_budget_task_bytes(unit, b.exit_cache_bytes, finish) > b.memory - DK_BUDGET_MIN);
+                    assert_true(err[0] != '\0');
+                    continue;
+                }
+                assert_true(b.cache_bytes <= before.cache_bytes);
+                assert_true(dk_budget_task_bytes(unit, b.exit_cache_bytes, finish) + b.cache_bytes <= b.memory);
+                if (finish <= unit + b.exit_cache_bytes)
+                    assert_int_equal(b.cache_bytes, before.cache_bytes);
+                else
+                    assert_int_equal(b.cache_bytes, b.memory - finish);
+            }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_size),
+        cmocka_unit_test(test_exit_cache),
+        cmocka_unit_test(test_split),
+        cmocka_unit_test(test_task_bytes),
+        cmocka_unit_test(test_reserve_finish),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
