@@ -43,15 +43,17 @@ const cli_command cli_plan = {
     "                     in DIR/work of the pairs not finished yet\n"
     "  tables read        compressed bytes a rank reads: it decodes a table its units' captures\n"
     "                     and promotions reach when first needed, and keeps it while its cache\n"
-    "                     allows (an estimate: the reachable materials are a superset)\n"
+    "                     allows (an estimate: the reachable materials are a superset); the\n"
+    "                     share of the ranks' work that decoding them takes\n"
     "\n"
     "Cost model: a unit takes its positions times a time a position that grows with the kings of\n"
-    "its material; finishing a pair, its positions times a smaller time. Both are calibrated on\n"
-    "Brazilian tables with the draw rule (the cost model line shows them as rates).\n",
+    "its material, plus the positions of the tables it decodes times a decoding time; finishing\n"
+    "a pair, its positions times a smaller time. All are calibrated on Brazilian tables with the\n"
+    "draw rule (the cost model line shows them as rates).\n",
     VARIANT_HELP RUN_OPTIONS_HELP
     "  --ranks R              the ranks of the run to forecast (required)\n"
-    "  --rate POSITIONS_PER_S the units' average positions a second a rank, finishing scaled\n"
-    "                         alike (measure it with a small run on your machine: gen's progress\n"
+    "  --rate POSITIONS_PER_S the units' average positions a second a rank, finishing and\n"
+    "                         decoding scaled alike (measure it with a small run on your machine: gen's progress\n"
     "                         line, divided by the ranks)\n"
     "  --json                 the same figures as one JSON object\n",
 };
@@ -171,8 +173,8 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
     printf("work: %u units of at most %llu positions, %u pairs to finish; %.3g positions\n", g->nunits,
            (unsigned long long)f->b.unit_positions, g->npairs, (double)f->positions);
     printf("cost model: units at %.3g positions/s a rank on average (each king adds %.0f%% to a position's "
-           "time), finishing at %.3g positions/s\n",
-           dk_forecast_mean_rate(g, m), 100 * m->king_weight, 1 / m->finish_seconds);
+           "time), finishing at %.3g positions/s, decoding a finished table at %.3g positions/s\n",
+           dk_forecast_mean_rate(g, m), 100 * m->king_weight, 1 / m->finish_seconds, 1 / m->decode_seconds);
     printf("wall time on %ld rank%s: %s, ranks busy %.0f%% of it", p->ranks, p->ranks > 1 ? "s" : "",
            time_text(at->wall, t[0]), 100 * at->work / (at->wall * (double)p->ranks));
     if (at->ranks_used < (uint32_t)p->ranks)
@@ -194,8 +196,10 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
            "%s, at most %s at once\n", bytes_text((double)at->table_bytes, t[0]), m->table_bits[0], m->table_bits[1],
            m->table_bits[2], bytes_text((double)at->work_peak_bytes, t[1]),
            bytes_text((double)at->disk_peak_bytes, t[2]));
-    printf("tables read: at most %s by a rank, %s on average\n", bytes_text((double)at->read_max_bytes, t[0]),
-           bytes_text(at->ranks_used ? (double)at->read_bytes / at->ranks_used : 0, t[1]));
+    printf("tables read: at most %s by a rank, %s on average; decoding them is %.0f%% of the ranks' work\n",
+           bytes_text((double)at->read_max_bytes, t[0]),
+           bytes_text(at->ranks_used ? (double)at->read_bytes / at->ranks_used : 0, t[1]),
+           at->work > 0 ? 100 * at->decode_work / at->work : 0);
 }
 
 static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forecast_model *m, const plan_facts *f,
@@ -210,9 +214,9 @@ static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forec
            (unsigned long long)f->b.unit_positions, g->npairs, (unsigned long long)f->positions);
     printf(" \"model\": {\"unit_seconds\": %.4g, \"king_weight\": %.3g, \"finish_seconds\": %.4g, "
            "\"mean_rate\": %.4g, \"table_bits\": {\"wld\": %.3g, \"dtw\": %.3g, \"dtc\": %.3g}, "
-           "\"unit_bits\": %.3g},\n",
+           "\"unit_bits\": %.3g, \"decode_seconds\": %.4g},\n",
            m->unit_seconds, m->king_weight, m->finish_seconds, dk_forecast_mean_rate(g, m), m->table_bits[0],
-           m->table_bits[1], m->table_bits[2], m->unit_bits);
+           m->table_bits[1], m->table_bits[2], m->unit_bits, m->decode_seconds);
     printf(" \"wall_seconds\": %.6g, \"work_seconds\": %.6g, \"ranks_used\": %u,\n", at->wall, at->work,
            at->ranks_used);
     printf(" \"critical_path_seconds\": %.6g, \"longest_task\": {\"seconds\": %.6g, \"task\": \"%s\"},\n", unl->wall,
@@ -227,8 +231,8 @@ static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forec
            (unsigned long long)at->held_peak_bytes, (unsigned long long)peak_memory(f, at));
     printf(" \"disk\": {\"tables\": %llu, \"work_peak\": %llu, \"peak\": %llu},\n", (unsigned long long)at->table_bytes,
            (unsigned long long)at->work_peak_bytes, (unsigned long long)at->disk_peak_bytes);
-    printf(" \"tables_read\": {\"max_per_rank\": %llu, \"total\": %llu}}\n", (unsigned long long)at->read_max_bytes,
-           (unsigned long long)at->read_bytes);
+    printf(" \"tables_read\": {\"max_per_rank\": %llu, \"total\": %llu, \"decode_work_seconds\": %.6g}}\n",
+           (unsigned long long)at->read_max_bytes, (unsigned long long)at->read_bytes, at->decode_work);
 }
 
 /* The budget and graph gen would use, as dk_generate sets them up. */

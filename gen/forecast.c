@@ -15,9 +15,19 @@
  * (0.78 x 0.786). Without the rule, units took 0.83 of the time, finishing 0.72
  * (4 pieces). Tables up to 5 pieces take 0.18 bits a position (WLD), 1.21 (DTW), 0.50 (DTC);
  * unit files of 5 pieces, with each position's capture flag, 4.26 bits a position with the
- * rule's second value and 3.21 without (measured with --keep-work). */
+ * rule's second value and 3.21 without (measured with --keep-work).
+ * Decoding finished tables again when a small cache dropped them: Brazilian up to 6 pieces on 2
+ * ranks took 1134 s at --memory-per-rank 1G against 1078 s at 12G (14e244e, quiet, one after
+ * the other), while the simulation has the ranks decode 5.2 GiB more of compressed tables each
+ * (2.6e10 positions): 2.0e-9 s a position. That is fast for decoding (zstd and two bytes a value
+ * each), which says the simulation's reads are a superset (a unit reads every table its pair's
+ * captures and promotions reach); without the rule a decoded table holds one value a position,
+ * not two: half the time, assumed. Tables larger than the whole cache are read through their
+ * compressed blocks, which the model does not charge (5 pieces on 1 rank at 256M took 1.6 times
+ * as long as at 12G: see README). */
 static const double unit_seconds = 1.53e-7, king_weight = 1.22, finish_seconds = 0.89e-7;
-static const double plain_unit = 0.83, plain_finish = 0.72;
+static const double decode_seconds = 2.0e-9;
+static const double plain_unit = 0.83, plain_finish = 0.72, plain_decode = 0.5;
 static const double table_bits[3] = {0.18, 1.21, 0.50};
 static const double unit_bits_rule = 4.26, unit_bits_plain = 3.21;
 /* A split unit's time on its ranks against one rank's time for the same positions, talking
@@ -85,7 +95,8 @@ dk_forecast_model dk_forecast_default_model(const dk_workgraph *g, unsigned limi
 {
     dk_forecast_model m = {unit_seconds * (limit ? 1 : plain_unit), king_weight,
                            finish_seconds * (limit ? 1 : plain_finish), {0, 0, 0},
-                           limit ? unit_bits_rule : unit_bits_plain, limit, cache_bytes};
+                           limit ? unit_bits_rule : unit_bits_plain, limit, cache_bytes,
+                           decode_seconds * (limit ? 1 : plain_decode)};
     memcpy(m.table_bits, table_bits, sizeof table_bits);
     if (!limit)
         m.table_bits[2] = 0;
@@ -93,6 +104,7 @@ dk_forecast_model dk_forecast_default_model(const dk_workgraph *g, unsigned limi
     if (mean_rate > 0 && now > 0) {
         m.unit_seconds *= now / mean_rate;
         m.finish_seconds *= now / mean_rate;
+        m.decode_seconds *= now / mean_rate;
     }
     return m;
 }
@@ -237,18 +249,22 @@ static uint64_t decoded_bytes(const sim *s, uint32_t id)
 }
 
 /* Rank k reads table `id` for a unit: decoded whole when not held, the least recently used
- * dropped to make room; a table larger than the whole cache is read again each time. */
-static void read_table(sim *s, sim_rank *k, uint32_t id)
+ * dropped to make room. A table larger than the whole cache is read again each time, through
+ * its compressed blocks as gen does (finished.c), which the unit's own cost counts. Returns the
+ * seconds decoding takes. */
+static double read_table(sim *s, sim_rank *k, uint32_t id)
 {
     const dk_forecast_model *m = s->m;
     uint64_t decoded = decoded_bytes(s, id);
     if (k->last_use[id]) {
         k->last_use[id] = ++s->tick;
-        return;
+        return 0;
     }
     k->read += (uint64_t)((double)s->rd.positions[id] * (m->table_bits[1] + m->table_bits[2]) / 8);
     if (decoded > m->cache_bytes)
-        return;
+        return 0;
+    double seconds = (double)s->rd.positions[id] * m->decode_seconds;
+    s->out->decode_work += seconds;
     while (k->held + decoded > m->cache_bytes) {
         uint32_t lru = UINT32_MAX;
         for (uint32_t t = 0; t < 2 * s->g->npairs; t++)
@@ -261,6 +277,17 @@ static void read_table(sim *s, sim_rank *k, uint32_t id)
     k->last_use[id] = ++s->tick;
     if (k->held > s->out->held_peak_bytes)
         s->out->held_peak_bytes = k->held;
+    return seconds;
+}
+
+/* Rank r reads the tables unit u's pair reaches; returns the seconds decoding them takes. */
+static double read_tables(sim *s, uint32_t r, uint32_t u)
+{
+    uint32_t p = s->g->units[u].pair;
+    double seconds = 0;
+    for (uint32_t j = 0; j < s->rd.count[p]; j++)
+        seconds += read_table(s, &s->ranks[r], s->rd.ids[s->rd.first[p] + j]);
+    return seconds;
 }
 
 /* Bytes of a pair's files at `bits` a position. */
@@ -272,12 +299,8 @@ static double pair_bytes(const dk_workgraph *g, uint32_t p, double bits)
 static void start(sim *s, uint32_t r, dk_wg_task t, double now)
 {
     const dk_workgraph *g = s->g;
-    if (t.kind == DK_WG_UNIT) {
-        uint32_t p = g->units[t.id].pair;
-        for (uint32_t j = 0; j < s->rd.count[p]; j++)
-            read_table(s, &s->ranks[r], s->rd.ids[s->rd.first[p] + j]);
-    }
-    double cost = t.kind == DK_WG_UNIT ? unit_cost(g, s->m, t.id, s->unit_pos[t.id]) : dk_forecast_cost(g, s->m, t);
+    double cost = t.kind == DK_WG_UNIT ? unit_cost(g, s->m, t.id, s->unit_pos[t.id]) + read_tables(s, r, t.id)
+                                       : dk_forecast_cost(g, s->m, t);
     s->out->work += cost;
     if (cost > s->out->longest) {
         s->out->longest = cost;
@@ -326,17 +349,26 @@ static int start_split(sim *s, double now)
     double cost = unit_cost(g, s->m, u, pos) * (double)most / (double)parts * (parts > 1 ? split_overhead : 1);
     s->split = -1;
     s->splitting = true;
+    uint32_t *taking = malloc(busy * sizeof *taking);
+    if (!taking)
+        return -1;
+    /* Its rounds wait for every rank: the one decoding the most tables delays them all. */
+    double decode = 0;
     for (uint64_t k = 0; k < busy; k++) {
-        uint32_t r;
-        if (!idle_rank(s, &r))
+        if (!idle_rank(s, &taking[k])) {
+            free(taking);
             return -1;
-        uint32_t p = g->units[u].pair;
-        for (uint32_t j = 0; j < s->rd.count[p]; j++)
-            read_table(s, &s->ranks[r], s->rd.ids[s->rd.first[p] + j]);
+        }
+        double d = read_tables(s, taking[k], u);
+        decode = d > decode ? d : decode;
+    }
+    cost += decode;
+    for (uint64_t k = 0; k < busy; k++) {
         /* one event carries the task, the others only free their rank */
-        event e = {now + cost, r, {k == 0 ? DK_WG_UNIT : 0, u}};
+        event e = {now + cost, taking[k], {k == 0 ? DK_WG_UNIT : 0, u}};
         dk_heap_push(&s->events, &e);
     }
+    free(taking);
     s->out->work += cost * (double)busy;
     if (cost > s->out->longest) {
         s->out->longest = cost;

@@ -18,7 +18,9 @@
 
 /* The cost of tasks and the size of files. A unit of material M takes positions x
  * unit_seconds x (1 + king_weight x kings of M): king moves and their un-moves are most of the
- * work, so king-heavy materials go slower. Finishing a pair takes positions x finish_seconds. */
+ * work, so king-heavy materials go slower. Finishing a pair takes positions x finish_seconds.
+ * A unit also decodes the finished tables it reads that its rank does not hold: their positions
+ * x decode_seconds, which is what a small cache costs. */
 typedef struct dk_forecast_model {
     double unit_seconds;   /* a rank's seconds a unit position without kings */
     double king_weight;    /* what each king adds to that, as a fraction */
@@ -27,6 +29,8 @@ typedef struct dk_forecast_model {
     double unit_bits;      /* bits a position of a unit file in DIR/work */
     unsigned limit;        /* the draw rule in plies (0: no DTC tables, one value a position) */
     uint64_t cache_bytes;  /* a rank's cache of decoded finished tables (budget.h) */
+    double decode_seconds; /* a rank's seconds a position of a finished table it decodes (values
+                              expanded, capture positions resolved), each time it is not held */
 } dk_forecast_model;
 
 typedef struct dk_forecast {
@@ -41,6 +45,7 @@ typedef struct dk_forecast {
     uint64_t work_peak_bytes; /* the most bytes of unit files in DIR/work at once */
     uint64_t disk_peak_bytes; /* the most bytes on disk at once: tables so far and unit files */
     uint64_t read_bytes;      /* compressed table bytes read by all ranks together */
+    double decode_work;       /* rank-seconds of that, decoding (part of work) */
     uint64_t read_max_bytes;  /* by the rank that reads most */
     uint64_t held_peak_bytes; /* the most bytes of decoded tables a rank holds */
 } dk_forecast;

@@ -44,9 +44,13 @@ static int teardown(void **state)
     return 0;
 }
 
+/* The calibrated model without decoding costs: the paths this file computes from task costs
+ * alone know nothing of what a rank holds (test_decoding checks decoding). */
 static dk_forecast_model model(const dk_workgraph *g, uint64_t cache)
 {
-    return dk_forecast_default_model(g, 30, cache, 0);
+    dk_forecast_model m = dk_forecast_default_model(g, 30, cache, 0);
+    m.decode_seconds = 0;
+    return m;
 }
 
 static double total_cost(const dk_workgraph *g, const dk_forecast_model *m, double *longest)
@@ -115,7 +119,7 @@ static void test_single_pair(void **state)
     assert_int_equal(g->nunits, 1);
     uint64_t n = g->units[0].positions;
     assert_int_equal(n, 992); /* 32 x 31 placements of two kings */
-    dk_forecast_model m = {1e-3, 0, 0.5e-3, {8, 16, 8}, 32, 30, 1 << 20};
+    dk_forecast_model m = {1e-3, 0, 0.5e-3, {8, 16, 8}, 32, 30, 1 << 20, 0};
     for (uint32_t ranks = 1; ranks <= 4; ranks *= 2) {
         dk_forecast f;
         assert_int_equal(dk_forecast_run(g, &m, ranks, &f), 0);
@@ -231,6 +235,9 @@ static void test_rate(void **state)
     dk_forecast_model cal = model(g, 0), m = dk_forecast_default_model(g, 30, 0, 2e6);
     assert_true(absd(dk_forecast_mean_rate(g, &m) / 2e6 - 1) < 1e-9);
     assert_close(m.finish_seconds / m.unit_seconds, cal.finish_seconds / cal.unit_seconds);
+    dk_forecast_model dcal = dk_forecast_default_model(g, 30, 0, 0), dm = dk_forecast_default_model(g, 30, 0, 2e6);
+    assert_true(dcal.decode_seconds > 0);
+    assert_close(dm.decode_seconds / dm.unit_seconds, dcal.decode_seconds / dcal.unit_seconds);
     dk_forecast_model plain = dk_forecast_default_model(g, 0, 0, 0);
     assert_true(plain.unit_seconds < cal.unit_seconds && plain.table_bits[2] == 0 && cal.table_bits[2] > 0);
 }
@@ -261,6 +268,47 @@ static void test_files_and_reads(void **state)
     assert_true(none.read_bytes > ample.read_bytes && none.held_peak_bytes == 0);
 }
 
+/* Decoding: on one rank the run is its tasks' costs plus the decoding of every table read, at
+ * decode_seconds a position read (whole and split units alike); a smaller cache decodes more and
+ * takes longer, none decodes nothing whole; on several ranks no schedule beats the work shared
+ * evenly. */
+static void test_decoding(void **state)
+{
+    (void)state;
+    dk_workgraph *split = graph(DK_BRAZILIAN, 5, 65536);
+    for (uint32_t u = 0; u < split->nunits; u++)
+        split->units[u].split = split->units[u].oversize;
+    dk_workgraph *gs[2] = {graphs[0], split};
+    for (int i = 0; i < 2; i++) {
+        dk_forecast_model m = model(gs[i], (uint64_t)1 << 30), with = m;
+        with.decode_seconds = 1e-7;
+        dk_forecast f0, f, small;
+        assert_int_equal(dk_forecast_run(gs[i], &m, 1, &f0), 0);
+        assert_int_equal(dk_forecast_run(gs[i], &with, 1, &f), 0);
+        assert_true(f0.decode_work == 0 && f.decode_work > 0);
+        assert_close(f.wall, f.work);
+        assert_close(f.work - f0.work, f.decode_work);
+        double positions = (double)f.read_bytes * 8 / (m.table_bits[1] + m.table_bits[2]);
+        /* read_bytes rounds each table down to whole bytes */
+        assert_true(f.decode_work >= positions * 1e-7 && f.decode_work / (positions * 1e-7) - 1 < 1e-3);
+        /* a cache of a quarter of what the ample one held decodes more */
+        with.cache_bytes = f.held_peak_bytes / 4;
+        assert_int_equal(dk_forecast_run(gs[i], &with, 1, &small), 0);
+        assert_true(small.decode_work > f.decode_work && small.wall > f.wall);
+        /* no table fits: each is read through its blocks, which the model does not charge */
+        with.cache_bytes = 0;
+        assert_int_equal(dk_forecast_run(gs[i], &with, 1, &small), 0);
+        assert_true(small.decode_work == 0 && small.read_bytes > f.read_bytes);
+        assert_close(small.wall, f0.wall);
+        with.cache_bytes = m.cache_bytes;
+        for (uint32_t r = 2; r <= 8; r *= 2) {
+            assert_int_equal(dk_forecast_run(gs[i], &with, r, &f), 0);
+            assert_true(f.decode_work > 0 && f.wall >= f.work / r * (1 - 1e-12));
+        }
+    }
+    dk_workgraph_free(split);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_rate),
         cmocka_unit_test(test_files_and_reads),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_decoding),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
