@@ -104,7 +104,8 @@ if command -v python3 >/dev/null 2>&1; then
 assert d["ranks"] == 4 and d["draw_rule"] == 0 and d["materials"] == ["1m1k-1m1k"]
 assert abs(d["model"]["mean_rate"] / 1e6 - 1) < 1e-6 and d["memory"]["budget"] == 1 << 30
 assert d["critical_path_seconds"] <= d["wall_seconds"] <= d["work_seconds"]
-assert 1 <= d["saturation"]["ranks"] and d["model"]["table_bits"]["dtc"] == 0' "$TMP/out" ||
+assert 1 <= d["saturation"]["ranks"] and d["model"]["table_bits"]["dtc"] == 0
+assert d["model"]["decode_seconds"] > 0 and 0 <= d["tables_read"]["decode_work_seconds"] <= d["work_seconds"]' "$TMP/out" ||
         fail "plan --json: $(cat "$TMP/out")"
 fi
 "$DAMKA" plan --help >"$TMP/out" || fail "plan --help exits non-zero"
