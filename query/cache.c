@@ -10,11 +10,16 @@
  * power of two between the bounds. */
 enum { SHARDS = 64, MIN_BUCKETS = 256, MAX_BUCKETS = 1 << 16, BUCKET_BYTES = 1024 };
 
+/* Eviction by CLOCK (second chance): a hit only marks its entry, so that it touches no other
+ * entry's memory (with small WLD units a cache holds tens of thousands of them, and moving an
+ * entry to the front of an LRU list cost two cache misses a hit). The hand sweeps the ring of
+ * entries, sparing each marked one once. */
 typedef struct entry {
     uint64_t unit;
     uint32_t id;
+    bool used;                  /* read since the hand last passed */
     struct entry *chain;        /* same bucket */
-    struct entry *newer, *older; /* LRU list */
+    struct entry *next, *prev;  /* the ring the hand sweeps */
     size_t bytes;
     uint8_t data[];
 } entry;
@@ -23,7 +28,7 @@ typedef struct shard {
     pthread_mutex_t lock;
     entry **bucket;
     size_t mask;                /* buckets - 1 */
-    entry *newest, *oldest;
+    entry *hand;                /* the next entry to consider; new ones go just behind it */
     size_t used, budget;
     void *dctx;
     uint64_t lookups, misses;
@@ -73,8 +78,8 @@ void dk_cache_free(dk_cache *c)
         return;
     for (int i = 0; i < SHARDS; i++) {
         shard *s = &c->shards[i];
-        for (entry *e = s->newest, *next; e; e = next) {
-            next = e->older;
+        for (entry *e = s->hand, *next; e; e = next) {
+            next = e->next == s->hand ? NULL : e->next;
             free(e);
         }
         dk_ctable_dctx_free(s->dctx);
@@ -84,34 +89,31 @@ void dk_cache_free(dk_cache *c)
     free(c);
 }
 
-static void unlink_lru(shard *s, entry *e)
+/* Puts e in the ring just behind the hand, where the hand comes last. */
+static void insert(shard *s, entry *e)
 {
-    if (e->newer)
-        e->newer->older = e->older;
-    else
-        s->newest = e->older;
-    if (e->older)
-        e->older->newer = e->newer;
-    else
-        s->oldest = e->newer;
+    if (!s->hand) {
+        e->next = e->prev = s->hand = e;
+        return;
+    }
+    e->next = s->hand;
+    e->prev = s->hand->prev;
+    e->prev->next = e;
+    s->hand->prev = e;
 }
 
-static void push_newest(shard *s, entry *e)
+/* Frees entries until the shard is within its budget, never `keep` (the entry being read). */
+static void evict(shard *s, const entry *keep)
 {
-    e->newer = NULL;
-    e->older = s->newest;
-    if (s->newest)
-        s->newest->newer = e;
-    s->newest = e;
-    if (!s->oldest)
-        s->oldest = e;
-}
-
-static void evict(shard *s)
-{
-    while (s->used > s->budget && s->oldest && s->oldest != s->newest) {
-        entry *e = s->oldest;
-        unlink_lru(s, e);
+    while (s->used > s->budget && s->hand->next != s->hand) {
+        entry *e = s->hand;
+        s->hand = e->next;
+        if (e->used || e == keep) {
+            e->used = false;
+            continue;
+        }
+        e->prev->next = e->next;
+        e->next->prev = e->prev;
         entry **p = bucket_of(s, mix(e->id, e->unit));
         while (*p != e)
             p = &(*p)->chain;
@@ -132,8 +134,7 @@ int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t unit, 
     while (e && (e->unit != unit || e->id != id))
         e = e->chain;
     if (e) {
-        unlink_lru(s, e);
-        push_newest(s, e);
+        e->used = true;
     } else if (cached_only) {
         pthread_mutex_unlock(&s->lock);
         return -3;
@@ -155,13 +156,14 @@ int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t unit, 
         }
         e->unit = unit;
         e->id = id;
+        e->used = false;
         e->bytes = sizeof *e + bytes;
         entry **b = bucket_of(s, h);
         e->chain = *b;
         *b = e;
-        push_newest(s, e);
+        insert(s, e);
         s->used += e->bytes;
-        evict(s);
+        evict(s, e);
     }
     *out = dk_ctable_decode(t, e->data, at);
     pthread_mutex_unlock(&s->lock);

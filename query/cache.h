@@ -1,7 +1,7 @@
 /* A bounded cache of decoded table units (dk_ctable_read_unit: WLD sub-blocks, DTW and DTC
- * blocks), shared by every thread that probes. Split into
- * shards, each with its own lock, LRU list and decompression context, so that threads probing
- * different blocks rarely wait for each other and no lock covers the whole cache. */
+ * blocks), shared by every thread that probes. Split into shards, each with its own lock,
+ * eviction clock and decompression context, so that threads probing different blocks rarely
+ * wait for each other and no lock covers the whole cache. */
 #ifndef DK_CACHE_H
 #define DK_CACHE_H
 
