@@ -6,8 +6,8 @@
 
 #include "../rules/errors.h"
 
-/* Buckets per shard: about one per BUCKET_BYTES of its budget (WLD units are 1 KiB or so), a
- * power of two between the bounds. */
+/* Buckets per shard: about one per BUCKET_BYTES of its budget (WLD units are 2 KiB as written,
+ * so chains stay short), a power of two between the bounds. */
 enum { SHARDS = 64, MIN_BUCKETS = 256, MAX_BUCKETS = 1 << 16, BUCKET_BYTES = 1024 };
 
 /* Eviction by CLOCK (second chance): a hit only marks its entry, so that it touches no other
