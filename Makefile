@@ -237,14 +237,16 @@ bench-probe: $(BUILD)/bench-probe $(DAMKA)
 $(BUILD)/bench-probe: $(BUILD)/scripts/bench-probe.o $(GENLIB) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-# The block size of compressed tables against their size: `make bench-blocks BLOCKS="16384 65536"`
-# rewrites the WLD files of BENCH_TABLES with each (scripts/bench-blocks.c; METRIC=dtw for the
-# others, BLOCKS_OUT=DIR keeps the last setting's files for bench-probe).
-BLOCKS ?= 16384 32768 65536 131072 262144
+# The block size of compressed tables against their size and decoding cost: `make bench-blocks
+# BLOCKS="32768 65536" SUBS=2048,4096` rewrites the WLD files of BENCH_TABLES with each block and
+# sub-block size (scripts/bench-blocks.c; METRIC=dtw for the others, with BLOCKS in positions and
+# SUBS unused; BLOCKS_OUT=DIR keeps the last setting's files for bench-probe).
+BLOCKS ?= 65536
+SUBS ?= 1024,2048,4096,8192,16384,65536
 METRIC ?= wld
 bench-blocks: $(BUILD)/bench-blocks $(DAMKA)
 	@[ -e $(BENCH_TABLES)/manifest.json ] || $(DAMKA) gen --pieces $(BENCH_PIECES) --out $(BENCH_TABLES) --keep-work --quiet
-	$(BUILD)/bench-blocks --metric $(METRIC) $(if $(BLOCKS_OUT),--out $(BLOCKS_OUT)) $(BENCH_TABLES) $(BLOCKS)
+	$(BUILD)/bench-blocks --metric $(METRIC) --sub $(SUBS) $(if $(BLOCKS_OUT),--out $(BLOCKS_OUT)) $(BENCH_TABLES) $(BLOCKS)
 
 $(BUILD)/bench-blocks: $(BUILD)/scripts/bench-blocks.o $(GENLIB) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)

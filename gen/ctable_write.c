@@ -11,10 +11,14 @@
 #include "../query/drawrule.h"
 #include "../query/fileio.h"
 #include "../rules/errors.h"
+#include "wldcode_write.h"
 
-/* The writer's defaults: blocks of positions and zstd levels by metric (WLD blocks are large:
- * 2 bits a position), and the dictionary's size and samples. */
-enum { WLD_BLOCK = 262144, DTW_BLOCK = 16384, WLD_LEVEL = 15, DTW_LEVEL = 9 };
+/* The writer's defaults: blocks of positions (WLD: and sub-blocks, what a probe decodes) and
+ * zstd levels by metric, and the dictionary's size and samples. WLD sub-blocks of 8192: the
+ * smallest whose warm probes stay within 5% of version 1's (a hit reads its unit's cache
+ * entry, less often in the processor's cache the more units there are), with 10 times its
+ * cold probes and 0.182 bits a position on 6 pieces (README, "Tables and probing"). */
+enum { WLD_BLOCK = 65536, WLD_SUB = 8192, DTW_BLOCK = 16384, DTW_LEVEL = 9 };
 enum { DTC_BLOCK = 16384, DTC_LEVEL = 9 };
 enum { DICT_CAP = 16384, DICT_SAMPLES = 64 };
 
@@ -44,20 +48,33 @@ static bool is_dont_care(const encoder *e, uint64_t i)
     return e->dont_care && (e->dont_care[i / 8] >> (i % 8) & 1);
 }
 
+/* The first value stored in positions [k, end) of the block starting at `first` (its values
+ * in e->buf), or `last` if they are all don't-care. */
+static dk_value first_stored(const encoder *e, uint64_t first, uint64_t k, uint64_t end, dk_value last)
+{
+    for (; k < end; k++)
+        if (!is_dont_care(e, first + k))
+            return e->buf[k * e->src->stride + e->src->offset];
+    return last;
+}
+
 /* The bytes of block b before compression; don't-care positions repeat the stored value
- * before them (within the block, so that blocks stay independent). */
+ * before them (within the block, so that blocks stay independent; at a WLD sub-block's start,
+ * which a reader decodes alone, the first value stored after them). */
 static size_t encode_block(encoder *e, uint32_t b, uint8_t *out)
 {
     const dk_ctable_info *in = e->in;
     uint64_t first = (uint64_t)b * in->block_size;
     size_t bytes = dk_ctable_info_block_bytes(in, b);
-    uint64_t n = in->count - first < in->block_size ? in->count - first : in->block_size;
+    uint64_t n = dk_ctable_positions(in->count, in->block_size, b);
     memset(out, 0, bytes);
     if (fetch(e, first, (size_t)n) != 0)
         return bytes; /* the caller sees e->failed */
-    const unsigned stride = e->src->stride, offset = e->src->offset;
+    const unsigned stride = e->src->stride, offset = e->src->offset, sub = in->sub_block;
     dk_value last = DK_DRAW;
     for (uint64_t k = 0; k < n; k++) {
+        if (sub && k % sub == 0)
+            last = first_stored(e, first, k, k + sub < n ? k + sub : n, last);
         dk_value v = is_dont_care(e, first + k) ? last : e->buf[k * stride + offset];
         last = v;
         if (in->metric == DK_METRIC_WLD)
@@ -157,6 +174,35 @@ static size_t choose_dictionary(encoder *e, ZSTD_CCtx *cctx, int level, uint8_t 
     return with && without && saved > (double)d ? d : 0;
 }
 
+/* WLD: counts the runs of every block, chooses the codes (into enc), then codes every block
+ * into out, recording offsets. Returns 0, or -1 (e->failed, or e->why). */
+static int code_wld_blocks(encoder *e, dk_wld_encoder *enc, growbuf *out, uint64_t *offs, uint8_t *raw)
+{
+    const dk_ctable_info *in = e->in;
+    dk_wld_counts *k = calloc(1, sizeof *k);
+    if (!k) {
+        e->why = "out of memory";
+        return -1;
+    }
+    for (uint32_t b = 0; b < in->nblocks && !e->failed; b++) {
+        encode_block(e, b, raw);
+        dk_wld_count(k, raw, dk_ctable_positions(in->count, in->block_size, b), in->sub_block);
+    }
+    dk_wld_encoder_init(enc, k);
+    free(k);
+    for (uint32_t b = 0; b < in->nblocks && !e->failed; b++) {
+        uint32_t n = dk_ctable_positions(in->count, in->block_size, b);
+        encode_block(e, b, raw);
+        if (reserve(out, dk_wld_block_bound(n, in->sub_block)) != 0) {
+            e->why = "out of memory";
+            return -1;
+        }
+        offs[b] = out->n;
+        out->n += dk_wld_encode_block(enc, raw, n, in->sub_block, out->data + out->n);
+    }
+    return e->failed ? -1 : 0;
+}
+
 static int write_file(const char *path, const uint8_t *parts[], const size_t lens[], int nparts,
                       char *err, size_t errlen)
 {
@@ -205,16 +251,21 @@ int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_v
 {
     bool wld = p->metric == DK_METRIC_WLD, dtc = p->metric == DK_METRIC_DTC;
     dk_ctable_info in = {p->variant, (uint8_t)p->metric, {0}, 0, p->block_size, count, 0, 0, 0, 0,
-                         dtc ? p->limit : 0};
+                         dtc ? p->limit : 0, DK_CTABLE_VERSION, 0, 0, 0};
     memcpy(in.material, p->material, 4);
     if (!in.block_size)
         in.block_size = wld ? WLD_BLOCK : dtc ? DTC_BLOCK : DTW_BLOCK;
-    if (in.block_size % 4 || in.block_size > DK_CTABLE_MAX_BLOCK || count == 0)
+    if (wld)
+        in.sub_block = p->sub_block ? p->sub_block : in.block_size % WLD_SUB ? in.block_size : WLD_SUB;
+    if (!in.block_size || in.block_size % 4 || in.block_size > DK_CTABLE_MAX_BLOCK || count == 0 ||
+        (wld && !dk_wld_layout_ok(in.block_size, in.sub_block)))
         return dk_errorf(err, errlen, "bad block size or empty table");
     if (dtc && (p->limit < 1 || p->limit > DK_RULE_MAX_LIMIT))
         return dk_errorf(err, errlen, "bad draw-rule limit %u", p->limit);
-    int level = p->level ? p->level : wld ? WLD_LEVEL : dtc ? DTC_LEVEL : DTW_LEVEL;
+    int level = p->level ? p->level : dtc ? DTC_LEVEL : DTW_LEVEL;
     in.nblocks = (uint32_t)((count + in.block_size - 1) / in.block_size);
+    in.unit = wld ? in.sub_block : in.block_size;
+    in.nunits = (count + in.unit - 1) / in.unit;
     in.width = wld ? 0 : 2; /* DTW, DTC: the buffers fit any width until the values are seen */
     encoder e = {&in, src, dont_care, malloc((size_t)in.block_size * src->stride * sizeof(dk_value)),
                  err, errlen, false, NULL};
@@ -236,15 +287,26 @@ int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_v
             goto out;
         in.width = max > 0xff ? 2 : 1;
     }
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
-    in.dict_size = p->try_dictionary ? (uint32_t)choose_dictionary(&e, cctx, level, dict, raw, tmp, tmpcap) : 0;
-    if (in.dict_size && !(cdict = ZSTD_createCDict(dict, in.dict_size, level))) {
-        dk_errorf(err, errlen, "cannot write %s: out of memory", path);
-        goto out;
+    if (wld) {
+        dk_wld_encoder enc;
+        if (code_wld_blocks(&e, &enc, &blocks, offs, raw) != 0) {
+            if (!e.failed)
+                dk_errorf(err, errlen, "cannot write %s: %s", path, e.why);
+            goto out;
+        }
+        memcpy(dict, enc.table, DK_WLD_TABLE); /* the code table stands where a dictionary would */
+        in.dict_size = DK_WLD_TABLE;
+    } else {
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+        in.dict_size = p->try_dictionary ? (uint32_t)choose_dictionary(&e, cctx, level, dict, raw, tmp, tmpcap) : 0;
+        if (in.dict_size && !(cdict = ZSTD_createCDict(dict, in.dict_size, level))) {
+            dk_errorf(err, errlen, "cannot write %s: out of memory", path);
+            goto out;
+        }
     }
-    if (!compress_blocks(&e, cctx, cdict, NULL, in.nblocks, &blocks, offs, raw, tmp, tmpcap)) {
+    if (!wld && !compress_blocks(&e, cctx, cdict, NULL, in.nblocks, &blocks, offs, raw, tmp, tmpcap)) {
         if (!e.failed)
             dk_errorf(err, errlen, "cannot write %s: compression failed: %s", path,
                       e.why ? e.why : "unknown error");

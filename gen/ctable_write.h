@@ -16,13 +16,16 @@ typedef struct dk_ctable_params {
     bool try_dictionary;   /* train a dictionary and keep it if the file gets smaller */
     uint32_t limit;        /* DTC: the draw rule's limit in plies (1..DK_RULE_MAX_LIMIT) */
     unsigned stride;       /* the value of position i is values[i * stride] (0 means 1) */
+    uint32_t sub_block;    /* WLD: positions per sub-block (dk_wld_layout_ok); 0: the default */
 } dk_ctable_params;
 
 /* Writes count values (every p->stride-th of `values`) to path atomically (temporary file,
- * fsync, rename). Positions whose bit is set in dont_care (bit i of byte i/8; NULL: none) are
- * the ones where the side to move must capture: their stored value is free, and the writer
- * repeats the previous stored value there, which lengthens runs. Fills *out (may be NULL). Returns 0, or -1 with one line in err.
- * Thread-safe (distinct paths). */
+ * fsync, rename), in format version DK_CTABLE_VERSION: WLD run-length coded (p->level and
+ * p->try_dictionary unused), DTW and DTC zstd frames. Positions whose bit is set in dont_care
+ * (bit i of byte i/8; NULL: none) are the ones where the side to move must capture: their
+ * stored value is free, and the writer repeats the previous stored value there, which
+ * lengthens runs (WLD: at a sub-block's start, the first value stored after them). Fills *out
+ * (may be NULL). Returns 0, or -1 with one line in err. Thread-safe (distinct paths). */
 int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value *values,
                     const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
                     size_t errlen);

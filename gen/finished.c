@@ -129,7 +129,7 @@ static int decode_file(dk_finished *f, ftable *t, int k, char *err, size_t errle
     else if (k && in->limit != f->limit)
         rc = dk_errorf(err, errlen, "%.900s follows a draw rule of %u plies, this run %u", path,
                        in->limit, f->limit);
-    size_t need = dk_ctable_max_block_bytes(ct);
+    size_t need = dk_ctable_max_unit_bytes(ct);
     if (rc == 0 && need > f->block_cap) {
         uint8_t *b = realloc(f->block, need);
         if (!b)
@@ -138,10 +138,10 @@ static int decode_file(dk_finished *f, ftable *t, int k, char *err, size_t errle
             f->block = b, f->block_cap = need;
     }
     const unsigned w = t->width[k];
-    for (uint32_t b = 0; rc == 0 && b < in->nblocks; b++) {
-        rc = dk_ctable_read_block(ct, f->dctx, b, f->block, err, errlen);
-        uint64_t first = (uint64_t)b * in->block_size;
-        uint64_t n = in->count - first < in->block_size ? in->count - first : in->block_size;
+    for (uint64_t u = 0; rc == 0 && u < in->nunits; u++) {
+        rc = dk_ctable_read_unit(ct, f->dctx, u, f->block, err, errlen);
+        uint64_t first = u * in->unit;
+        uint32_t n = dk_ctable_positions(in->count, in->unit, u);
         for (uint32_t j = 0; rc == 0 && j < n; j++) {
             dk_value v = dk_ctable_decode(ct, f->block, j);
             uint8_t *dst = t->values[k] + (first + j) * w;

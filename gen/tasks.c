@@ -228,7 +228,7 @@ static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int
     for (int k = 0; k < (w->limit ? 3 : 2); k++) {
         dk_metric metric = (dk_metric)(k + 1);
         dk_ctable_params cp = {(uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, metric, 0, 0, w->dictionary,
-                               metric == DK_METRIC_DTC ? w->limit : 0, stride};
+                               metric == DK_METRIC_DTC ? w->limit : 0, stride, 0};
         dk_ctable_info ci;
         dk_value_source src = *values;
         src.offset = metric == DK_METRIC_DTC; /* the rule value follows the DTW value */

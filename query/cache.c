@@ -6,20 +6,29 @@
 
 #include "../rules/errors.h"
 
-enum { SHARDS = 64, BUCKETS = 256 };
+/* Buckets per shard: about one per BUCKET_BYTES of its budget (WLD units are 2 KiB as written,
+ * so chains stay short), a power of two between the bounds. */
+enum { SHARDS = 64, MIN_BUCKETS = 256, MAX_BUCKETS = 1 << 16, BUCKET_BYTES = 1024 };
 
+/* Eviction by CLOCK (second chance): a hit only marks its entry, so that it touches no other
+ * entry's memory (with small WLD units a cache holds tens of thousands of them, and moving an
+ * entry to the front of an LRU list cost two cache misses a hit). The hand sweeps the ring of
+ * entries, sparing each marked one once. */
 typedef struct entry {
-    uint64_t key;
+    uint64_t unit;
+    uint32_t id;
+    bool used;                  /* read since the hand last passed */
     struct entry *chain;        /* same bucket */
-    struct entry *newer, *older; /* LRU list */
+    struct entry *next, *prev;  /* the ring the hand sweeps */
     size_t bytes;
     uint8_t data[];
 } entry;
 
 typedef struct shard {
     pthread_mutex_t lock;
-    entry *bucket[BUCKETS];
-    entry *newest, *oldest;
+    entry **bucket;
+    size_t mask;                /* buckets - 1 */
+    entry *hand;                /* the next entry to consider; new ones go just behind it */
     size_t used, budget;
     void *dctx;
     uint64_t lookups, misses;
@@ -29,8 +38,9 @@ struct dk_cache {
     shard shards[SHARDS];
 };
 
-static uint64_t mix(uint64_t k)
+static uint64_t mix(uint32_t id, uint64_t unit)
 {
+    uint64_t k = unit * 0x9E3779B97F4A7C15ull ^ id;
     k ^= k >> 33;
     k *= 0xff51afd7ed558ccdull;
     k ^= k >> 33;
@@ -38,16 +48,26 @@ static uint64_t mix(uint64_t k)
 }
 
 /* The shard comes from the low bits of the mixed key, the bucket from higher ones. */
-static entry **bucket_of(shard *s, uint64_t key) { return &s->bucket[(mix(key) >> 8) % BUCKETS]; }
+static entry **bucket_of(shard *s, uint64_t h) { return &s->bucket[(h >> 8) & s->mask]; }
 
 dk_cache *dk_cache_new(size_t budget)
 {
     dk_cache *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
+    size_t buckets = MIN_BUCKETS;
+    while (buckets < MAX_BUCKETS && buckets * BUCKET_BYTES < budget / SHARDS)
+        buckets *= 2;
+    bool ok = true;
     for (int i = 0; i < SHARDS; i++) {
         pthread_mutex_init(&c->shards[i].lock, NULL);
         c->shards[i].budget = budget / SHARDS;
+        c->shards[i].mask = buckets - 1;
+        ok = ok && (c->shards[i].bucket = calloc(buckets, sizeof(entry *)));
+    }
+    if (!ok) {
+        dk_cache_free(c);
+        return NULL;
     }
     return c;
 }
@@ -58,45 +78,43 @@ void dk_cache_free(dk_cache *c)
         return;
     for (int i = 0; i < SHARDS; i++) {
         shard *s = &c->shards[i];
-        for (entry *e = s->newest, *next; e; e = next) {
-            next = e->older;
+        for (entry *e = s->hand, *next; e; e = next) {
+            next = e->next == s->hand ? NULL : e->next;
             free(e);
         }
         dk_ctable_dctx_free(s->dctx);
+        free(s->bucket);
         pthread_mutex_destroy(&s->lock);
     }
     free(c);
 }
 
-static void unlink_lru(shard *s, entry *e)
+/* Puts e in the ring just behind the hand, where the hand comes last. */
+static void insert(shard *s, entry *e)
 {
-    if (e->newer)
-        e->newer->older = e->older;
-    else
-        s->newest = e->older;
-    if (e->older)
-        e->older->newer = e->newer;
-    else
-        s->oldest = e->newer;
+    if (!s->hand) {
+        e->next = e->prev = s->hand = e;
+        return;
+    }
+    e->next = s->hand;
+    e->prev = s->hand->prev;
+    e->prev->next = e;
+    s->hand->prev = e;
 }
 
-static void push_newest(shard *s, entry *e)
+/* Frees entries until the shard is within its budget, never `keep` (the entry being read). */
+static void evict(shard *s, const entry *keep)
 {
-    e->newer = NULL;
-    e->older = s->newest;
-    if (s->newest)
-        s->newest->newer = e;
-    s->newest = e;
-    if (!s->oldest)
-        s->oldest = e;
-}
-
-static void evict(shard *s)
-{
-    while (s->used > s->budget && s->oldest && s->oldest != s->newest) {
-        entry *e = s->oldest;
-        unlink_lru(s, e);
-        entry **p = bucket_of(s, e->key);
+    while (s->used > s->budget && s->hand->next != s->hand) {
+        entry *e = s->hand;
+        s->hand = e->next;
+        if (e->used || e == keep) {
+            e->used = false;
+            continue;
+        }
+        e->prev->next = e->next;
+        e->next->prev = e->prev;
+        entry **p = bucket_of(s, mix(e->id, e->unit));
         while (*p != e)
             p = &(*p)->chain;
         *p = e->chain;
@@ -105,25 +123,24 @@ static void evict(shard *s)
     }
 }
 
-int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint32_t block, uint32_t at,
+int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t unit, uint32_t at,
                    bool cached_only, dk_value *out, char *err, size_t errlen)
 {
-    uint64_t key = (uint64_t)id << 32 | block, h = mix(key);
+    uint64_t h = mix(id, unit);
     shard *s = &c->shards[h % SHARDS];
     pthread_mutex_lock(&s->lock);
     s->lookups++;
-    entry *e = *bucket_of(s, key);
-    while (e && e->key != key)
+    entry *e = *bucket_of(s, h);
+    while (e && (e->unit != unit || e->id != id))
         e = e->chain;
     if (e) {
-        unlink_lru(s, e);
-        push_newest(s, e);
+        e->used = true;
     } else if (cached_only) {
         pthread_mutex_unlock(&s->lock);
         return -3;
     } else {
         s->misses++;
-        size_t bytes = dk_ctable_block_bytes(t, block);
+        size_t bytes = dk_ctable_unit_bytes(t, unit);
         if (!s->dctx)
             s->dctx = dk_ctable_dctx_new();
         e = s->dctx ? malloc(sizeof *e + bytes) : NULL;
@@ -132,19 +149,21 @@ int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint32_t block,
             dk_errorf(err, errlen, "out of memory reading a block of %s", dk_ctable_path(t));
             return -2;
         }
-        if (dk_ctable_read_block(t, s->dctx, block, e->data, err, errlen) != 0) {
+        if (dk_ctable_read_unit(t, s->dctx, unit, e->data, err, errlen) != 0) {
             free(e);
             pthread_mutex_unlock(&s->lock);
             return -1;
         }
-        e->key = key;
+        e->unit = unit;
+        e->id = id;
+        e->used = false;
         e->bytes = sizeof *e + bytes;
-        entry **b = bucket_of(s, key);
+        entry **b = bucket_of(s, h);
         e->chain = *b;
         *b = e;
-        push_newest(s, e);
+        insert(s, e);
         s->used += e->bytes;
-        evict(s);
+        evict(s, e);
     }
     *out = dk_ctable_decode(t, e->data, at);
     pthread_mutex_unlock(&s->lock);

@@ -11,8 +11,9 @@
 #include "checksum.h"
 #include "drawrule.h"
 #include "fileio.h"
+#include "wldcode.h"
 
-enum { HEADER = DK_CTABLE_HEADER, TRAILER = DK_CTABLE_TRAILER, VERSION = 1 };
+enum { HEADER = DK_CTABLE_HEADER, TRAILER = DK_CTABLE_TRAILER };
 static const char MAGIC[8] = {'D', 'A', 'M', 'K', 'A', 'T', 'B', '1'};
 static const char END[4] = {'D', 'K', 'T', 'E'};
 
@@ -29,7 +30,7 @@ void dk_ctable_encode_header(const dk_ctable_info *in, uint32_t index_crc, uint8
 {
     memset(h, 0, HEADER);
     memcpy(h, MAGIC, 8);
-    dk_put32(h + 8, VERSION);
+    dk_put32(h + 8, in->version);
     h[12] = in->variant;
     h[13] = in->metric;
     memcpy(h + 14, in->material, 4);
@@ -41,6 +42,7 @@ void dk_ctable_encode_header(const dk_ctable_info *in, uint32_t index_crc, uint8
     dk_put64(h + 40, in->file_size);
     dk_put32(h + 48, index_crc);
     dk_put32(h + 56, in->limit);
+    dk_put32(h + 60, in->sub_block);
     dk_put32(h + 52, dk_crc32c(0, h, 52));
 }
 
@@ -58,6 +60,7 @@ struct dk_ctable {
     size_t map_len;
     const uint8_t *index; /* (nblocks + 1) absolute offsets */
     ZSTD_DDict *ddict;
+    dk_wld_codes *codes;  /* WLD, version 2 */
     char path[512];
 };
 
@@ -85,9 +88,14 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
     *why = DK_OPEN_DAMAGED; /* from here on, only the bytes can be wrong */
     const uint8_t *h = map;
     dk_ctable_info *in = &t->info;
-    if (memcmp(h, MAGIC, 8) != 0 || dk_get32(h + 52) != dk_crc32c(0, h, 52) || dk_get32(h + 8) != VERSION ||
-        dk_get32(h + 60) != 0) {
+    if (memcmp(h, MAGIC, 8) != 0 || dk_get32(h + 52) != dk_crc32c(0, h, 52)) {
         dk_errorf(err, errlen, "%s is damaged or not a damka table (bad header)", path);
+        goto fail;
+    }
+    in->version = dk_get32(h + 8);
+    if (in->version < 1 || in->version > DK_CTABLE_VERSION) {
+        dk_errorf(err, errlen, "%s is table format version %u; this build reads versions 1 to %d",
+                  path, in->version, DK_CTABLE_VERSION);
         goto fail;
     }
     in->variant = h[12];
@@ -100,14 +108,17 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
     in->dict_size = dk_get32(h + 36);
     in->file_size = dk_get64(h + 40);
     in->limit = dk_get32(h + 56);
+    in->sub_block = dk_get32(h + 60);
     bool wld = in->metric == DK_METRIC_WLD, dtc = in->metric == DK_METRIC_DTC;
+    bool coded = wld && in->version >= 2; /* run-length coded: sub-blocks, a code table */
     uint64_t index_end = HEADER + (uint64_t)in->dict_size + ((uint64_t)in->nblocks + 1) * 8;
     if ((!wld && !dtc && in->metric != DK_METRIC_DTW) || (wld ? in->width != 0 : in->width < 1 || in->width > 2) ||
         (dtc ? in->limit < 1 || in->limit > DK_RULE_MAX_LIMIT : in->limit != 0) ||
         !in->block_size || in->block_size % 4 || in->block_size > DK_CTABLE_MAX_BLOCK || !in->count ||
         in->nblocks != in->count / in->block_size + (in->count % in->block_size != 0) ||
-        in->file_size != len ||
-        index_end + TRAILER > len) {
+        in->file_size != len || index_end + TRAILER > len ||
+        (coded ? !dk_wld_layout_ok(in->block_size, in->sub_block) || in->dict_size != DK_WLD_TABLE
+               : in->sub_block != 0)) {
         dk_errorf(err, errlen, "%s is damaged: inconsistent header or truncated", path);
         goto fail;
     }
@@ -126,7 +137,20 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
         }
     }
     in->file_crc = dk_get32(h + len - TRAILER);
-    if (in->dict_size && !(t->ddict = ZSTD_createDDict(h + HEADER, in->dict_size))) {
+    in->unit = coded ? in->sub_block : in->block_size;
+    in->nunits = in->count / in->unit + (in->count % in->unit != 0);
+    if (coded) {
+        t->codes = malloc(sizeof *t->codes);
+        if (!t->codes) {
+            *why = DK_OPEN_NO_MEMORY;
+            dk_errorf(err, errlen, "cannot open %s: out of memory", path);
+            goto fail;
+        }
+        if (dk_wld_codes_init(t->codes, h + HEADER) != 0) {
+            dk_errorf(err, errlen, "%s is damaged: bad code table", path);
+            goto fail;
+        }
+    } else if (in->dict_size && !(t->ddict = ZSTD_createDDict(h + HEADER, in->dict_size))) {
         dk_errorf(err, errlen, "%s is damaged: bad dictionary", path);
         goto fail;
     }
@@ -136,6 +160,7 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
     return t;
 fail:
     dk_unmap_file(map, len);
+    free(t->codes);
     free(t);
     return NULL;
 }
@@ -145,6 +170,7 @@ void dk_ctable_close(dk_ctable *t)
     if (!t)
         return;
     ZSTD_freeDDict(t->ddict);
+    free(t->codes);
     dk_unmap_file(t->map, t->map_len);
     free(t);
 }
@@ -153,12 +179,17 @@ const dk_ctable_info *dk_ctable_get_info(const dk_ctable *t) { return &t->info; 
 
 const char *dk_ctable_path(const dk_ctable *t) { return t->path; }
 
-size_t dk_ctable_block_bytes(const dk_ctable *t, uint32_t b) { return dk_ctable_info_block_bytes(&t->info, b); }
+size_t dk_ctable_unit_bytes(const dk_ctable *t, uint64_t u)
+{
+    uint32_t n = dk_ctable_positions(t->info.count, t->info.unit, u);
+    return t->info.metric == DK_METRIC_WLD ? ((size_t)n + 3) / 4 : (size_t)n * t->info.width;
+}
 
-size_t dk_ctable_max_block_bytes(const dk_ctable *t) { return dk_ctable_info_block_bytes(&t->info, 0); }
+size_t dk_ctable_max_unit_bytes(const dk_ctable *t) { return dk_ctable_unit_bytes(t, 0); }
 
-int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint32_t b, uint8_t *out, char *err,
-                         size_t errlen)
+/* Block b as a zstd frame. */
+static int read_frame(const dk_ctable *t, void *dctx, uint32_t b, uint8_t *out, char *err,
+                      size_t errlen)
 {
     uint64_t from = dk_get64(t->index + 8 * (size_t)b), to = dk_get64(t->index + 8 * (size_t)b + 8);
     size_t want = dk_ctable_info_block_bytes(&t->info, b);
@@ -176,13 +207,42 @@ int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint32_t b, uint8_t *ou
     return 0;
 }
 
-dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *block, uint32_t at)
+/* Sub-block u of a run-length coded WLD file: its block's CRC, where the offsets put it, then
+ * its code (or its bytes as they are, when it has exactly the decoded size). */
+static int read_sub_block(const dk_ctable *t, uint64_t u, uint8_t *out, char *err, size_t errlen)
+{
+    const dk_ctable_info *in = &t->info;
+    uint32_t per = in->block_size / in->sub_block, b = (uint32_t)(u / per), s = (uint32_t)(u % per);
+    uint64_t from = dk_get64(t->index + 8 * (size_t)b), to = dk_get64(t->index + 8 * (size_t)b + 8);
+    uint32_t subs = (dk_ctable_positions(in->count, in->block_size, b) + in->sub_block - 1) / in->sub_block;
+    const uint8_t *src = t->map + from;
+    size_t len = to - from, table = 4 + 2 * (size_t)(subs - 1);
+    if (len < table || dk_get32(src) != dk_crc32c(0, src + 4, len - 4))
+        return dk_errorf(err, errlen, "%s is damaged: block %u", t->path, b);
+    size_t a = s ? dk_get16(src + 4 + 2 * (s - 1)) : table, z = s + 1 < subs ? dk_get16(src + 4 + 2 * s) : len;
+    uint32_t n = dk_ctable_positions(in->count, in->sub_block, u);
+    bool stored = z - a == (n + 3) / 4; /* a code is always shorter */
+    if (a < table || z < a || z > len || (!stored && dk_wld_decode(t->codes, src + a, z - a, n, out) != 0))
+        return dk_errorf(err, errlen, "%s is damaged: block %u, sub-block %u", t->path, b, s);
+    if (stored)
+        memcpy(out, src + a, z - a);
+    return 0;
+}
+
+int dk_ctable_read_unit(const dk_ctable *t, void *dctx, uint64_t u, uint8_t *out, char *err,
+                        size_t errlen)
+{
+    return t->codes ? read_sub_block(t, u, out, err, errlen)
+                    : read_frame(t, dctx, (uint32_t)u, out, err, errlen);
+}
+
+dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *unit, uint32_t at)
 {
     if (t->info.metric == DK_METRIC_WLD)
-        return dk_value_of_code((block[at / 4] >> (2 * (at % 4))) & 3);
+        return dk_value_of_code((unit[at / 4] >> (2 * (at % 4))) & 3);
     if (t->info.width == 1)
-        return block[at];
-    return (dk_value)(block[2 * at] | block[2 * at + 1] << 8);
+        return unit[at];
+    return (dk_value)(unit[2 * at] | unit[2 * at + 1] << 8);
 }
 
 int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen)
@@ -190,10 +250,10 @@ int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen)
     if (dk_crc32c(0, t->map, t->map_len - TRAILER) != t->info.file_crc)
         return dk_errorf(err, errlen, "%s is damaged: checksum mismatch", t->path);
     void *dctx = dk_ctable_dctx_new();
-    uint8_t *buf = malloc(dk_ctable_max_block_bytes(t));
+    uint8_t *buf = malloc(dk_ctable_max_unit_bytes(t));
     int rc = dctx && buf ? 0 : dk_errorf(err, errlen, "cannot check %s: out of memory", t->path);
-    for (uint32_t b = 0; rc == 0 && b < t->info.nblocks; b++)
-        rc = dk_ctable_read_block(t, dctx, b, buf, err, errlen);
+    for (uint64_t u = 0; rc == 0 && u < t->info.nunits; u++)
+        rc = dk_ctable_read_unit(t, dctx, u, buf, err, errlen);
     free(buf);
     dk_ctable_dctx_free(dctx);
     return rc;

@@ -1,6 +1,8 @@
-/* Compressed table files: one material, one metric (WLD or DTW), blocks of consecutive
- * positions compressed independently with zstd, so that a probe decompresses one block.
- * The layout is described in query/FORMAT.md. */
+/* Compressed table files: one material, one metric (WLD, DTW or DTC), blocks of consecutive
+ * positions compressed independently, so that a probe decodes little: DTW and DTC blocks are
+ * zstd frames, WLD blocks (format version 2) sub-blocks of a run-length code a reader decodes
+ * alone (query/wldcode.h). What a reader decodes at once is a unit: a WLD sub-block, or a
+ * whole block. The layout is described in query/FORMAT.md. */
 #ifndef DK_CTABLE_H
 #define DK_CTABLE_H
 
@@ -33,6 +35,10 @@ typedef struct dk_ctable_info {
     uint64_t file_size;
     uint32_t file_crc;     /* CRC-32C of every byte before the trailer */
     uint32_t limit;        /* DTC: the draw rule's limit L in plies; 0 for WLD and DTW */
+    uint32_t version;      /* 1: WLD blocks are zstd frames; 2: WLD blocks are run-length coded */
+    uint32_t sub_block;    /* WLD, version 2: positions per sub-block; else 0 */
+    uint32_t unit;         /* positions a reader decodes at once: sub_block, or block_size */
+    uint64_t nunits;       /* ceil(count / unit) */
 } dk_ctable_info;
 
 /* The WLD code of a value. */
@@ -41,11 +47,20 @@ static inline uint8_t dk_code_of(dk_value v)
     return dk_value_is_draw(v) ? DK_CODE_DRAW : dk_value_is_win(v) ? DK_CODE_WIN : DK_CODE_LOSS;
 }
 
-/* Bytes of a file's header and trailer (FORMAT.md). */
-enum { DK_CTABLE_HEADER = 64, DK_CTABLE_TRAILER = 8 };
+/* Bytes of a file's header and trailer (FORMAT.md), and the format version written (a reader
+ * also reads version 1). */
+enum { DK_CTABLE_HEADER = 64, DK_CTABLE_TRAILER = 8, DK_CTABLE_VERSION = 2 };
 
 /* The uncompressed bytes of block b of a table described by `in`. Pure. */
 size_t dk_ctable_info_block_bytes(const dk_ctable_info *in, uint32_t b);
+
+/* The positions of unit u (or of block u, with in->block_size as unit) of a table of count
+ * positions cut into units of `unit`. Pure. */
+static inline uint32_t dk_ctable_positions(uint64_t count, uint32_t unit, uint64_t u)
+{
+    uint64_t first = u * unit;
+    return (uint32_t)(count - first < unit ? count - first : unit);
+}
 
 /* The header of a table described by `in` (every field set, file_crc aside), whose dictionary
  * and block index have the CRC-32C index_crc; and the trailer of a file whose bytes before it
@@ -56,7 +71,8 @@ void dk_ctable_encode_trailer(uint32_t file_crc, uint8_t t[DK_CTABLE_TRAILER]);
 
 typedef struct dk_ctable dk_ctable;
 
-/* Maps a table file and checks its header, dictionary and block index (not the blocks).
+/* Maps a table file and checks its header, dictionary (or WLD code table) and block index (not
+ * the blocks).
  * Returns NULL with one line in err if it is missing, truncated or damaged. The table is
  * read-only afterwards: any number of threads may use it. */
 dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen);
@@ -76,20 +92,23 @@ const char *dk_ctable_path(const dk_ctable *t);
 
 const dk_ctable_info *dk_ctable_get_info(const dk_ctable *t);
 
-/* Bytes of block b once decompressed. */
-size_t dk_ctable_block_bytes(const dk_ctable *t, uint32_t b);
+/* Bytes of unit u once decoded (WLD: 2-bit codes, 4 positions a byte; else `width` bytes a
+ * position). Pure. */
+size_t dk_ctable_unit_bytes(const dk_ctable *t, uint64_t u);
 
-/* Bytes of the largest decompressed block. */
-size_t dk_ctable_max_block_bytes(const dk_ctable *t);
+/* Bytes of the largest decoded unit. Pure. */
+size_t dk_ctable_max_unit_bytes(const dk_ctable *t);
 
-/* Decompresses block b into out (room for dk_ctable_block_bytes) with dctx (one per thread),
- * checking the frame's checksum and size. Returns 0, or -1 with one line in err. */
-int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint32_t b, uint8_t *out, char *err,
-                         size_t errlen);
+/* Decodes unit u (positions u * unit ..) into out (room for dk_ctable_unit_bytes) with dctx
+ * (one per thread), checking it: a zstd frame's checksum and size, or the CRC of the WLD block
+ * holding the sub-block and the sub-block's code. Returns 0, or -1 with one line in err.
+ * Thread-safe with distinct dctx. */
+int dk_ctable_read_unit(const dk_ctable *t, void *dctx, uint64_t u, uint8_t *out, char *err,
+                        size_t errlen);
 
-/* The value stored for position `at` of a decompressed block: a DTW or rule value, or for WLD
- * a value of the right kind without distance (dk_value_of_code). Pure. */
-dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *block, uint32_t at);
+/* The value stored for position `at` of a decoded unit: a DTW or rule value, or for WLD a
+ * value of the right kind without distance (dk_value_of_code). Pure. */
+dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *unit, uint32_t at);
 
 /* A WLD code as a value: DK_DRAW, a win (2) or a loss (1): the distance is unknown. */
 static inline dk_value dk_value_of_code(uint8_t code)
@@ -97,11 +116,11 @@ static inline dk_value dk_value_of_code(uint8_t code)
     return code == DK_CODE_DRAW ? DK_DRAW : code == DK_CODE_WIN ? 2 : 1;
 }
 
-/* Checks every byte: the whole-file CRC, then every block (frame checksum). Returns 0, or -1
- * with one line in err. */
+/* Checks every byte: the whole-file CRC, then every unit (dk_ctable_read_unit). Returns 0, or
+ * -1 with one line in err. */
 int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen);
 
-/* A zstd decompression context for dk_ctable_read_block (ZSTD_DCtx). NULL if out of memory. */
+/* A zstd decompression context for dk_ctable_read_unit (ZSTD_DCtx). NULL if out of memory. */
 void *dk_ctable_dctx_new(void);
 void dk_ctable_dctx_free(void *dctx);
 

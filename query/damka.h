@@ -171,8 +171,9 @@ DAMKA_API damka_status damka_probe_wdl_flags(damka_tb *tb, const damka_position 
 DAMKA_API damka_status damka_probe_dtw_flags(damka_tb *tb, const damka_position *p,
                                              unsigned flags, damka_value *out);
 
-/* The block cache's counters since damka_open: block lookups (one a table read by a probe) and
- * misses (blocks read from a file and decompressed; a CACHE_ONLY probe never adds one). Either
+/* The block cache's counters since damka_open: block lookups (one a table read by a probe; a
+ * WLD file's blocks are cached a sub-block at a time) and misses (blocks read from a file and
+ * decoded; a CACHE_ONLY probe never adds one). Either
  * pointer may be NULL. Approximate while other threads probe. Returns OK (leaving
  * damka_last_error as it was), or BAD_ARGUMENT (tb NULL). Thread-safe. */
 DAMKA_API damka_status damka_cache_counters(damka_tb *tb, uint64_t *lookups, uint64_t *misses);

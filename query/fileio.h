@@ -6,6 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+static inline void dk_put16(uint8_t *p, uint16_t x)
+{
+    p[0] = (uint8_t)x;
+    p[1] = (uint8_t)(x >> 8);
+}
+
+static inline uint16_t dk_get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
 static inline void dk_put32(uint8_t *p, uint32_t x)
 {
     for (int i = 0; i < 4; i++)

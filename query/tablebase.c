@@ -284,9 +284,9 @@ static dk_tb_status probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *
         return flags & DK_TB_NO_CAPTURES ? DK_TB_MUST_CAPTURE
                                          : resolve_captures(tb, p, metric, flags, out);
     uint64_t i = dk_index_rank(&s->ix, p);
-    uint32_t bs = dk_ctable_get_info(t)->block_size;
+    uint32_t unit = dk_ctable_get_info(t)->unit;
     uint32_t id = (uint32_t)(slot_number(tb->v, m) * 4 + (int)metric);
-    int rc = dk_cache_value(tb->cache, t, id, (uint32_t)(i / bs), (uint32_t)(i % bs),
+    int rc = dk_cache_value(tb->cache, t, id, i / unit, (uint32_t)(i % unit),
                             flags & DK_TB_CACHE_ONLY, out, last_error, sizeof last_error);
     return rc == 0 ? DK_TB_OK : rc == -3 ? DK_TB_NOT_CACHED : rc == -2 ? DK_TB_NO_MEMORY : DK_TB_DAMAGED;
 }

@@ -1,6 +1,6 @@
 /* Size and speed of a directory of compressed tables (make bench-probe).
  *
- *   bench-probe [--variant V] [--seconds S] [--no-external] DIR
+ *   bench-probe [--variant V] [--seconds S] [--no-external] [--wld-only] DIR
  *
  * (a) bits per position of the .wld, .dtw and (when present) .dtc files (file bytes * 8 /
  *     positions from the headers), per piece count and in all, and, when DIR/work holds the raw working copies
@@ -13,7 +13,8 @@
  * (c) the latency of single probes (clock_gettime around each): median and 99th percentile;
  * (d) engine probes (damka_probe_wdl_flags): without resolving captures (NO_CAPTURES), from the
  *     cache only (CACHE_ONLY), and both, with the share of probes they answer.
- * Random positions are uniform over all positions of the directory (either side to move). */
+ * Random positions are uniform over all positions of the directory (either side to move).
+ * --wld-only measures the WLD probes of (b, c) alone (for comparing settings quickly). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +259,7 @@ enum { N = 1 << 20 };
 
 typedef struct measured {
     double rate, median, p99;
+    double hits, lookups; /* the cache's hit rate in the timed probes, its lookups a probe */
     long errors;      /* failures other than MUST_CAPTURE and NOT_CACHED */
     double answered;  /* share of the timed probes answered with a value */
 } measured;
@@ -273,12 +275,14 @@ static measured measure(const char *dir, probe_fn f, probe_fn warm_fn, size_t mb
         fprintf(stderr, "bench-probe: %s\n", damka_status_text(st));
         exit(1);
     }
-    measured m = {0, 0, 0, 0, 0};
+    measured m = {0, 0, 0, 0, 0, 0, 0};
     damka_value v = {DAMKA_DRAW, -1};
     uint64_t sink = 0;
     for (int k = 0; k < warm; k++)
         m.errors += warm_fn(tb, &ps[k], &v) != DAMKA_OK;
     long done = 0, answered = 0;
+    uint64_t l0, m0, l1, m1;
+    damka_cache_counters(tb, &l0, &m0);
     double t0 = now(), t1;
     do {
         for (int k = 0; k < 4096; k++) {
@@ -290,6 +294,9 @@ static measured measure(const char *dir, probe_fn f, probe_fn warm_fn, size_t mb
         done += 4096;
     } while ((t1 = now()) - t0 < seconds);
     m.rate = (double)done / (t1 - t0);
+    damka_cache_counters(tb, &l1, &m1);
+    m.lookups = (double)(l1 - l0) / (double)done;
+    m.hits = l1 > l0 ? 1 - (double)(m1 - m0) / (double)(l1 - l0) : 0;
     m.answered = (double)answered / (double)done;
     int nl = 0;
     t0 = now();
@@ -319,6 +326,8 @@ static size_t cache_mb(uint64_t decoded, bool small)
     return mb < 1 ? 1 : mb;
 }
 
+static bool WLD_ONLY;
+
 static void speed(const char *dir, double seconds)
 {
     damka_position *ps = random_positions(N);
@@ -329,9 +338,10 @@ static void speed(const char *dir, double seconds)
     printf("\n(b, c) random probes on one thread (uniform over the %d tables, either side to move),\n"
            "through damka_probe_wdl / damka_probe_dtw / damka_probe_rule; %.0f s per measurement\n", NT,
            seconds);
-    printf("%-5s %-24s %12s %12s %12s\n", "file", "cache", "probes/s", "median ns", "p99 ns");
+    printf("%-5s %-24s %12s %12s %12s %8s %8s\n", "file", "cache", "probes/s", "median ns", "p99 ns", "hits",
+           "reads/p");
     double *lat = malloc(N * sizeof *lat);
-    for (int metric = 1; metric <= 3 && decoded[metric]; metric++) {
+    for (int metric = 1; metric <= (WLD_ONLY ? 1 : 3) && decoded[metric]; metric++) {
         probe_fn f = metric == 1 ? damka_probe_wdl : metric == 2 ? damka_probe_dtw : probe_rule;
         for (int small = 0; small < 2; small++) {
             size_t mb = cache_mb(decoded[metric], small);
@@ -339,13 +349,21 @@ static void speed(const char *dir, double seconds)
             measured m = measure(dir, f, f, mb, small ? N / 16 : N, ps, lat, seconds);
             char label[64];
             snprintf(label, sizeof label, "%zu MB (%s)", mb, small ? "a tenth" : "warm, all");
-            printf("%-5s %-24s %12.0f %12.0f %12.0f%s\n", metric == 1 ? "WLD" : metric == 2 ? "DTW" : "DTC",
-                   label, m.rate, m.median, m.p99, m.errors ? "  (errors!)" : "");
+            printf("%-5s %-24s %12.0f %12.0f %12.0f %7.1f%% %8.2f%s\n",
+                   metric == 1 ? "WLD" : metric == 2 ? "DTW" : "DTC", label, m.rate, m.median, m.p99,
+                   100 * m.hits, m.lookups, m.errors ? "  (errors!)" : "");
         }
     }
+    printf("(hits: cache lookups answered without reading a block; reads/p: lookups a probe, one per\n"
+           " table value read, captures included)\n");
     printf("(decompressed data: WLD %.1f MB, DTW %.1f MB, DTC %.1f MB)\n", (double)decoded[1] / 1048576.0,
            (double)decoded[2] / 1048576.0, (double)decoded[3] / 1048576.0);
 
+    if (WLD_ONLY) {
+        free(lat);
+        free(ps);
+        return;
+    }
     /* (d) what an engine's search asks: WLD without resolving captures, from the cache only */
     printf("\n(d) engine probes, WLD (damka_probe_wdl_flags), the same positions and caches:\n");
     printf("%-26s %-20s %12s %12s %12s %10s\n", "flags", "cache", "probes/s", "median ns", "p99 ns",
@@ -384,15 +402,17 @@ int main(int argc, char **argv)
             seconds = atof(argv[++i]);
         else if (!strcmp(argv[i], "--no-external"))
             ext = false;
+        else if (!strcmp(argv[i], "--wld-only"))
+            WLD_ONLY = true, ext = false;
         else if (!dir && argv[i][0] != '-')
             dir = argv[i];
         else {
-            fprintf(stderr, "usage: bench-probe [--variant V] [--seconds S] [--no-external] DIR\n");
+            fprintf(stderr, "usage: bench-probe [--variant V] [--seconds S] [--no-external] [--wld-only] DIR\n");
             return 2;
         }
     }
     if (!dir || !(V = dk_variant_find(variant))) {
-        fprintf(stderr, "usage: bench-probe [--variant V] [--seconds S] [--no-external] DIR\n");
+        fprintf(stderr, "usage: bench-probe [--variant V] [--seconds S] [--no-external] [--wld-only] DIR\n");
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress is visible when piped */

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <zstd.h>
 
 #include "../query/checksum.h"
+#include "../query/wldcode.h"
 #include "../gen/ctable_write.h"
 #include "support.h"
 
@@ -33,14 +35,19 @@ static dk_value *make_values(uint64_t n, bool wide, uint8_t **dont_care, test_rn
     return v;
 }
 
-static void round_trip(dk_metric metric, uint64_t n, bool wide, bool dictionary, uint32_t block)
+/* Writes n values (with every position free when all_free) and reads each back, a unit at a
+ * time as the cache does. */
+static void round_trip_sub(dk_metric metric, uint64_t n, bool wide, bool dictionary, uint32_t block,
+                           uint32_t sub, bool all_free)
 {
     test_rng r = {n * 7 + wide};
     uint8_t *dc;
     dk_value *v = make_values(n, wide, &dc, &r);
+    if (all_free)
+        memset(dc, 0xff, n / 8 + 1);
     char path[256], err[512];
     snprintf(path, sizeof path, "%s/t-%d-%d", dir, (int)metric, (int)wide);
-    dk_ctable_params p = {1, {1, 2, 0, 1}, metric, block, 3, dictionary, 0, 1};
+    dk_ctable_params p = {1, {1, 2, 0, 1}, metric, block, 3, dictionary, 0, 1, sub};
     dk_ctable_info out;
     assert_int_equal(dk_ctable_write(path, &p, v, dc, n, &out, err, sizeof err), 0);
     dk_ctable *t = dk_ctable_open(path, err, sizeof err);
@@ -49,15 +56,23 @@ static void round_trip(dk_metric metric, uint64_t n, bool wide, bool dictionary,
     assert_int_equal(in->count, n);
     assert_int_equal(in->file_crc, out.file_crc);
     assert_int_equal(in->width, metric == DK_METRIC_WLD ? 0 : wide ? 2 : 1);
+    assert_int_equal(in->version, DK_CTABLE_VERSION);
+    if (metric == DK_METRIC_WLD) { /* sub-blocks are the units; the writer's default divides the block */
+        assert_int_equal(in->unit, sub ? sub : in->sub_block);
+        assert_int_equal(in->block_size % in->unit, 0);
+        assert_int_equal(in->dict_size, DK_WLD_TABLE);
+    } else
+        assert_int_equal(in->unit, in->block_size);
+    assert_int_equal(in->nunits, (n + in->unit - 1) / in->unit);
     assert_int_equal(dk_ctable_check(t, err, sizeof err), 0);
     void *dctx = dk_ctable_dctx_new();
-    uint8_t *buf = malloc(dk_ctable_max_block_bytes(t));
+    uint8_t *buf = malloc(dk_ctable_max_unit_bytes(t));
     for (uint64_t i = 0; i < n; i++) {
-        if (i % in->block_size == 0)
-            assert_int_equal(dk_ctable_read_block(t, dctx, (uint32_t)(i / in->block_size), buf, err, sizeof err), 0);
+        if (i % in->unit == 0)
+            assert_int_equal(dk_ctable_read_unit(t, dctx, i / in->unit, buf, err, sizeof err), 0);
         if (dc[i / 8] >> (i % 8) & 1)
             continue;
-        dk_value got = dk_ctable_decode(t, buf, (uint32_t)(i % in->block_size));
+        dk_value got = dk_ctable_decode(t, buf, (uint32_t)(i % in->unit));
         if (metric == DK_METRIC_WLD)
             assert_int_equal(dk_code_of(got), dk_code_of(v[i]));
         else
@@ -67,8 +82,15 @@ static void round_trip(dk_metric metric, uint64_t n, bool wide, bool dictionary,
     dk_ctable_dctx_free(dctx);
     dk_ctable_close(t);
     unlink(path);
+    if (all_free) /* nothing to store: one run a sub-block */
+        assert_true(out.file_size < 64 + DK_WLD_TABLE + 16 * out.nblocks + 8 * out.nunits + 8);
     free(v);
     free(dc);
+}
+
+static void round_trip(dk_metric metric, uint64_t n, bool wide, bool dictionary, uint32_t block)
+{
+    round_trip_sub(metric, n, wide, dictionary, block, 0, false);
 }
 
 static void test_round_trips(void **state)
@@ -79,6 +101,27 @@ static void test_round_trips(void **state)
     round_trip(DK_METRIC_WLD, 300001, false, false, 0);
     round_trip(DK_METRIC_WLD, 1, false, false, 0);
     round_trip(DK_METRIC_DTW, 200000, true, true, 1024); /* many blocks: the dictionary is tried */
+    round_trip(DK_METRIC_WLD, 200000, false, false, 1024); /* the default sub-block does not divide: one a block */
+    round_trip_sub(DK_METRIC_WLD, 100003, false, false, 8192, 256, false); /* partial last block and sub-block */
+    round_trip_sub(DK_METRIC_WLD, 131072, false, false, 131072, 65536, false); /* the largest */
+    round_trip_sub(DK_METRIC_WLD, 70001, false, false, 4096, 4, false);
+    round_trip_sub(DK_METRIC_WLD, 100003, false, false, 0, 0, true);
+    round_trip_sub(DK_METRIC_WLD, 5, false, false, 4, 4, true);
+}
+
+/* Block and sub-block sizes the writer refuses: the reader could not follow them. */
+static void test_bad_sizes(void **state)
+{
+    (void)state;
+    dk_value v[16] = {0};
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/bad", dir);
+    static const uint32_t sizes[][2] = {{4096, 3000}, {4096, 6}, {1 << 18, 4096}, {4096, 8192}, {6, 0}};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        dk_ctable_params p = {1, {1, 2, 0, 1}, DK_METRIC_WLD, sizes[k][0], 0, false, 0, 1, sizes[k][1]};
+        assert_int_equal(dk_ctable_write(path, &p, v, NULL, 16, NULL, err, sizeof err), -1);
+        assert_non_null(strstr(err, "bad block size"));
+    }
 }
 
 /* A copy of a good file with one change, which must be caught (at open, at a block, or by
@@ -105,6 +148,7 @@ static void expect_caught(const char *good, long at, int delta, long truncate_to
     dk_ctable_close(t);
 }
 
+/* Changes of bytes and truncations of a DTW file, and of a WLD file (code table, blocks). */
 static void test_damage(void **state)
 {
     (void)state;
@@ -113,13 +157,17 @@ static void test_damage(void **state)
     dk_value *v = make_values(50000, false, &dc, &r);
     char path[256], err[512];
     snprintf(path, sizeof path, "%s/good", dir);
-    dk_ctable_params p = {0, {0, 1, 1, 1}, DK_METRIC_DTW, 2048, 3, false, 0, 1};
-    dk_ctable_info info;
-    assert_int_equal(dk_ctable_write(path, &p, v, dc, 50000, &info, err, sizeof err), 0);
-    for (long at = 0; at < (long)info.file_size; at += 1 + (long)test_rand_below(&r, 97))
-        expect_caught(path, at, 1 << (at % 8), -1);
-    for (long len = 0; len < (long)info.file_size; len += 1 + (long)test_rand_below(&r, 997))
-        expect_caught(path, -1, 0, len);
+    for (int wld = 0; wld < 2; wld++) {
+        dk_ctable_params p = {0, {0, 1, 1, 1}, wld ? DK_METRIC_WLD : DK_METRIC_DTW, wld ? 8192 : 2048, 3,
+                              false, 0, 1, wld ? 512 : 0};
+        dk_ctable_info info;
+        assert_int_equal(dk_ctable_write(path, &p, v, dc, 50000, &info, err, sizeof err), 0);
+        for (long at = 0; at < (long)info.file_size; at += 1 + (long)test_rand_below(&r, wld ? 13 : 97))
+            expect_caught(path, at, 1 << (at % 8), -1);
+        for (long len = 0; len < (long)info.file_size; len += 1 + (long)test_rand_below(&r, 997))
+            expect_caught(path, -1, 0, len);
+    }
+    dk_ctable_params p = {0, {0, 1, 1, 1}, DK_METRIC_DTW, 2048, 3, false, 0, 1, 0};
     assert_null(dk_ctable_open("/nonexistent/file", err, sizeof err));
     /* a file that cannot be opened or mapped is not called damaged (tests/faults.sh injects
      * the failures themselves) */
@@ -137,36 +185,54 @@ static void test_damage(void **state)
 static void put32(uint8_t *p, uint32_t x) { memcpy(p, &x, 4); } /* little-endian hosts */
 static void put64(uint8_t *p, uint64_t x) { memcpy(p, &x, 8); }
 
-/* Writes a DTW file whose checksums are right but whose blocks are all empty, with the header
- * fields given, and returns whether it opens. */
-static bool crafted_opens(uint64_t count, uint32_t block_size, uint32_t nblocks)
+/* Writes a file whose checksums are right but whose blocks are all empty, with the header
+ * fields given (format `version`, the sub-block size at bytes 60..63, dict bytes of
+ * table_byte), and returns whether it opens; err gets why not. */
+static bool crafted_opens_table(dk_metric metric, uint64_t count, uint32_t block_size, uint32_t nblocks,
+                                uint32_t version, uint32_t sub, uint32_t dict, uint8_t table_byte, char *err,
+                                size_t errlen)
 {
-    size_t index_end = 64 + ((size_t)nblocks + 1) * 8, len = index_end + 8;
+    size_t index_end = 64 + dict + ((size_t)nblocks + 1) * 8, len = index_end + 8;
     uint8_t *f = calloc(1, len);
     memcpy(f, "DAMKATB1", 8);
-    put32(f + 8, 1);
-    f[13] = DK_METRIC_DTW;
+    put32(f + 8, version);
+    f[13] = (uint8_t)metric;
     f[15] = f[17] = 1;
-    f[18] = 2;
+    f[18] = metric == DK_METRIC_WLD ? 0 : 2;
     put32(f + 20, block_size);
     put64(f + 24, count);
     put32(f + 32, nblocks);
+    put32(f + 36, dict);
     put64(f + 40, len);
+    put32(f + 60, sub);
+    memset(f + 64, table_byte, dict);
     for (uint32_t b = 0; b <= nblocks; b++)
-        put64(f + 64 + 8 * (size_t)b, index_end);
+        put64(f + 64 + dict + 8 * (size_t)b, index_end);
     put32(f + 48, dk_crc32c(0, f + 64, index_end - 64));
     put32(f + 52, dk_crc32c(0, f, 52));
     put32(f + index_end, dk_crc32c(0, f, index_end));
     memcpy(f + index_end + 4, "DKTE", 4);
-    char path[256], err[512];
+    char path[256];
     snprintf(path, sizeof path, "%s/damaged", dir);
     FILE *out = fopen(path, "wb");
     fwrite(f, 1, len, out);
     fclose(out);
     free(f);
-    dk_ctable *t = dk_ctable_open(path, err, sizeof err);
+    dk_ctable *t = dk_ctable_open(path, err, errlen);
     dk_ctable_close(t);
     return t != NULL;
+}
+
+static bool crafted_opens_wld(uint64_t count, uint32_t block_size, uint32_t nblocks, uint32_t version,
+                              uint32_t sub, uint32_t dict, char *err, size_t errlen)
+{
+    return crafted_opens_table(DK_METRIC_WLD, count, block_size, nblocks, version, sub, dict, 0, err, errlen);
+}
+
+static bool crafted_opens(uint64_t count, uint32_t block_size, uint32_t nblocks)
+{
+    char err[512];
+    return crafted_opens_table(DK_METRIC_DTW, count, block_size, nblocks, 1, 0, 0, 0, err, sizeof err);
 }
 
 /* Headers that checksums cannot catch (tests/fuzz/regressions/ctable/): a count so large that
@@ -182,6 +248,85 @@ static void test_header_bounds(void **state)
     assert_false(crafted_opens((uint64_t)1 << 25, DK_CTABLE_MAX_BLOCK + 4, 2));
 }
 
+/* Version 2 WLD headers: the sub-block must divide the block, which must keep its offsets in 16
+ * bits, and the code table must be there; a version this build does not know is named. */
+static void test_wld_header(void **state)
+{
+    (void)state;
+    char err[512];
+    assert_true(crafted_opens_wld(8192, 4096, 2, 2, 1024, DK_WLD_TABLE, err, sizeof err));
+    assert_true(crafted_opens_wld(DK_WLD_MAX_BLOCK, DK_WLD_MAX_BLOCK, 1, 2, 65536, DK_WLD_TABLE, err, sizeof err));
+    assert_false(crafted_opens_wld(8192, 4096, 2, 2, 1000, DK_WLD_TABLE, err, sizeof err));
+    assert_false(crafted_opens_wld(8192, 4096, 2, 2, 0, DK_WLD_TABLE, err, sizeof err));
+    assert_false(crafted_opens_wld(8192, 4096, 2, 2, 8192, DK_WLD_TABLE, err, sizeof err));
+    assert_false(crafted_opens_wld(2 * DK_WLD_MAX_BLOCK, 2 * DK_WLD_MAX_BLOCK, 1, 2, 65536, DK_WLD_TABLE, err,
+                                   sizeof err));
+    assert_false(crafted_opens_wld(8192, 4096, 2, 2, 1024, 0, err, sizeof err));
+    assert_false(crafted_opens_wld(8192, 4096, 2, 1, 1024, DK_WLD_TABLE, err, sizeof err)); /* v1: no sub-blocks */
+    assert_true(crafted_opens_wld(8192, 4096, 2, 1, 0, 0, err, sizeof err));
+    /* DTW and DTC files have no sub-blocks in version 2 either */
+    assert_true(crafted_opens_table(DK_METRIC_DTW, 8192, 4096, 2, 2, 0, 0, 0, err, sizeof err));
+    assert_false(crafted_opens_table(DK_METRIC_DTW, 8192, 4096, 2, 2, 1024, 0, 0, err, sizeof err));
+    assert_false(crafted_opens_wld(8192, 4096, 2, 3, 1024, DK_WLD_TABLE, err, sizeof err));
+    assert_non_null(strstr(err, "version 3"));
+    /* a code table that is no prefix code: every symbol 1 bit long */
+    assert_false(crafted_opens_table(DK_METRIC_WLD, 8192, 4096, 2, 2, 1024, DK_WLD_TABLE, 0x11, err, sizeof err));
+    assert_non_null(strstr(err, "bad code table"));
+}
+
+/* Version 1 WLD files (one zstd frame a block) are still read. */
+static void test_version_1(void **state)
+{
+    (void)state;
+    enum { N = 1001, BLOCK = 512 };
+    uint8_t codes[(N + 3) / 4] = {0}, frames[2][256];
+    test_rng r = {9};
+    for (int i = 0; i < N; i++)
+        codes[i / 4] |= (uint8_t)(test_rand_below(&r, 3) << (2 * (i % 4)));
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    size_t z[2];
+    for (int b = 0; b < 2; b++) {
+        size_t bytes = b ? (N - BLOCK + 3) / 4 : BLOCK / 4;
+        z[b] = ZSTD_compress2(cctx, frames[b], sizeof frames[b], codes + b * BLOCK / 4, bytes);
+        assert_false(ZSTD_isError(z[b]));
+    }
+    ZSTD_freeCCtx(cctx);
+    dk_ctable_info in = {0, DK_METRIC_WLD, {0, 1, 1, 1}, 0, BLOCK, N, 2, 0, 0, 0, 0, 1, 0, 0, 0};
+    uint8_t index[24], h[DK_CTABLE_HEADER], t[DK_CTABLE_TRAILER];
+    put64(index, 64 + 24);
+    put64(index + 8, 64 + 24 + z[0]);
+    put64(index + 16, 64 + 24 + z[0] + z[1]);
+    in.file_size = 64 + 24 + z[0] + z[1] + 8;
+    dk_ctable_encode_header(&in, dk_crc32c(0, index, 24), h);
+    uint32_t crc = dk_crc32c(dk_crc32c(dk_crc32c(dk_crc32c(0, h, 64), index, 24), frames[0], z[0]), frames[1], z[1]);
+    dk_ctable_encode_trailer(crc, t);
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/damaged", dir);
+    FILE *f = fopen(path, "wb");
+    fwrite(h, 1, 64, f);
+    fwrite(index, 1, 24, f);
+    fwrite(frames[0], 1, z[0], f);
+    fwrite(frames[1], 1, z[1], f);
+    fwrite(t, 1, 8, f);
+    fclose(f);
+    dk_ctable *ct = dk_ctable_open(path, err, sizeof err);
+    assert_non_null(ct);
+    const dk_ctable_info *got = dk_ctable_get_info(ct);
+    assert_int_equal(got->version, 1);
+    assert_int_equal(got->unit, BLOCK);
+    assert_int_equal(dk_ctable_check(ct, err, sizeof err), 0);
+    void *dctx = dk_ctable_dctx_new();
+    uint8_t buf[BLOCK / 4];
+    for (int i = 0; i < N; i++) {
+        if (i % BLOCK == 0)
+            assert_int_equal(dk_ctable_read_unit(ct, dctx, (uint64_t)(i / BLOCK), buf, err, sizeof err), 0);
+        assert_int_equal(dk_code_of(dk_ctable_decode(ct, buf, (uint32_t)(i % BLOCK))), codes[i / 4] >> (2 * (i % 4)) & 3);
+    }
+    dk_ctable_dctx_free(dctx);
+    dk_ctable_close(ct);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -194,6 +339,8 @@ static int teardown(void **state)
     char path[300];
     snprintf(path, sizeof path, "%s/damaged", dir);
     unlink(path);
+    snprintf(path, sizeof path, "%s/bad", dir);
+    unlink(path);
     return rmdir(dir);
 }
 
@@ -203,6 +350,9 @@ int main(void)
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_header_bounds),
+        cmocka_unit_test(test_wld_header),
+        cmocka_unit_test(test_version_1),
+        cmocka_unit_test(test_bad_sizes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,15 +1,17 @@
 /* The compressed table reader (query/ctable.c, query/FORMAT.md). The input is a table file
  * (.wld, .dtw or .dtc). It is written into a scratch directory under the name its header asks
  * for and read twice: as it is, and with its sizes and checksums repaired (file size, last
- * index entry, end mark, the three CRCs), so that mutations reach what lies behind the
- * checks. Each time through dk_ctable_open / dk_ctable_check / dk_ctable_read_block, then
- * through libdamka (damka_open and probes of a few positions of the header's material).
+ * index entry, end mark, the three CRCs, and the CRC of each run-length coded WLD block), so
+ * that mutations reach what lies behind the checks (the WLD decoder among them). Each time
+ * through dk_ctable_open / dk_ctable_check / dk_ctable_read_unit, then through libdamka
+ * (damka_open and probes of a few positions of the header's material).
  *
  * Any outcome but a crash, a leak or undefined behaviour is fine, as long as nothing comes from
  * bytes whose checksum is wrong, judged here independently of the library: a table opens only
  * with a right header CRC and index CRC, the full check passes only with a right file CRC, a
- * block reads only if its frame's content checksum (XXH64, computed here) matches what it
- * decompressed to, and a probe answers only from such a block, with the value it holds. */
+ * zstd block reads only if its frame's content checksum (XXH64, computed here) matches what it
+ * decompressed to, a WLD sub-block only if its block's CRC matches the block, and a probe
+ * answers only from such a unit, with the value it holds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include "../../query/ctable.h"
 #include "../../query/damka.h"
 #include "../../query/drawrule.h"
+#include "../../query/wldcode.h"
 #include "../../rules/movegen.h"
 #include "support.h"
 
@@ -87,6 +90,22 @@ static judged judge(const uint8_t *f, size_t len)
     return j;
 }
 
+/* Whether the file says it is a run-length coded WLD file (format version 2). */
+static bool coded_wld(const uint8_t *f, size_t len)
+{
+    return len >= HEADER && fuzz_get32(f + 8) >= 2 && f[13] == DK_METRIC_WLD;
+}
+
+/* Block b's bytes [*from, *to) as the index says, if they lie after it and before the trailer. */
+static bool block_range(const uint8_t *f, size_t len, uint64_t index_end, uint32_t b, uint64_t *from,
+                        uint64_t *to)
+{
+    const uint8_t *index = f + index_end - 8 * ((uint64_t)fuzz_get32(f + 32) + 1);
+    *from = fuzz_get64(index + 8 * (size_t)b);
+    *to = fuzz_get64(index + 8 * (size_t)b + 8);
+    return index_end <= *from && *from <= *to && *to <= len - TRAILER;
+}
+
 /* Makes the sizes and checksums agree with the bytes, as a writer would. */
 static void repair(uint8_t *f, size_t len)
 {
@@ -95,9 +114,12 @@ static void repair(uint8_t *f, size_t len)
     memcpy(f + len - 4, "DKTE", 4);
     judged j = judge(f, len);
     if (j.index_end) {
-        uint64_t last = len - TRAILER;
+        uint64_t last = len - TRAILER, from, to;
         for (int i = 0; i < 8; i++)
             f[j.index_end - 8 + i] = (uint8_t)(last >> (8 * i));
+        for (uint32_t b = 0; coded_wld(f, len) && b < fuzz_get32(f + 32); b++)
+            if (block_range(f, len, j.index_end, b, &from, &to) && to - from >= 4)
+                fuzz_put32(f + from, fuzz_crc32c(f + from + 4, to - from - 4));
         fuzz_put32(f + 48, fuzz_crc32c(f + HEADER, j.index_end - HEADER));
     }
     fuzz_put32(f + 52, fuzz_crc32c(f, 52));
@@ -119,35 +141,40 @@ static void table_path(const uint8_t *f, size_t len, char *path, size_t cap)
              name, ext[metric]);
 }
 
-/* Reads block b into a buffer of its exact size (NULL if the reader refuses it); a block read
- * must be what the frame's checksum says. */
-static uint8_t *read_block(const dk_ctable *t, void *dctx, const uint8_t *f, uint32_t b)
+/* Reads unit u into a buffer of its exact size (NULL if the reader refuses it); a unit read
+ * must be what its checksum says: a zstd frame's, or the CRC of the WLD block holding it. */
+static uint8_t *read_unit(const dk_ctable *t, void *dctx, const uint8_t *f, uint64_t u)
 {
-    size_t want = dk_ctable_block_bytes(t, b);
+    const dk_ctable_info *in = dk_ctable_get_info(t);
+    size_t want = dk_ctable_unit_bytes(t, u);
     uint8_t *out = malloc(want);
     char err[512] = "";
-    FUZZ_CHECK(out, "out of memory for a block of %zu bytes", want);
-    if (dk_ctable_read_block(t, dctx, b, out, err, sizeof err) != 0) {
-        FUZZ_CHECK(err[0], "block %u refused without a reason", b);
+    FUZZ_CHECK(out, "out of memory for a unit of %zu bytes", want);
+    if (dk_ctable_read_unit(t, dctx, u, out, err, sizeof err) != 0) {
+        FUZZ_CHECK(err[0], "unit %llu refused without a reason", (unsigned long long)u);
         free(out);
         return NULL;
     }
-    const uint8_t *index = f + HEADER + dk_ctable_get_info(t)->dict_size;
-    uint64_t from = fuzz_get64(index + 8 * (size_t)b), to = fuzz_get64(index + 8 * (size_t)b + 8);
-    size_t frame = ZSTD_findFrameCompressedSize(f + from, to - from);
-    FUZZ_CHECK(!ZSTD_isError(frame) && frame >= 4 && (f[from + 4] & 0x04),
-               "block %u read from a frame without a checksum", b);
-    FUZZ_CHECK((uint32_t)xxh64(out, want) == fuzz_get32(f + from + frame - 4),
-               "block %u read although its checksum is wrong", b);
-    const dk_ctable_info *in = dk_ctable_get_info(t);
-    uint64_t first = (uint64_t)b * in->block_size;
-    uint64_t n = in->count - first < in->block_size ? in->count - first : in->block_size;
-    for (uint64_t k = 0; k < n; k++) /* every value of the block decodes within it */
-        (void)dk_ctable_decode(t, out, (uint32_t)k);
+    uint32_t b = (uint32_t)(u / (in->block_size / in->unit));
+    uint64_t from, to, index_end = HEADER + (uint64_t)in->dict_size + 8 * ((uint64_t)in->nblocks + 1);
+    FUZZ_CHECK(block_range(f, in->file_size, index_end, b, &from, &to), "block %u read outside the file", b);
+    if (coded_wld(f, in->file_size)) {
+        FUZZ_CHECK(to - from >= 4 && fuzz_crc32c(f + from + 4, to - from - 4) == fuzz_get32(f + from),
+                   "sub-block %llu read although its block's CRC is wrong", (unsigned long long)u);
+    } else {
+        size_t frame = ZSTD_findFrameCompressedSize(f + from, to - from);
+        FUZZ_CHECK(!ZSTD_isError(frame) && frame >= 4 && (f[from + 4] & 0x04),
+                   "block %u read from a frame without a checksum", b);
+        FUZZ_CHECK((uint32_t)xxh64(out, want) == fuzz_get32(f + from + frame - 4),
+                   "block %u read although its checksum is wrong", b);
+    }
+    uint32_t n = dk_ctable_positions(in->count, in->unit, u);
+    for (uint32_t k = 0; k < n; k++) /* every value of the unit decodes within it */
+        (void)dk_ctable_decode(t, out, k);
     return out;
 }
 
-static void check_open(const dk_ctable *t, const judged *j, size_t len)
+static void check_open(const dk_ctable *t, const judged *j, const uint8_t *f_of_check, size_t len)
 {
     const dk_ctable_info *in = dk_ctable_get_info(t);
     FUZZ_CHECK(j->header_crc && j->index_crc, "opened with a wrong %s CRC",
@@ -158,6 +185,11 @@ static void check_open(const dk_ctable *t, const judged *j, size_t len)
                "opened with %u blocks of %u for %llu positions", in->nblocks, in->block_size,
                (unsigned long long)in->count);
     FUZZ_CHECK(in->file_size == len && j->index_end, "opened with a wrong size");
+    bool coded = coded_wld(f_of_check, len);
+    FUZZ_CHECK(coded ? in->unit == in->sub_block && in->sub_block % 4 == 0 && in->block_size % in->sub_block == 0 &&
+                           in->block_size <= DK_WLD_MAX_BLOCK && in->dict_size == DK_WLD_TABLE
+                     : in->unit == in->block_size && in->sub_block == 0,
+               "opened with blocks of %u, sub-blocks of %u", in->block_size, in->sub_block);
     bool dtc = in->metric == DK_METRIC_DTC;
     FUZZ_CHECK(in->metric >= DK_METRIC_WLD && in->metric <= DK_METRIC_DTC &&
                    (in->metric == DK_METRIC_WLD ? in->width == 0 : in->width == 1 || in->width == 2) &&
@@ -174,12 +206,12 @@ static void direct(const char *path, const uint8_t *f, size_t len, const judged 
         FUZZ_CHECK(err[0], "open refused without a reason");
         return;
     }
-    check_open(t, j, len);
+    check_open(t, j, f, len);
     if (dk_ctable_check(t, err, sizeof err) == 0)
         FUZZ_CHECK(j->file_crc, "full check passed with a wrong file CRC");
-    uint32_t nb = dk_ctable_get_info(t)->nblocks;
-    for (uint32_t b = 0; b < nb; b = (b + 1 == MAX_BLOCKS_READ && nb > b + 2) ? nb - 1 : b + 1)
-        free(read_block(t, dctx, f, b));
+    uint64_t nu = dk_ctable_get_info(t)->nunits;
+    for (uint64_t u = 0; u < nu; u = (u + 1 == MAX_BLOCKS_READ && nu > u + 2) ? nu - 1 : u + 1)
+        free(read_unit(t, dctx, f, u));
     dk_ctable_close(t);
 }
 
@@ -232,10 +264,10 @@ static void through_api(const char *path, const uint8_t *f, size_t len, void *dc
         if (st != DAMKA_OK || dk_can_capture(v, &p, DK_WHITE))
             continue; /* a capture position is answered from smaller materials */
         FUZZ_CHECK(t, "a probe answered from a file that does not open");
-        uint32_t bs = dk_ctable_get_info(t)->block_size;
-        uint8_t *block = read_block(t, dctx, f, (uint32_t)(i / bs));
-        FUZZ_CHECK(block, "a probe answered from a block that does not read");
-        compare(t, dk_ctable_decode(t, block, (uint32_t)(i % bs)), &val, &rule);
+        uint32_t unit = dk_ctable_get_info(t)->unit;
+        uint8_t *block = read_unit(t, dctx, f, i / unit);
+        FUZZ_CHECK(block, "a probe answered from a unit that does not read");
+        compare(t, dk_ctable_decode(t, block, (uint32_t)(i % unit)), &val, &rule);
         free(block);
     }
     int files;

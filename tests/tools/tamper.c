@@ -46,15 +46,14 @@ int main(int argc, char **argv)
         return die("header does not match the material", path);
     dk_value *values = malloc(in->count * sizeof *values);
     uint8_t *dont_care = calloc(in->count / 8 + 1, 1);
-    uint8_t *block = malloc(dk_ctable_max_block_bytes(t));
+    uint8_t *block = malloc(dk_ctable_max_unit_bytes(t));
     void *dctx = dk_ctable_dctx_new();
     if (!values || !dont_care || !block || !dctx)
         return die("out of memory", path);
     for (uint64_t i = 0; i < in->count; i++) {
-        if (i % in->block_size == 0 &&
-            dk_ctable_read_block(t, dctx, (uint32_t)(i / in->block_size), block, err, sizeof err) != 0)
+        if (i % in->unit == 0 && dk_ctable_read_unit(t, dctx, i / in->unit, block, err, sizeof err) != 0)
             return die(err, path);
-        values[i] = dk_ctable_decode(t, block, (uint32_t)(i % in->block_size));
+        values[i] = dk_ctable_decode(t, block, (uint32_t)(i % in->unit));
         dk_pos p = dk_index_unrank(&ix, i);
         if (dk_can_capture(v, &p, DK_WHITE))
             dont_care[i / 8] |= (uint8_t)(1u << (i % 8));
@@ -70,7 +69,7 @@ int main(int argc, char **argv)
     snprintf(wld, sizeof wld, "%.*s.wld", (int)(strlen(path) - 4), path);
     for (int k = dtc ? 1 : 0; k < 2; k++) {
         dk_metric metric = k ? (dk_metric)in->metric : DK_METRIC_WLD;
-        dk_ctable_params cp = {in->variant, {m.wm, m.wk, m.bm, m.bk}, metric, 0, 1, false, in->limit, 1};
+        dk_ctable_params cp = {in->variant, {m.wm, m.wk, m.bm, m.bk}, metric, 0, 1, false, in->limit, 1, 0};
         if (dk_ctable_write(k ? path : wld, &cp, values, dont_care, in->count, NULL, err, sizeof err) != 0)
             return die(err, k ? path : wld);
     }
