@@ -23,7 +23,7 @@
  * each), which says the simulation's reads are a superset (a unit reads every table its pair's
  * captures and promotions reach); without the rule a decoded table holds one value a position,
  * not two: half the time, assumed. Tables larger than the whole cache are read through their
- * compressed blocks, which the model does not charge (5 pieces on 1 rank at 256M took 1.6 times
+ * compressed blocks, which the model does not charge (5 pieces on 1 rank at 256M took 1.3 times
  * as long as at 12G: see README). */
 static const double unit_seconds = 1.53e-7, king_weight = 1.22, finish_seconds = 0.89e-7;
 static const double decode_seconds = 2.0e-9;
