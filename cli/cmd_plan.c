@@ -53,8 +53,8 @@ const cli_command cli_plan = {
     VARIANT_HELP RUN_OPTIONS_HELP
     "  --ranks R              the ranks of the run to forecast (required)\n"
     "  --rate POSITIONS_PER_S the units' average positions a second a rank, finishing and\n"
-    "                         decoding scaled alike (measure it with a small run on your machine: gen's progress\n"
-    "                         line, divided by the ranks)\n"
+    "                         decoding scaled alike (measure it with a small run on your\n"
+    "                         machine: gen's progress line, divided by the ranks)\n"
     "  --json                 the same figures as one JSON object\n",
 };
 

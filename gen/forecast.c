@@ -250,8 +250,8 @@ static uint64_t decoded_bytes(const sim *s, uint32_t id)
 
 /* Rank k reads table `id` for a unit: decoded whole when not held, the least recently used
  * dropped to make room. A table larger than the whole cache is read again each time, through
- * its compressed blocks as gen does (finished.c), which the unit's own cost counts. Returns the
- * seconds decoding takes. */
+ * its compressed blocks as gen does (finished.c): not charged beyond the unit's own cost, which
+ * underestimates it (see the calibration above). Returns the seconds decoding takes. */
 static double read_table(sim *s, sim_rank *k, uint32_t id)
 {
     const dk_forecast_model *m = s->m;
