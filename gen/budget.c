@@ -33,13 +33,13 @@ uint64_t dk_budget_exit_cache(uint64_t memory)
 }
 
 /* Bytes a unit needs per position (see dk_budget_unit_bytes). */
-static uint64_t unit_per_position(unsigned limit) { return limit ? 28 : 22; }
+static uint64_t unit_per_position(unsigned limit) { return limit ? 32 : 26; }
 
 uint64_t dk_budget_unit_bytes(uint64_t positions, unsigned limit)
 {
     /* Per position: the unit's values (2 bytes each, one or two a position), the solver's
      * scratch for the group (three values, three bytes of counters and flags, distance queues),
-     * and the mapped values of the units one level above that man moves read. */
+     * the conversions classify packs for verification (two values), and the mapped values of the units one level above that man moves read. */
     return FIXED_BYTES + positions * unit_per_position(limit);
 }
 

@@ -77,6 +77,10 @@ struct dk_solver {
     size_t cap;
     dk_value *val, *slowest_loss, *rule;
     uint8_t *cnt, *rule_cnt, *flag;
+    /* per position of the unit (this rank's share of a split one), its conversions as
+     * classify read them (dk_expected_pack), for verification */
+    dk_value *conv;
+    size_t conv_cap;
     bucket *buckets;
     size_t nbuckets;
     /* a split unit's buffers, one outbox per rank, and for verification the chunk slot of each
@@ -155,9 +159,10 @@ static void free_scratch(dk_solver *s)
     free(s->cnt);
     free(s->rule_cnt);
     free(s->flag);
-    s->val = s->slowest_loss = s->rule = NULL;
+    free(s->conv);
+    s->val = s->slowest_loss = s->rule = s->conv = NULL;
     s->cnt = s->rule_cnt = s->flag = NULL;
-    s->cap = 0;
+    s->cap = s->conv_cap = 0;
     free_boxes(s);
     free(s->send);
     free(s->recv);
@@ -371,6 +376,7 @@ typedef struct group_ctx {
     const dk_index *ix[2];
     dk_material mat[2];
     uint64_t men[2];
+    dk_bb wmen[2], bmen[2]; /* the men of each side's subslice, unranked once */
     uint64_t K;
     int nsides;
     layout L;
@@ -381,7 +387,9 @@ static group_ctx make_group(const dk_plan *plan, const dk_group *gr, const dk_sp
 {
     const dk_wpair *pair = plan->pair;
     group_ctx c = {{&pair->ix, &pair->ix_twin}, {pair->m, pair->twin}, {gr->men[0], gr->men[1]},
-                   plan->K, gr->self_flip ? 1 : 2, {0}, comm};
+                   {0, 0}, {0, 0}, plan->K, gr->self_flip ? 1 : 2, {0}, comm};
+    for (int side = 0; side < 2; side++)
+        dk_index_men_unrank(c.ix[side], c.men[side], &c.wmen[side], &c.bmen[side]);
     uint64_t n = c.K * (uint64_t)c.nsides;
     c.L = comm ? make_layout(n, plan->part_size, comm->rank, comm->nranks) : make_layout(n, n, 0, 1);
     return c;
@@ -399,18 +407,26 @@ static inline uint64_t group_index(const group_ctx *c, int side, const dk_pos *n
            dk_index_kings_rank(c->ix[side], men, n->pieces[0] & n->kings, n->pieces[1] & n->kings);
 }
 
-/* Whether p (White to move, material m) is a position of the group; if so its global index. */
+/* The position of kings index k on side `side` of the group: only its kings are unranked. */
+static inline dk_pos group_pos(const group_ctx *c, int side, uint64_t k)
+{
+    dk_bb wk, bk;
+    dk_index_kings_unrank(c->ix[side], k, c->wmen[side] | c->bmen[side], &wk, &bk);
+    return (dk_pos){{c->wmen[side] | wk, c->bmen[side] | bk}, wk | bk, DK_WHITE};
+}
+
+/* Whether p (White to move, material m) is a position of the group; if so its global index.
+ * Its men are compared as bitboards, so only a position of the group is ranked (its kings). */
 static bool in_group(const group_ctx *c, dk_material m, const dk_pos *p, uint64_t *i)
 {
+    dk_bb wmen = p->pieces[DK_WHITE] & ~p->kings, bmen = p->pieces[DK_BLACK] & ~p->kings;
     for (int side = 0; side < 2; side++) {
-        if (!dk_material_equal(m, c->mat[side]))
+        if (wmen != c->wmen[side] || bmen != c->bmen[side] || !dk_material_equal(m, c->mat[side]))
             continue;
-        uint64_t men, k;
-        dk_index_rank_split(c->ix[side], p, &men, &k);
-        if (men == c->men[side]) {
-            *i = (c->nsides == 1 ? 0 : (uint64_t)side) * c->K + k;
-            return true;
-        }
+        uint64_t k = dk_index_kings_rank(c->ix[side], wmen | bmen, p->pieces[DK_WHITE] & p->kings,
+                                         p->pieces[DK_BLACK] & p->kings);
+        *i = (c->nsides == 1 ? 0 : (uint64_t)side) * c->K + k;
+        return true;
     }
     return false;
 }
@@ -496,7 +512,8 @@ static void classify_rule(dk_solver *s, uint32_t l, int nmoves, int internal, bo
 
 /* First values of position l (p, White to move): from its exits, or final when it must
  * capture or has no move; otherwise the number of king moves still open. */
-static int classify(dk_solver *s, uint32_t l, const dk_pos *p, char *err, size_t errlen)
+static int classify(dk_solver *s, uint32_t l, const dk_pos *p, dk_value conv[2], char *err,
+                    size_t errlen)
 {
     const dk_variant *v = s->v;
     dk_movelist list;
@@ -511,6 +528,8 @@ static int classify(dk_solver *s, uint32_t l, const dk_pos *p, char *err, size_t
     dk_value best_win = DK_DRAW, slowest_loss = DK_DRAW;
     bool draw = false, rule_win = false, rule_draw = false;
     int internal = 0;
+    dk_expected x; /* the conversions as verification sees them: its own code, not this one */
+    dk_expected_start(&x);
     for (int k = 0; k < list.n; k++) {
         const dk_move *m = &list.m[k];
         if (!capture && (p->kings & dk_bit(m->from))) {
@@ -522,6 +541,7 @@ static int classify(dk_solver *s, uint32_t l, const dk_pos *p, char *err, size_t
         dk_value e[2];
         if (dk_solver_value(s, dk_material_of(&n), &n, e, err, errlen) != 0)
             return -1;
+        dk_expected_add(&x, e, true, s->limit);
         dk_value t = dk_value_through(e[0]);
         if (dk_value_is_win(t)) {
             if (best_win == DK_DRAW || t < best_win)
@@ -535,6 +555,7 @@ static int classify(dk_solver *s, uint32_t l, const dk_pos *p, char *err, size_t
         rule_win |= dk_rule_is_loss(e[1]);
         rule_draw |= !dk_rule_is_win(e[1]);
     }
+    dk_expected_pack(&x, conv);
     if (s->limit)
         classify_rule(s, l, list.n, internal, rule_win, rule_draw);
     s->slowest_loss[l] = slowest_loss;
@@ -629,7 +650,7 @@ static int send_back(dk_solver *s, const group_ctx *c, uint32_t l, dk_value v, b
 {
     uint64_t i = global_of(&c->L, l);
     int side = side_of(c, i);
-    dk_pos q = dk_index_unrank_split(c->ix[side], c->men[side], i - (uint64_t)side * c->K);
+    dk_pos q = group_pos(c, side, i - (uint64_t)side * c->K);
     dk_movelist back;
     dk_gen_king_unmoves_unchecked(s->v, &q, &back);
     int os = other_side(c, side);
@@ -794,8 +815,10 @@ static int solve_rule(dk_solver *s, const group_ctx *c, char *err, size_t errlen
     return run_pass(s, c, s->limit, true, err, errlen);
 }
 
-/* Solves the positions of group c this rank holds into out (local order, stride values each). */
-static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, char *err, size_t errlen)
+/* Solves the positions of group c this rank holds into out (local order, stride values each),
+ * and packs their conversions into conv (two values each). */
+static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_value *conv, char *err,
+                       size_t errlen)
 {
     size_t n = (size_t)c->L.nlocal;
     if (c->L.nlocal > UINT32_MAX || grow(s, n ? n : 1) != 0)
@@ -806,7 +829,7 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, char *er
     int64_t status = 0;
     held_iter h;
     for (bool more = held_begin(&h, c); more; more = held_next(&h))
-        if (classify(s, h.l, &h.it.pos, err, errlen) != 0) {
+        if (classify(s, h.l, &h.it.pos, conv + 2 * (size_t)h.l, err, errlen) != 0) {
             status = -1;
             break;
         }
@@ -830,14 +853,29 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, char *er
     return 0;
 }
 
+/* The conversions' array for n positions. */
+static int grow_conv(dk_solver *s, uint64_t n, char *err, size_t errlen)
+{
+    if (n <= s->conv_cap)
+        return 0;
+    free(s->conv);
+    s->conv_cap = 0;
+    if (!(s->conv = malloc((size_t)n * 2 * sizeof *s->conv)))
+        return snprintf(err, errlen, "out of memory for a unit of %llu positions", (unsigned long long)n), -1;
+    s->conv_cap = n;
+    return 0;
+}
+
 int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, size_t errlen)
 {
     s->pair = plan->pair;
     drop_above(s);
+    if (grow_conv(s, plan->npositions ? plan->npositions : 1, err, errlen) != 0)
+        return -1;
     for (size_t gi = 0; gi < plan->ngroups; gi++) {
         const dk_group *gr = &plan->groups[gi];
         group_ctx c = make_group(plan, gr, NULL);
-        if (solve_group(s, &c, out + gr->offset * s->stride, err, errlen) != 0)
+        if (solve_group(s, &c, out + gr->offset * s->stride, s->conv + 2 * gr->offset, err, errlen) != 0)
             return -1;
     }
     return 0; /* the units above stay open for dk_verify_unit */
@@ -851,6 +889,7 @@ typedef struct group_source {
     dk_solver *s;
     const group_ctx *c;
     const dk_value *values; /* the group's, local order */
+    const dk_value *conv;   /* the group's conversions, as classify packed them */
     uint32_t slot;          /* split: the chunk slot of the position being checked */
 } group_source;
 
@@ -888,12 +927,12 @@ int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, ui
     for (size_t gi = 0; gi < plan->ngroups; gi++) {
         const dk_group *gr = &plan->groups[gi];
         group_ctx c = make_group(plan, gr, NULL);
-        group_source src = {s, &c, values + gr->offset * s->stride, 0};
+        group_source src = {s, &c, values + gr->offset * s->stride, s->conv + 2 * gr->offset, 0};
         held_iter h;
         for (bool more = held_begin(&h, &c); more; more = held_next(&h)) {
             dk_expected x;
-            dk_expected_start(&x);
-            if (dk_expected_collect(s->v, &h.it.pos, s->limit, group_value, &src, &x, err, errlen) != 0)
+            dk_expected_unpack(&x, src.conv + 2 * (size_t)h.l, s->limit);
+            if (dk_expected_collect(s->v, &h.it.pos, s->limit, true, group_value, &src, &x, err, errlen) != 0)
                 return -1;
             if (!passes(s, src.values, h.l, &x)) {
                 *bad_group = gi;
@@ -935,7 +974,7 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
     const int R = c->L.nranks;
     const size_t vsize = s->stride * sizeof(dk_value);
     dk_expected *acc = malloc(VERIFY_CHUNK * sizeof *acc);
-    group_source src = {s, c, values, 0};
+    group_source src = {s, c, values, s->conv, 0};
     held_iter h;
     bool more = held_begin(&h, c);
     int status = 0; /* -1: an error here, 1: a position failed here */
@@ -946,9 +985,9 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
     for (;;) {
         uint32_t first = h.l, n = 0;
         for (; status == 0 && more && n < VERIFY_CHUNK; n++, more = held_next(&h)) {
-            dk_expected_start(&acc[n]);
+            dk_expected_unpack(&acc[n], src.conv + 2 * (size_t)h.l, s->limit);
             src.slot = n;
-            if (dk_expected_collect(s->v, &h.it.pos, s->limit, group_value, &src, &acc[n], err, errlen) != 0)
+            if (dk_expected_collect(s->v, &h.it.pos, s->limit, true, group_value, &src, &acc[n], err, errlen) != 0)
                 status = -1;
         }
         int64_t w[3] = {n == 0 ? 1 : 0, status < 0 ? -1 : 0, status > 0 ? 0 : 1};
@@ -1025,7 +1064,11 @@ int dk_solve_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm,
     if (plan->ngroups == 0)
         return 0;
     group_ctx c = make_group(plan, &plan->groups[0], comm);
-    return solve_group(s, &c, out, err, errlen);
+    int64_t grown = grow_conv(s, c.L.nlocal ? c.L.nlocal : 1, err, errlen) == 0 ? 0 : -1;
+    comm->min(comm->ctx, &grown, 1);
+    if (grown < 0)
+        return snprintf(err, errlen, "out of memory"), -1;
+    return solve_group(s, &c, out, s->conv, err, errlen);
 }
 
 int dk_verify_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm,

@@ -47,11 +47,19 @@ void dk_expected_start(dk_expected *x);
  * quiet king move, under a draw rule of `limit` plies (0: DTW only). Pure. */
 void dk_expected_add(dk_expected *x, const dk_value e[2], bool conversion, unsigned limit);
 
-/* Adds every successor of p to x, reading their values through get; those get defers
- * (returns 1) are left for the caller to add (dk_expected_add); records whether p must
- * capture. Returns 0, or -1 with one line in err. Thread-safe if get is. */
-int dk_expected_collect(const dk_variant *v, const dk_pos *p, unsigned limit, dk_value_fn get,
-                        void *ctx, dk_expected *x, char *err, size_t errlen);
+/* Adds the successors of p to x, reading their values through get: every move, or with
+ * quiet_only only the quiet king moves (the conversions, captures and man moves, having been
+ * added before: see dk_expected_pack); those get defers (returns 1) are left for the caller to
+ * add (dk_expected_add); records whether p must capture. Returns 0, or -1 with one line in err.
+ * Thread-safe if get is. */
+int dk_expected_collect(const dk_variant *v, const dk_pos *p, unsigned limit, bool quiet_only,
+                        dk_value_fn get, void *ctx, dk_expected *x, char *err, size_t errlen);
+
+/* What x holds in two values (the second used only with a draw rule), and back: the solver
+ * collects a position's conversions while it classifies it, so that verification reads every
+ * exit once, not twice. Pure. */
+void dk_expected_pack(const dk_expected *x, dk_value packed[2]);
+void dk_expected_unpack(dk_expected *x, const dk_value packed[2], unsigned limit);
 
 /* Whether stored values equal the expected ones, including the rule value's game-theoretic
  * kind against the DTW value. Pure. */

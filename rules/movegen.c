@@ -154,6 +154,17 @@ int dk_gen_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
     return list->n;
 }
 
+int dk_gen_quiet_king_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
+{
+    dk_bb occ = dk_occupied(p);
+    list->n = 0;
+    for (dk_bb b = dk_kings(p, p->side); b; b &= b - 1) {
+        int s = dk_lsb(b);
+        add_all(list, s, dk_king_reach(v, s, occ), 0);
+    }
+    return list->n;
+}
+
 int dk_count_moves(const dk_variant *v, const dk_pos *p)
 {
     dk_movelist list;

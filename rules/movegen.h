@@ -10,6 +10,10 @@
  * dk_pos_check. Thread-safe (no shared state). */
 int dk_gen_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list);
 
+/* The quiet moves of p->side's kings: its legal king moves when it has no capture
+ * (dk_can_capture), for a caller that reads the others elsewhere. Returns their number. */
+int dk_gen_quiet_king_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list);
+
 /* The number of legal moves, without building the list when there is no capture. */
 int dk_count_moves(const dk_variant *v, const dk_pos *p);
 

@@ -11,6 +11,7 @@
 #include "../rules/movegen.h"
 #include "../rules/notation.h"
 #include "../rules/perft.h"
+#include "support.h"
 
 static const dk_variant *intl(void) { return dk_variant_find("international"); }
 static const dk_variant *braz(void) { return dk_variant_find("brazilian"); }
@@ -167,6 +168,34 @@ static void test_same_from_to_different_captures(void **state)
     assert_int_equal(dk_move_parse(intl(), &list, "24x39"), -1);
 }
 
+/* The quiet king moves verification reads alone are, on random positions of both variants,
+ * exactly the king moves of the full generator when no capture exists, and dk_can_capture
+ * says whether one does. */
+static void test_quiet_king_moves_and_can_capture(void **state)
+{
+    (void)state;
+    const dk_variant *vs[2] = {braz(), intl()};
+    test_rng r = {20261124};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 20000; i++) {
+            dk_pos p = test_random_pos(vs[k], &r, 2 + (int)test_rand_below(&r, 7), 50);
+            dk_movelist all, kings;
+            dk_gen_moves(vs[k], &p, &all);
+            bool capture = all.n > 0 && all.m[0].captures != 0;
+            assert_int_equal(dk_can_capture(vs[k], &p, p.side), capture);
+            if (capture)
+                continue;
+            dk_gen_quiet_king_moves(vs[k], &p, &kings);
+            int n = 0;
+            for (int j = 0; j < all.n; j++)
+                if (p.kings & dk_bit(all.m[j].from)) {
+                    assert_true(n < kings.n && dk_move_equal(&all.m[j], &kings.m[n]));
+                    n++;
+                }
+            assert_int_equal(n, kings.n);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_majority_rule_counts_kings_and_men_alike),
         cmocka_unit_test(test_promotion_and_quiet_moves),
         cmocka_unit_test(test_same_from_to_different_captures),
+        cmocka_unit_test(test_quiet_king_moves_and_can_capture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
