@@ -53,6 +53,13 @@ uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit)
     return FIXED_BYTES + positions / 8 + positions / 64 + ((uint64_t)96 << 20);
 }
 
+uint64_t dk_budget_finish_hold(const dk_budget *b, uint64_t pair_positions, unsigned limit)
+{
+    uint64_t task = dk_budget_unit_bytes(b->unit_positions, limit) + b->exit_cache_bytes;
+    uint64_t finish = dk_budget_finish_bytes(pair_positions, limit);
+    return task > finish ? task - finish : 0;
+}
+
 uint64_t dk_budget_task_bytes(uint64_t unit_bytes, uint64_t exit_cache_bytes, uint64_t finish_bytes)
 {
     return unit_bytes + exit_cache_bytes > finish_bytes ? unit_bytes + exit_cache_bytes : finish_bytes;

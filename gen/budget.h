@@ -39,6 +39,11 @@ uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit);
  * back (dk_solver_idle). Pure. */
 uint64_t dk_budget_task_bytes(uint64_t unit_bytes, uint64_t exit_cache_bytes, uint64_t finish_bytes);
 
+/* The bytes of values a rank may hold while it finishes a pair of `pair_positions` entries:
+ * what a unit and the exit cache of budget b would take beyond the finishing itself, given
+ * back when a unit is done (dk_budget_task_bytes); 0 if none. Pure. */
+uint64_t dk_budget_finish_hold(const dk_budget *b, uint64_t pair_positions, unsigned limit);
+
 /* Lowers b's cache so that finishing a pair of `pair_positions` entries fits the memory too.
  * Returns 0, or -1 with one line in err when it cannot fit. Pure. */
 int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned limit, char *err,

@@ -52,11 +52,19 @@ enum { DONE = 1, DRAW_EXIT = 2, MUST_CAPTURE = 4, RULE_DONE = 8, RULE_DRAW_EXIT 
 enum { EXIT_CACHE = 64 };
 
 typedef struct exit_slot {
-    uint64_t men;
+    dk_bb wmen, bmen; /* the men of the subslice, as the exit sees them */
     int side; /* -1: empty */
     dk_unitfile *file;
     uint64_t base; /* position of kings_index 0 in the unit */
 } exit_slot;
+
+/* What the passes know of one position, together, so that an update touches one cache line:
+ * its DTW value (or best so far), its slowest losing move, its rule value; the king moves
+ * still open for each; its flags. */
+typedef struct cell {
+    dk_value val, slowest_loss, rule;
+    uint8_t cnt, rule_cnt, flag;
+} cell;
 
 struct dk_solver {
     const dk_workgraph *g;
@@ -75,8 +83,7 @@ struct dk_solver {
     uint64_t opened; /* above units opened so far */
     /* per-group scratch, grown to the largest group (the positions this rank holds) */
     size_t cap;
-    dk_value *val, *slowest_loss, *rule;
-    uint8_t *cnt, *rule_cnt, *flag;
+    struct cell *cells;
     /* per position of the unit (this rank's share of a split one), its conversions as
      * classify read them (dk_expected_pack), for verification */
     dk_value *conv;
@@ -153,15 +160,10 @@ static void free_scratch(dk_solver *s)
     free(s->buckets);
     s->buckets = NULL;
     s->nbuckets = 0;
-    free(s->val);
-    free(s->slowest_loss);
-    free(s->rule);
-    free(s->cnt);
-    free(s->rule_cnt);
-    free(s->flag);
+    free(s->cells);
     free(s->conv);
-    s->val = s->slowest_loss = s->rule = s->conv = NULL;
-    s->cnt = s->rule_cnt = s->flag = NULL;
+    s->cells = NULL;
+    s->conv = NULL;
     s->cap = s->conv_cap = 0;
     free_boxes(s);
     free(s->send);
@@ -175,7 +177,7 @@ void dk_solver_idle(dk_solver *s)
 {
     drop_above(s);
     dk_block_pool_idle(s->blocks);
-    /* The largest group's scratch (9 bytes a position: 122 MB for a rank's share of a 6-piece
+    /* The largest group's scratch (10 bytes a position: 136 MB for a rank's share of a 6-piece
      * kings-only subslice at 1 GiB) was kept to the end of the run, beside the pairs being
      * finished, which the budget counts instead of it, not beside it. */
     free_scratch(s);
@@ -254,10 +256,12 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
         /* Within the pair being solved only a man move leads on: to a finished unit of the
          * level above. */
         const dk_index *ix = side ? &pair->ix_twin : &pair->ix;
-        uint64_t men, k;
-        dk_index_rank_split(ix, p, &men, &k);
-        exit_slot *c = &s->cache[(men * 2 + (uint64_t)side) % EXIT_CACHE];
-        if (c->side != side || c->men != men) {
+        dk_bb wmen = p->pieces[DK_WHITE] & ~p->kings, bmen = p->pieces[DK_BLACK] & ~p->kings;
+        /* found by its men's bitboards, so that a hit ranks only the kings */
+        uint64_t h = ((wmen * 0x9E3779B97F4A7C15ull) ^ (bmen * 0xC2B2AE3D27D4EB4Full)) + (uint64_t)side;
+        exit_slot *c = &s->cache[(h >> 32) % EXIT_CACHE];
+        if (c->side != side || c->wmen != wmen || c->bmen != bmen) {
+            uint64_t men = dk_index_men_rank(ix, wmen, bmen);
             int64_t u = dk_workgraph_unit_of(s->g, m, men);
             above_unit *a = u < 0 ? NULL : open_above(s, (uint32_t)u, err, errlen);
             if (!a)
@@ -266,9 +270,11 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
             int64_t gi = dk_plan_find(&a->plan, m, men, &in_group);
             if (gi < 0)
                 return snprintf(err, errlen, "internal error: subslice not in its unit"), -1;
-            *c = (exit_slot){men, side, a->file,
+            *c = (exit_slot){wmen, bmen, side, a->file,
                              a->plan.groups[gi].offset + (uint64_t)in_group * a->plan.K};
         }
+        uint64_t k = dk_index_kings_rank(ix, wmen | bmen, p->pieces[DK_WHITE] & p->kings,
+                                         p->pieces[DK_BLACK] & p->kings);
         uint64_t at = (c->base + k) * s->stride;
         out[1] = DK_RULE_DRAW;
         int rc = dk_unitfile_read(c->file, at, s->stride, out, err, errlen);
@@ -282,19 +288,9 @@ static int grow(dk_solver *s, size_t n)
 {
     if (n <= s->cap)
         return 0;
-    free(s->val);
-    free(s->slowest_loss);
-    free(s->rule);
-    free(s->cnt);
-    free(s->rule_cnt);
-    free(s->flag);
-    s->val = malloc(n * sizeof *s->val);
-    s->slowest_loss = malloc(n * sizeof *s->slowest_loss);
-    s->rule = malloc(n * sizeof *s->rule);
-    s->cnt = malloc(n);
-    s->rule_cnt = malloc(n);
-    s->flag = malloc(n);
-    s->cap = (s->val && s->slowest_loss && s->rule && s->cnt && s->rule_cnt && s->flag) ? n : 0;
+    free(s->cells);
+    s->cells = malloc(n * sizeof *s->cells);
+    s->cap = s->cells ? n : 0;
     return s->cap ? 0 : -1;
 }
 
@@ -494,20 +490,20 @@ static int settle(dk_solver *s, dk_value v, uint32_t l, char *err, size_t errlen
 static void classify_rule(dk_solver *s, uint32_t l, int nmoves, int internal, bool win_exit,
                           bool draw_exit)
 {
-    s->rule_cnt[l] = 0;
-    s->rule[l] = DK_RULE_DRAW;
+    s->cells[l].rule_cnt = 0;
+    s->cells[l].rule = DK_RULE_DRAW;
     if (nmoves == 0)
-        s->rule[l] = dk_rule_loss(0);
+        s->cells[l].rule = dk_rule_loss(0);
     else if (win_exit)
-        s->rule[l] = dk_rule_win(1);
+        s->cells[l].rule = dk_rule_win(1);
     else if (internal == 0 && !draw_exit)
-        s->rule[l] = dk_rule_loss(1);
+        s->cells[l].rule = dk_rule_loss(1);
     else if (internal == 0)
-        s->flag[l] |= RULE_DONE; /* undecided for good: its kind comes from its DTW */
+        s->cells[l].flag |= RULE_DONE; /* undecided for good: its kind comes from its DTW */
     else
-        s->rule_cnt[l] = (uint8_t)internal;
+        s->cells[l].rule_cnt = (uint8_t)internal;
     if (draw_exit)
-        s->flag[l] |= RULE_DRAW_EXIT;
+        s->cells[l].flag |= RULE_DRAW_EXIT;
 }
 
 /* First values of position l (p, White to move): from its exits, or final when it must
@@ -518,13 +514,13 @@ static int classify(dk_solver *s, uint32_t l, const dk_pos *p, dk_value conv[2],
     const dk_variant *v = s->v;
     dk_movelist list;
     dk_gen_moves(v, p, &list);
-    s->flag[l] = 0;
-    s->cnt[l] = 0;
-    s->val[l] = DK_DRAW;
-    s->slowest_loss[l] = DK_DRAW;
+    s->cells[l].flag = 0;
+    s->cells[l].cnt = 0;
+    s->cells[l].val = DK_DRAW;
+    s->cells[l].slowest_loss = DK_DRAW;
     bool capture = list.n > 0 && list.m[0].captures != 0;
     if (capture)
-        s->flag[l] = MUST_CAPTURE;
+        s->cells[l].flag = MUST_CAPTURE;
     dk_value best_win = DK_DRAW, slowest_loss = DK_DRAW;
     bool draw = false, rule_win = false, rule_draw = false;
     int internal = 0;
@@ -558,26 +554,26 @@ static int classify(dk_solver *s, uint32_t l, const dk_pos *p, dk_value conv[2],
     dk_expected_pack(&x, conv);
     if (s->limit)
         classify_rule(s, l, list.n, internal, rule_win, rule_draw);
-    s->slowest_loss[l] = slowest_loss;
+    s->cells[l].slowest_loss = slowest_loss;
     if (list.n == 0) {
-        s->val[l] = dk_value_of_dtw(0);
-        return settle(s, s->val[l], l, err, errlen);
+        s->cells[l].val = dk_value_of_dtw(0);
+        return settle(s, s->cells[l].val, l, err, errlen);
     }
     if (best_win != DK_DRAW) {
-        s->val[l] = best_win;
+        s->cells[l].val = best_win;
         return settle(s, best_win, l, err, errlen);
     }
     if (internal == 0) {
         if (draw) {
-            s->flag[l] |= DONE;
+            s->cells[l].flag |= DONE;
             return 0;
         }
-        s->val[l] = slowest_loss;
+        s->cells[l].val = slowest_loss;
         return settle(s, slowest_loss, l, err, errlen);
     }
-    s->cnt[l] = (uint8_t)internal;
+    s->cells[l].cnt = (uint8_t)internal;
     if (draw)
-        s->flag[l] |= DRAW_EXIT;
+        s->cells[l].flag |= DRAW_EXIT;
     return 0;
 }
 
@@ -585,23 +581,23 @@ static int classify(dk_solver *s, uint32_t l, const dk_pos *p, dk_value conv[2],
  * capture was not reached by a quiet move: nothing. */
 static int apply_dtw(dk_solver *s, uint32_t l, dk_value val)
 {
-    if (s->flag[l] & (DONE | MUST_CAPTURE))
+    if (s->cells[l].flag & (DONE | MUST_CAPTURE))
         return 0;
     dk_value through = dk_value_through(val);
     if (dk_value_is_loss(val)) {
         /* l wins by moving there, and nothing faster was found before this distance */
-        if (dk_value_is_win(s->val[l]) && s->val[l] <= through)
+        if (dk_value_is_win(s->cells[l].val) && s->cells[l].val <= through)
             return 0;
-        s->val[l] = through;
+        s->cells[l].val = through;
         return push(s, through, l);
     }
-    if (dk_value_is_win(s->val[l]))
+    if (dk_value_is_win(s->cells[l].val))
         return 0;
-    if (through > s->slowest_loss[l])
-        s->slowest_loss[l] = through;
-    if (--s->cnt[l] == 0 && !(s->flag[l] & DRAW_EXIT)) {
-        s->val[l] = s->slowest_loss[l];
-        return push(s, s->val[l], l);
+    if (through > s->cells[l].slowest_loss)
+        s->cells[l].slowest_loss = through;
+    if (--s->cells[l].cnt == 0 && !(s->cells[l].flag & DRAW_EXIT)) {
+        s->cells[l].val = s->cells[l].slowest_loss;
+        return push(s, s->cells[l].val, l);
     }
     return 0;
 }
@@ -611,13 +607,13 @@ static int apply_dtw(dk_solver *s, uint32_t l, dk_value val)
  * and no exit holds (its other king moves led to wins settled earlier, in no more plies). */
 static int apply_rule(dk_solver *s, uint32_t l, dk_value r)
 {
-    if ((s->flag[l] & (RULE_DONE | MUST_CAPTURE)) || dk_rule_is_win(s->rule[l]))
+    if ((s->cells[l].flag & (RULE_DONE | MUST_CAPTURE)) || dk_rule_is_win(s->cells[l].rule))
         return 0;
     unsigned d = dk_rule_dtc(r) + 1;
     if (dk_rule_is_loss(r))
-        s->rule[l] = dk_rule_win(d);
-    else if (--s->rule_cnt[l] == 0 && !(s->flag[l] & RULE_DRAW_EXIT))
-        s->rule[l] = dk_rule_loss(d);
+        s->cells[l].rule = dk_rule_win(d);
+    else if (--s->cells[l].rule_cnt == 0 && !(s->cells[l].flag & RULE_DRAW_EXIT))
+        s->cells[l].rule = dk_rule_loss(d);
     else
         return 0;
     return push_at(s, d, l);
@@ -654,18 +650,24 @@ static int send_back(dk_solver *s, const group_ctx *c, uint32_t l, dk_value v, b
     dk_movelist back;
     dk_gen_king_unmoves_unchecked(s->v, &q, &back);
     int os = other_side(c, side);
+    /* the predecessors' cells first, fetched from memory together, then the updates */
+    uint32_t at[DK_MAX_MOVES];
+    int owner[DK_MAX_MOVES];
     for (int k = 0; k < back.n; k++) {
         dk_pos pred = dk_unapply(&q, &back.m[k]);
         dk_pos f = dk_pos_flip(s->v, &pred);
-        uint32_t at;
-        int r = owner_of(&c->L, group_index(c, os, &f), &at);
-        if (r == c->L.rank) {
-            if (apply(s, rule, at, v) != 0)
+        owner[k] = owner_of(&c->L, group_index(c, os, &f), &at[k]);
+        if (owner[k] == c->L.rank)
+            __builtin_prefetch(&s->cells[at[k]], 1);
+    }
+    for (int k = 0; k < back.n; k++) {
+        if (owner[k] == c->L.rank) {
+            if (apply(s, rule, at[k], v) != 0)
                 return -1;
         } else {
-            update u = {at, v, 0};
+            update u = {at[k], v, 0};
             s->why = "out of memory";
-            if (box_add(&s->box[r], &u, sizeof u) != 0)
+            if (box_add(&s->box[owner[k]], &u, sizeof u) != 0)
                 return -1;
             s->queued++;
         }
@@ -677,13 +679,13 @@ static int send_back(dk_solver *s, const group_ctx *c, uint32_t l, dk_value v, b
 static int take(dk_solver *s, const group_ctx *c, uint32_t l, size_t d, bool rule)
 {
     if (rule) {
-        s->flag[l] |= RULE_DONE;
-        return d < s->limit ? send_back(s, c, l, s->rule[l], true) : 0;
+        s->cells[l].flag |= RULE_DONE;
+        return d < s->limit ? send_back(s, c, l, s->cells[l].rule, true) : 0;
     }
-    if ((s->flag[l] & DONE) || dk_value_dtw(s->val[l]) != d)
+    if ((s->cells[l].flag & DONE) || dk_value_dtw(s->cells[l].val) != d)
         return 0; /* settled earlier at a smaller distance */
-    s->flag[l] |= DONE;
-    return send_back(s, c, l, s->val[l], false);
+    s->cells[l].flag |= DONE;
+    return send_back(s, c, l, s->cells[l].val, false);
 }
 
 /* Sends every outbox (of `size`-byte items) to its rank and receives what the others sent here
@@ -810,7 +812,7 @@ static int solve_rule(dk_solver *s, const group_ctx *c, char *err, size_t errlen
     for (size_t b = 0; b < s->nbuckets; b++)
         s->buckets[b].n = 0;
     for (uint32_t l = 0; l < c->L.nlocal; l++)
-        if (dk_rule_is_decided(s->rule[l]) && push_at(s, dk_rule_dtc(s->rule[l]), l))
+        if (dk_rule_is_decided(s->cells[l].rule) && push_at(s, dk_rule_dtc(s->cells[l].rule), l))
             return snprintf(err, errlen, "%s", s->why), -1;
     return run_pass(s, c, s->limit, true, err, errlen);
 }
@@ -841,14 +843,14 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_value
     if (rc != 0)
         return rc;
     for (size_t i = 0; i < n; i++)
-        out[i * s->stride] = (dk_value)(((s->flag[i] & DONE) ? s->val[i] : DK_DRAW) |
-                                        ((s->flag[i] & MUST_CAPTURE) ? DK_UNIT_CAPTURE : 0));
+        out[i * s->stride] = (dk_value)(((s->cells[i].flag & DONE) ? s->cells[i].val : DK_DRAW) |
+                                        ((s->cells[i].flag & MUST_CAPTURE) ? DK_UNIT_CAPTURE : 0));
     if (!s->limit)
         return 0;
     if ((rc = solve_rule(s, c, err, errlen)) != 0)
         return rc;
     for (size_t i = 0; i < n; i++)
-        out[i * 2 + 1] = dk_rule_is_decided(s->rule[i]) ? s->rule[i]
+        out[i * 2 + 1] = dk_rule_is_decided(s->cells[i].rule) ? s->cells[i].rule
                          : dk_rule_undecided(dk_unit_dtw(out[i * 2]));
     return 0;
 }

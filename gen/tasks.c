@@ -19,7 +19,7 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
                    bool dictionary, unsigned limit, const dk_budget *b)
 {
     *w = (dk_worker){g, dir, keep_work, dictionary, limit,
-                     dk_finished_new(dir, g->v, limit, b->cache_bytes), NULL, dk_plan_cache_new(g)};
+                     dk_finished_new(dir, g->v, limit, b->cache_bytes), NULL, dk_plan_cache_new(g), *b};
     if (w->finished)
         w->solver = dk_solver_new(g, w->finished, dir, limit, b->exit_cache_bytes);
     if (!w->solver || !w->plans) {
@@ -195,14 +195,28 @@ static void remove_units(dk_worker *w, uint32_t pi)
         dk_unitfile_remove(w->plans, w->dir, u);
 }
 
+/* Gathers the values of units into held (ix->size positions of `stride` values), in order. */
+static int gather(const dk_value_source *units, uint64_t count, unsigned stride, dk_value *held,
+                  char *err, size_t errlen)
+{
+    enum { CHUNK = 1 << 16 };
+    for (uint64_t first = 0; first < count; first += CHUNK) {
+        size_t n = count - first < CHUNK ? (size_t)(count - first) : CHUNK;
+        if (units->read(units, first, n, held + first * stride, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Writes one verified material, side `side` of the pair r reads (its values in table order,
  * read from the pair's units, and its must-capture map from their flags): first the values
- * once more, in order, to work/<variant>-<material>.raw (compressed), which the statistics and
- * each compressed table then read sequentially instead of gathering them from the units again;
- * then the compressed WLD, DTW and DTC tables and the statistics (last, as the mark of a
- * finished table). The .raw file stays only with keep_work. */
-static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int side, char *err,
-                        size_t errlen)
+ * once more, in order, into memory when they fit in `hold` bytes, else to
+ * work/<variant>-<material>.raw (compressed), which the statistics and each compressed table
+ * then read sequentially instead of gathering them from the units again; then the compressed
+ * WLD, DTW and DTC tables and the statistics (last, as the mark of a finished table). The .raw
+ * file is always written with keep_work, and stays. */
+static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int side,
+                        uint64_t hold, char *err, size_t errlen)
 {
     const dk_value_source *units = dk_pair_reader_side(r, side);
     const dk_variant *v = w->g->v;
@@ -211,15 +225,25 @@ static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int
     char path[2048], raw[2048], work[2048];
     snprintf(work, sizeof work, "%s/work", w->dir);
     dk_tb_path(work, v, m, "raw", raw, sizeof raw);
-    dk_vfile_info info = {DK_FILE_TABLE, (uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, 0, 0, ix->size, 0,
-                          (uint8_t)stride, w->limit, false};
-    if (dk_vfile_save_from(raw, &info, units, err, errlen) != 0)
-        return -1;
+    bool fits = !w->keep_work && ix->size <= hold / (stride * sizeof(dk_value));
+    dk_value *held = fits ? malloc((size_t)ix->size * stride * sizeof *held) : NULL;
+    dk_vfile *f = NULL;
+    dk_value_source in_order;
+    if (held) {
+        if (gather(units, ix->size, stride, held, err, errlen) != 0) {
+            free(held);
+            return -1;
+        }
+        in_order = dk_value_array(held, stride, 0);
+    } else {
+        dk_vfile_info info = {DK_FILE_TABLE, (uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, 0, 0, ix->size, 0,
+                              (uint8_t)stride, w->limit, false};
+        if (dk_vfile_save_from(raw, &info, units, err, errlen) != 0 ||
+            !(f = dk_vfile_open(raw, false, NULL, err, errlen)))
+            return -1;
+        in_order = dk_vfile_source(f);
+    }
     const uint8_t *must_capture = dk_pair_reader_captures(r, side); /* complete: all read */
-    dk_vfile *f = dk_vfile_open(raw, false, NULL, err, errlen);
-    if (!f)
-        return -1;
-    dk_value_source in_order = dk_vfile_source(f);
     const dk_value_source *values = &in_order;
     int rc = -1;
     dk_stats st;
@@ -244,9 +268,12 @@ static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int
     rc = dk_stats_write(&st, path, err, errlen);
     dk_stats_free(&st);
 out:
-    dk_vfile_close(f);
-    if (!w->keep_work)
-        unlink(raw);
+    free(held);
+    if (f) {
+        dk_vfile_close(f);
+        if (!w->keep_work)
+            unlink(raw);
+    }
     return rc;
 }
 
@@ -257,8 +284,9 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
     if (!r)
         return -1;
     int rc = 0;
+    uint64_t hold = dk_budget_finish_hold(&w->budget, p->positions, w->limit);
     for (int side = 0; rc == 0 && side < (p->self_twin ? 1 : 2); side++) {
-        rc = write_tables(w, side ? &p->ix_twin : &p->ix, r, side, err, errlen);
+        rc = write_tables(w, side ? &p->ix_twin : &p->ix, r, side, hold, err, errlen);
     }
     dk_pair_reader_free(r);
     if (rc == 0 && !w->keep_work)

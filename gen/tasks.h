@@ -15,6 +15,7 @@ typedef struct dk_worker {
     dk_finished *finished;
     dk_solver *solver;
     dk_plan_cache *plans;
+    dk_budget budget;
 } dk_worker;
 
 /* Opens what a worker needs over directory dir within budget b: its cache of decoded finished

@@ -85,7 +85,8 @@ static void test_task_bytes(void **state)
 }
 
 /* After reserving a pair's finishing, the larger task and the cache fit in the memory together,
- * the cache only ever shrinks, and a pair that cannot fit is refused with a message. */
+ * the cache only ever shrinks, a pair that cannot fit is refused with a message, and the
+ * values finishing may hold in memory fit in the task's share. */
 static void test_reserve_finish(void **state)
 {
     (void)state;
@@ -106,6 +107,10 @@ static void test_reserve_finish(void **state)
                 }
                 assert_true(b.cache_bytes <= before.cache_bytes);
                 assert_true(dk_budget_task_bytes(unit, b.exit_cache_bytes, finish) + b.cache_bytes <= b.memory);
+                /* the values a finishing rank holds stay within the task's share */
+                uint64_t hold = dk_budget_finish_hold(&b, pairs[k], limits[l]);
+                assert_true(finish + hold <= dk_budget_task_bytes(unit, b.exit_cache_bytes, finish));
+                assert_true(hold == 0 || finish + hold == unit + b.exit_cache_bytes);
                 if (finish <= unit + b.exit_cache_bytes)
                     assert_int_equal(b.cache_bytes, before.cache_bytes);
                 else
