@@ -90,6 +90,9 @@ written=false
 for moment in startup unit third more; do
     gen --pieces 4 --out "$K" 2>"$TMP/kill.err" &
     JOB=$!
+    # a run on a directory with finished work says so before anything else: kill it after that
+    # (the moment below may already hold when it starts)
+    if $written; then wait_for 120 grep -q resuming "$TMP/kill.err"; fi
     case $moment in
         startup) sleep 0.2 ;;
         unit) wait_for 120 has_units "$K" ;;
