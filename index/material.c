@@ -69,9 +69,3 @@ int dk_material_parse(const char *text, dk_material *out)
     return 0;
 }
 
-dk_material dk_material_of(const dk_pos *p)
-{
-    dk_material m = {(uint8_t)dk_popcount(dk_men(p, DK_WHITE)), (uint8_t)dk_popcount(dk_kings(p, DK_WHITE)),
-                     (uint8_t)dk_popcount(dk_men(p, DK_BLACK)), (uint8_t)dk_popcount(dk_kings(p, DK_BLACK))};
-    return m;
-}

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "../rules/position.h"
 
 typedef struct dk_material {
@@ -23,7 +24,11 @@ static inline int dk_material_pieces(dk_material m) { return m.wm + m.wk + m.bm 
 static inline int dk_material_men(dk_material m) { return m.wm + m.bm; }
 static inline bool dk_material_equal(dk_material a, dk_material b)
 {
-    return a.wm == b.wm && a.wk == b.wk && a.bm == b.bm && a.bk == b.bk;
+    /* one word compared, not four bytes one by one */
+    uint32_t x, y;
+    memcpy(&x, &a, sizeof x);
+    memcpy(&y, &b, sizeof y);
+    return x == y;
 }
 
 /* The colour-swapped material: where the Black-to-move positions of m are stored. Pure. */
@@ -57,6 +62,11 @@ int dk_material_name(dk_material m, char *buf, size_t len);
 int dk_material_parse(const char *text, dk_material *out);
 
 /* The material of position p (whichever side is to move). Pure. */
-dk_material dk_material_of(const dk_pos *p);
+static inline dk_material dk_material_of(const dk_pos *p)
+{
+    dk_material m = {(uint8_t)dk_popcount(dk_men(p, DK_WHITE)), (uint8_t)dk_popcount(dk_kings(p, DK_WHITE)),
+                     (uint8_t)dk_popcount(dk_men(p, DK_BLACK)), (uint8_t)dk_popcount(dk_kings(p, DK_BLACK))};
+    return m;
+}
 
 #endif

@@ -57,31 +57,29 @@ dk_pos dk_pos_start(const dk_variant *v);
 /* The position after move m (a move of p->side). Pure. */
 static inline dk_pos dk_apply(const dk_pos *p, const dk_move *m)
 {
-    dk_pos q = *p;
+    /* Built from scalars and returned whole: storing into q.pieces[us] and then copying q
+     * stalls on store forwarding (a narrow indexed store read back by a wide load). */
     dk_bb from = dk_bit(m->from), to = dk_bit(m->to);
     int us = p->side, them = us ^ 1;
-    bool king = (p->kings & from) != 0;
-    q.pieces[us] = (q.pieces[us] & ~from) | to;
-    q.pieces[them] &= ~m->captures;
-    q.kings &= ~(m->captures | from);
-    if (king || m->promotes)
-        q.kings |= to;
-    q.side = them;
+    dk_bb mine = (p->pieces[us] & ~from) | to, theirs = p->pieces[them] & ~m->captures;
+    dk_bb kings = p->kings & ~(m->captures | from);
+    if ((p->kings & from) || m->promotes)
+        kings |= to;
+    dk_pos q = {{us == DK_WHITE ? mine : theirs, us == DK_WHITE ? theirs : mine}, kings, them};
     return q;
 }
 
 /* The predecessor of p through un-move m (a quiet move of the side not to move in p). Pure. */
 static inline dk_pos dk_unapply(const dk_pos *p, const dk_move *m)
 {
-    dk_pos q = *p;
+    /* scalars, as in dk_apply */
     dk_bb from = dk_bit(m->from), to = dk_bit(m->to);
     int mover = p->side ^ 1;
-    bool king = (p->kings & to) && !m->promotes;
-    q.pieces[mover] = (q.pieces[mover] & ~to) | from;
-    q.kings &= ~to;
-    if (king)
-        q.kings |= from;
-    q.side = mover;
+    dk_bb moved = (p->pieces[mover] & ~to) | from, other = p->pieces[p->side];
+    dk_bb kings = p->kings & ~to;
+    if ((p->kings & to) && !m->promotes)
+        kings |= from;
+    dk_pos q = {{mover == DK_WHITE ? moved : other, mover == DK_WHITE ? other : moved}, kings, mover};
     return q;
 }
 
