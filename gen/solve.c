@@ -512,26 +512,25 @@ static int classify(dk_solver *s, uint32_t l, const dk_pos *p, dk_value conv[2],
                     size_t errlen)
 {
     const dk_variant *v = s->v;
-    dk_movelist list;
-    dk_gen_moves(v, p, &list);
-    s->cells[l].flag = 0;
+    dk_movelist list; /* the conversions: the captures, or else the man moves */
+    bool capture = dk_can_capture(v, p, p->side);
+    int internal = 0; /* the king moves, only counted: they stay in the group */
+    if (capture) {
+        dk_gen_moves(v, p, &list);
+    } else {
+        dk_gen_quiet_man_moves(v, p, &list);
+        internal = dk_count_quiet_king_moves(v, p);
+    }
+    s->cells[l].flag = capture ? MUST_CAPTURE : 0;
     s->cells[l].cnt = 0;
     s->cells[l].val = DK_DRAW;
     s->cells[l].slowest_loss = DK_DRAW;
-    bool capture = list.n > 0 && list.m[0].captures != 0;
-    if (capture)
-        s->cells[l].flag = MUST_CAPTURE;
     dk_value best_win = DK_DRAW, slowest_loss = DK_DRAW;
     bool draw = false, rule_win = false, rule_draw = false;
-    int internal = 0;
     dk_expected x; /* the conversions as verification sees them: its own code, not this one */
     dk_expected_start(&x);
     for (int k = 0; k < list.n; k++) {
         const dk_move *m = &list.m[k];
-        if (!capture && (p->kings & dk_bit(m->from))) {
-            internal++;
-            continue;
-        }
         dk_pos after = dk_apply(p, m);
         dk_pos n = dk_pos_flip(v, &after);
         dk_value e[2];
@@ -552,10 +551,11 @@ static int classify(dk_solver *s, uint32_t l, const dk_pos *p, dk_value conv[2],
         rule_draw |= !dk_rule_is_win(e[1]);
     }
     dk_expected_pack(&x, conv);
+    int nmoves = list.n + internal;
     if (s->limit)
-        classify_rule(s, l, list.n, internal, rule_win, rule_draw);
+        classify_rule(s, l, nmoves, internal, rule_win, rule_draw);
     s->cells[l].slowest_loss = slowest_loss;
-    if (list.n == 0) {
+    if (nmoves == 0) {
         s->cells[l].val = dk_value_of_dtw(0);
         return settle(s, s->cells[l].val, l, err, errlen);
     }

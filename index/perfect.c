@@ -2,17 +2,6 @@
 
 /* Rank of the set `b` among sets of its size: sum of C(c_i, i) over its elements c_1 < c_2 < ...,
  * each element's number counted after removing the squares of `skip` below it. */
-static inline uint64_t comb_rank(dk_bb b, dk_bb skip)
-{
-    uint64_t r = 0;
-    for (int i = 1; b; b &= b - 1, i++) {
-        int s = dk_lsb(b);
-        int c = s - dk_popcount(skip & (dk_bit(s) - 1));
-        r += dk_binom_table[c][i];
-    }
-    return r;
-}
-
 /* The square numbered c once the squares of `skip` are left out (skip scanned upwards). */
 static inline int expand(int c, dk_bb skip)
 {
@@ -97,8 +86,8 @@ uint64_t dk_index_men_rank(const dk_index *ix, dk_bb wmen, dk_bb bmen)
 {
     dk_bb last = wmen & ix->last_row, mid = wmen & ~ix->last_row;
     int a = dk_popcount(last);
-    uint64_t w = comb_rank(last >> ix->last_shift, 0) * ix->c_wmid[a] + comb_rank(mid >> ix->row_squares, 0);
-    return ix->class_off[a] + w * ix->c_black[a] + comb_rank(bmen, mid);
+    uint64_t w = dk_comb_rank(last >> ix->last_shift, 0) * ix->c_wmid[a] + dk_comb_rank(mid >> ix->row_squares, 0);
+    return ix->class_off[a] + w * ix->c_black[a] + dk_comb_rank(bmen, mid);
 }
 
 void dk_index_men_unrank(const dk_index *ix, uint64_t men_index, dk_bb *wmen, dk_bb *bmen)
@@ -114,11 +103,6 @@ void dk_index_men_unrank(const dk_index *ix, uint64_t men_index, dk_bb *wmen, dk
     dk_bb mid = comb_unrank(iwm, m.wm - a, nsq - 2 * h, 0, h);
     *wmen = comb_unrank(iwl, a, h, 0, ix->last_shift) | mid;
     *bmen = comb_unrank(ib, m.bm, nsq - h - (m.wm - a), mid, 0);
-}
-
-uint64_t dk_index_kings_rank(const dk_index *ix, dk_bb men, dk_bb wk, dk_bb bk)
-{
-    return comb_rank(wk, men) * ix->c_bk + comb_rank(bk, men | wk);
 }
 
 void dk_index_kings_unrank(const dk_index *ix, uint64_t kings_index, dk_bb men, dk_bb *wk, dk_bb *bk)

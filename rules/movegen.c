@@ -123,19 +123,24 @@ static void add_all(dk_movelist *l, int from, dk_bb targets, dk_bb promo)
     }
 }
 
-/* The quiet moves of p->side: added to list, or only counted when list is NULL. */
-static int quiet_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
+enum { QUIET_MEN = 1, QUIET_KINGS = 2 };
+
+/* The quiet moves of p->side's men and/or kings (kinds): into list, or only counted when list
+ * is NULL. */
+static int quiet_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list, unsigned kinds)
 {
     int c = p->side, n = 0;
     dk_bb occ = dk_occupied(p);
-    for (dk_bb b = dk_men(p, c); b; b &= b - 1) {
+    if (list)
+        list->n = 0;
+    for (dk_bb b = (kinds & QUIET_MEN) ? dk_men(p, c) : 0; b; b &= b - 1) {
         int s = dk_lsb(b);
         dk_bb to = v->step[c][s] & ~occ;
         if (list)
             add_all(list, s, to, v->promo[c]);
         n += dk_popcount(to);
     }
-    for (dk_bb b = dk_kings(p, c); b; b &= b - 1) {
+    for (dk_bb b = (kinds & QUIET_KINGS) ? dk_kings(p, c) : 0; b; b &= b - 1) {
         int s = dk_lsb(b);
         dk_bb to = dk_king_reach(v, s, occ);
         if (list)
@@ -149,20 +154,22 @@ int dk_gen_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
 {
     if (gen_captures(v, p, p->side, list))
         return list->n;
-    list->n = 0;
-    quiet_moves(v, p, list);
-    return list->n;
+    return quiet_moves(v, p, list, QUIET_MEN | QUIET_KINGS);
 }
 
 int dk_gen_quiet_king_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
 {
-    dk_bb occ = dk_occupied(p);
-    list->n = 0;
-    for (dk_bb b = dk_kings(p, p->side); b; b &= b - 1) {
-        int s = dk_lsb(b);
-        add_all(list, s, dk_king_reach(v, s, occ), 0);
-    }
-    return list->n;
+    return quiet_moves(v, p, list, QUIET_KINGS);
+}
+
+int dk_gen_quiet_man_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
+{
+    return quiet_moves(v, p, list, QUIET_MEN);
+}
+
+int dk_count_quiet_king_moves(const dk_variant *v, const dk_pos *p)
+{
+    return quiet_moves(v, p, NULL, QUIET_KINGS);
 }
 
 int dk_count_moves(const dk_variant *v, const dk_pos *p)
@@ -170,7 +177,7 @@ int dk_count_moves(const dk_variant *v, const dk_pos *p)
     dk_movelist list;
     if (dk_can_capture(v, p, p->side))
         return gen_captures(v, p, p->side, &list) ? list.n : 0;
-    return quiet_moves(v, p, NULL);
+    return quiet_moves(v, p, NULL, QUIET_MEN | QUIET_KINGS);
 }
 
 enum { UN_MEN = 1, UN_KINGS = 2, UN_PROMOTIONS = 4, UN_UNCHECKED = 8 };

@@ -14,6 +14,12 @@ int dk_gen_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list);
  * (dk_can_capture), for a caller that reads the others elsewhere. Returns their number. */
 int dk_gen_quiet_king_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list);
 
+/* The quiet moves of p->side's men (its legal man moves when it has no capture), and the
+ * number of its quiet king moves without the list: for a caller that needs the moves that
+ * convert and only counts the others. Thread-safe. */
+int dk_gen_quiet_man_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list);
+int dk_count_quiet_king_moves(const dk_variant *v, const dk_pos *p);
+
 /* The number of legal moves, without building the list when there is no capture. */
 int dk_count_moves(const dk_variant *v, const dk_pos *p);
 

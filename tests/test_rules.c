@@ -171,7 +171,7 @@ static void test_same_from_to_different_captures(void **state)
 /* The quiet king moves verification reads alone are, on random positions of both variants,
  * exactly the king moves of the full generator when no capture exists, and dk_can_capture
  * says whether one does. */
-static void test_quiet_king_moves_and_can_capture(void **state)
+static void test_quiet_moves_by_kind_and_can_capture(void **state)
 {
     (void)state;
     const dk_variant *vs[2] = {braz(), intl()};
@@ -185,14 +185,21 @@ static void test_quiet_king_moves_and_can_capture(void **state)
             assert_int_equal(dk_can_capture(vs[k], &p, p.side), capture);
             if (capture)
                 continue;
+            dk_movelist men;
             dk_gen_quiet_king_moves(vs[k], &p, &kings);
-            int n = 0;
+            dk_gen_quiet_man_moves(vs[k], &p, &men);
+            assert_int_equal(dk_count_quiet_king_moves(vs[k], &p), kings.n);
+            int n = 0, nm = 0; /* the full list, in order, split by the kind of piece moving */
             for (int j = 0; j < all.n; j++)
                 if (p.kings & dk_bit(all.m[j].from)) {
                     assert_true(n < kings.n && dk_move_equal(&all.m[j], &kings.m[n]));
                     n++;
+                } else {
+                    assert_true(nm < men.n && dk_move_equal(&all.m[j], &men.m[nm]));
+                    nm++;
                 }
             assert_int_equal(n, kings.n);
+            assert_int_equal(nm, men.n);
         }
 }
 
@@ -207,7 +214,7 @@ int main(void)
         cmocka_unit_test(test_majority_rule_counts_kings_and_men_alike),
         cmocka_unit_test(test_promotion_and_quiet_moves),
         cmocka_unit_test(test_same_from_to_different_captures),
-        cmocka_unit_test(test_quiet_king_moves_and_can_capture),
+        cmocka_unit_test(test_quiet_moves_by_kind_and_can_capture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
