@@ -10,22 +10,6 @@ void dk_expected_start(dk_expected *x)
     *x = (dk_expected){{INT32_MIN, INT32_MIN}, {dk_value_of_dtw(0), dk_rule_loss(0)}, false};
 }
 
-void dk_expected_add(dk_expected *x, const dk_value e[2], bool conversion, unsigned limit)
-{
-    dk_value t = dk_value_through(e[0]);
-    if (dk_value_rank(t) > x->best[0]) {
-        x->best[0] = dk_value_rank(t);
-        x->out[0] = t;
-    }
-    if (limit) {
-        dk_value r = dk_rule_through(e[1], conversion, 0, limit);
-        if (dk_rule_rank(r) > x->best[1]) {
-            x->best[1] = dk_rule_rank(r);
-            x->out[1] = r;
-        }
-    }
-}
-
 /* No conversion yet: an impossible value (a through value never has the flag bit). */
 #define NO_CONVERSION ((dk_value)0x8000)
 

@@ -9,6 +9,7 @@
 #define DK_VERIFY_H
 
 #include "../index/perfect.h"
+#include "../query/drawrule.h"
 #include "../query/value.h"
 
 /* Gives the values of p (White to move, material m): out[0] its DTW value and, when the
@@ -45,7 +46,22 @@ void dk_expected_start(dk_expected *x);
 
 /* Adds a successor of values e, reached by a conversion (a capture or a man move) or by a
  * quiet king move, under a draw rule of `limit` plies (0: DTW only). Pure. */
-void dk_expected_add(dk_expected *x, const dk_value e[2], bool conversion, unsigned limit);
+/* Inline: called for every move verification follows. */
+static inline void dk_expected_add(dk_expected *x, const dk_value e[2], bool conversion, unsigned limit)
+{
+    dk_value t = dk_value_through(e[0]);
+    if (dk_value_rank(t) > x->best[0]) {
+        x->best[0] = dk_value_rank(t);
+        x->out[0] = t;
+    }
+    if (limit) {
+        dk_value r = dk_rule_through(e[1], conversion, 0, limit);
+        if (dk_rule_rank(r) > x->best[1]) {
+            x->best[1] = dk_rule_rank(r);
+            x->out[1] = r;
+        }
+    }
+}
 
 /* Adds the successors of p to x, reading their values through get: every move, or with
  * quiet_only only the quiet king moves (the conversions, captures and man moves, having been
