@@ -12,7 +12,8 @@
  * ran on a busier machine). Later builds are faster: x 0.78 reproduced a 6-piece run on 2
  * ranks in 1406 s (2026-11-24), and with the shared exit cache and cheap reopening of units
  * (the same day, a quieter hour) that run took 1078 s: the times below are those x 0.61
- * (0.78 x 0.786). Without the rule, units took 0.83 of the time, finishing 0.72
+ * (0.78 x 0.786). Issue 10's generator (2026-11-24, the evening) took 73.3 s up to 5 pieces on
+ * one rank where those times forecast 108 s: unit and finishing times x 0.68. Without the rule, units took 0.83 of the time, finishing 0.72
  * (4 pieces). Tables up to 5 pieces take 0.18 bits a position (WLD), 1.21 (DTW), 0.50 (DTC);
  * unit files of 5 pieces, with each position's capture flag, 4.26 bits a position with the
  * rule's second value and 3.21 without (measured with --keep-work).
@@ -25,7 +26,7 @@
  * not two: half the time, assumed. Tables larger than the whole cache are read through their
  * compressed blocks, which the model does not charge (5 pieces on 1 rank at 256M took 1.3 times
  * as long as at 12G: see README). */
-static const double unit_seconds = 1.53e-7, king_weight = 1.22, finish_seconds = 0.89e-7;
+static const double unit_seconds = 1.04e-7, king_weight = 1.22, finish_seconds = 0.61e-7;
 static const double decode_seconds = 2.0e-9;
 static const double plain_unit = 0.83, plain_finish = 0.72, plain_decode = 0.5;
 static const double table_bits[3] = {0.18, 1.21, 0.50};
