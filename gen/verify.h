@@ -45,8 +45,8 @@ typedef struct dk_expected {
 void dk_expected_start(dk_expected *x);
 
 /* Adds a successor of values e, reached by a conversion (a capture or a man move) or by a
- * quiet king move, under a draw rule of `limit` plies (0: DTW only). Pure. */
-/* Inline: called for every move verification follows. */
+ * quiet king move, under a draw rule of `limit` plies (0: DTW only). Pure; inline, as it is
+ * called for every move verification follows. */
 static inline void dk_expected_add(dk_expected *x, const dk_value e[2], bool conversion, unsigned limit)
 {
     dk_value t = dk_value_through(e[0]);

@@ -16,6 +16,7 @@
 typedef struct dk_material {
     uint8_t wm, wk, bm, bk; /* white men, white kings, black men, black kings */
 } dk_material;
+_Static_assert(sizeof(dk_material) == 4, "dk_material_equal compares a material as one word");
 
 /* "2m1k-0m1k" is at most 4 two-digit counts and 5 separators. */
 enum { DK_MATERIAL_NAME_MAX = 16 };

@@ -1,7 +1,5 @@
 #include "perfect.h"
 
-/* Rank of the set `b` among sets of its size: sum of C(c_i, i) over its elements c_1 < c_2 < ...,
- * each element's number counted after removing the squares of `skip` below it. */
 /* The square numbered c once the squares of `skip` are left out (skip scanned upwards). */
 static inline int expand(int c, dk_bb skip)
 {
