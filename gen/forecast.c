@@ -13,8 +13,8 @@
  * ranks in 1406 s (2026-11-24), and with the shared exit cache and cheap reopening of units
  * (the same day, a quieter hour) that run took 1078 s: the times below are those x 0.61
  * (0.78 x 0.786). Issue 10's generator (2026-11-24, the evening) took 73.3 s up to 5 pieces on
- * one rank where those times forecast 108 s: unit and finishing times x 0.68. Without the rule, units took 0.83 of the time, finishing 0.72
- * (4 pieces). Tables up to 5 pieces take 0.18 bits a position (WLD), 1.21 (DTW), 0.50 (DTC);
+ * one rank where those times forecast 108 s: unit and finishing times x 0.68. Without the
+ * rule, units took 0.83 of the time, finishing 0.72 (4 pieces). Tables up to 5 pieces take 0.18 bits a position (WLD), 1.21 (DTW), 0.50 (DTC);
  * unit files of 5 pieces, with each position's capture flag, 4.26 bits a position with the
  * rule's second value and 3.21 without (measured with --keep-work).
  * Decoding finished tables again when a small cache dropped them: Brazilian up to 6 pieces on 2

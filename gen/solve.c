@@ -241,6 +241,13 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
     return a;
 }
 
+/* The kings index of p in index ix, its men standing on `men`: all a position of a known
+ * subslice needs ranked. */
+static inline uint64_t kings_index(const dk_index *ix, dk_bb men, const dk_pos *p)
+{
+    return dk_index_kings_rank(ix, men, dk_kings(p, DK_WHITE), dk_kings(p, DK_BLACK));
+}
+
 int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2], char *err,
                     size_t errlen)
 {
@@ -256,7 +263,7 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
         /* Within the pair being solved only a man move leads on: to a finished unit of the
          * level above. */
         const dk_index *ix = side ? &pair->ix_twin : &pair->ix;
-        dk_bb wmen = p->pieces[DK_WHITE] & ~p->kings, bmen = p->pieces[DK_BLACK] & ~p->kings;
+        dk_bb wmen = dk_men(p, DK_WHITE), bmen = dk_men(p, DK_BLACK);
         /* found by its men's bitboards, so that a hit ranks only the kings */
         uint64_t h = ((wmen * 0x9E3779B97F4A7C15ull) ^ (bmen * 0xC2B2AE3D27D4EB4Full)) + (uint64_t)side;
         exit_slot *c = &s->cache[(h >> 32) % EXIT_CACHE];
@@ -273,9 +280,7 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
             *c = (exit_slot){wmen, bmen, side, a->file,
                              a->plan.groups[gi].offset + (uint64_t)in_group * a->plan.K};
         }
-        uint64_t k = dk_index_kings_rank(ix, wmen | bmen, p->pieces[DK_WHITE] & p->kings,
-                                         p->pieces[DK_BLACK] & p->kings);
-        uint64_t at = (c->base + k) * s->stride;
+        uint64_t at = (c->base + kings_index(ix, wmen | bmen, p)) * s->stride;
         out[1] = DK_RULE_DRAW;
         int rc = dk_unitfile_read(c->file, at, s->stride, out, err, errlen);
         out[0] = dk_unit_dtw(out[0]);
@@ -395,12 +400,10 @@ static inline int other_side(const group_ctx *c, int side) { return c->nsides ==
 
 static inline int side_of(const group_ctx *c, uint64_t i) { return i >= c->K ? 1 : 0; }
 
-/* The global index of n, a position of the group on side `side`. */
+/* The global index of n, a position of the group on side `side`: its men are that side's. */
 static inline uint64_t group_index(const group_ctx *c, int side, const dk_pos *n)
 {
-    dk_bb men = (n->pieces[0] | n->pieces[1]) & ~n->kings;
-    return (uint64_t)side * c->K +
-           dk_index_kings_rank(c->ix[side], men, n->pieces[0] & n->kings, n->pieces[1] & n->kings);
+    return (uint64_t)side * c->K + kings_index(c->ix[side], c->wmen[side] | c->bmen[side], n);
 }
 
 /* The position of kings index k on side `side` of the group: only its kings are unranked. */
@@ -415,12 +418,11 @@ static inline dk_pos group_pos(const group_ctx *c, int side, uint64_t k)
  * Its men are compared as bitboards, so only a position of the group is ranked (its kings). */
 static bool in_group(const group_ctx *c, dk_material m, const dk_pos *p, uint64_t *i)
 {
-    dk_bb wmen = p->pieces[DK_WHITE] & ~p->kings, bmen = p->pieces[DK_BLACK] & ~p->kings;
+    dk_bb wmen = dk_men(p, DK_WHITE), bmen = dk_men(p, DK_BLACK);
     for (int side = 0; side < 2; side++) {
         if (wmen != c->wmen[side] || bmen != c->bmen[side] || !dk_material_equal(m, c->mat[side]))
             continue;
-        uint64_t k = dk_index_kings_rank(c->ix[side], wmen | bmen, p->pieces[DK_WHITE] & p->kings,
-                                         p->pieces[DK_BLACK] & p->kings);
+        uint64_t k = kings_index(c->ix[side], wmen | bmen, p);
         *i = (c->nsides == 1 ? 0 : (uint64_t)side) * c->K + k;
         return true;
     }

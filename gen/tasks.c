@@ -195,19 +195,6 @@ static void remove_units(dk_worker *w, uint32_t pi)
         dk_unitfile_remove(w->plans, w->dir, u);
 }
 
-/* Gathers the values of units into held (ix->size positions of `stride` values), in order. */
-static int gather(const dk_value_source *units, uint64_t count, unsigned stride, dk_value *held,
-                  char *err, size_t errlen)
-{
-    enum { CHUNK = 1 << 16 };
-    for (uint64_t first = 0; first < count; first += CHUNK) {
-        size_t n = count - first < CHUNK ? (size_t)(count - first) : CHUNK;
-        if (units->read(units, first, n, held + first * stride, err, errlen) != 0)
-            return -1;
-    }
-    return 0;
-}
-
 /* Writes one verified material, side `side` of the pair r reads (its values in table order,
  * read from the pair's units, and its must-capture map from their flags): first the values
  * once more, in order, into memory when they fit in `hold` bytes, else to
@@ -230,7 +217,7 @@ static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int
     dk_vfile *f = NULL;
     dk_value_source in_order;
     if (held) {
-        if (gather(units, ix->size, stride, held, err, errlen) != 0) {
+        if (units->read(units, 0, (size_t)ix->size, held, err, errlen) != 0) {
             free(held);
             return -1;
         }
