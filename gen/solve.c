@@ -414,21 +414,6 @@ static inline dk_pos group_pos(const group_ctx *c, int side, uint64_t k)
     return (dk_pos){{c->wmen[side] | wk, c->bmen[side] | bk}, wk | bk, DK_WHITE};
 }
 
-/* Whether p (White to move, material m) is a position of the group; if so its global index.
- * Its men are compared as bitboards, so only a position of the group is ranked (its kings). */
-static bool in_group(const group_ctx *c, dk_material m, const dk_pos *p, uint64_t *i)
-{
-    dk_bb wmen = dk_men(p, DK_WHITE), bmen = dk_men(p, DK_BLACK);
-    for (int side = 0; side < 2; side++) {
-        if (wmen != c->wmen[side] || bmen != c->bmen[side] || !dk_material_equal(m, c->mat[side]))
-            continue;
-        uint64_t k = kings_index(c->ix[side], wmen | bmen, p);
-        *i = (c->nsides == 1 ? 0 : (uint64_t)side) * c->K + k;
-        return true;
-    }
-    return false;
-}
-
 /* Walks the positions this rank holds, in local order. */
 typedef struct held_iter {
     const group_ctx *c;
@@ -885,35 +870,40 @@ int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, s
     return 0; /* the units above stay open for dk_verify_unit */
 }
 
-/* Where verification reads values: the group's own positions from the values just solved,
- * everything else as the solver does. In a split unit, a position another rank holds is asked
- * for (the question queued for that rank, with the chunk slot of the position that needs it)
- * and its value added when the answer comes. */
-typedef struct group_source {
-    dk_solver *s;
-    const group_ctx *c;
-    const dk_value *values; /* the group's, local order */
-    const dk_value *conv;   /* the group's conversions, as classify packed them */
-    uint32_t slot;          /* split: the chunk slot of the position being checked */
-} group_source;
-
-static int group_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err,
-                       size_t errlen)
+/* Adds to x the values of the successors of p (held here, on `side` of group c) by quiet king
+ * moves, unless p must capture, which x records. Every such successor is a position of the
+ * group's other side, ranked by dk_quiet_rank from p's squares. One this rank holds is read from
+ * `values` (the group's, local order); one another rank holds is asked for, the question queued
+ * for that rank with `slot` (the chunk slot of p), and added when the answer comes. Returns 0,
+ * or -1 with one line in err. */
+static int verify_quiet(dk_solver *s, const group_ctx *c, const dk_pos *p, int side, const dk_value *values,
+                        uint32_t slot, dk_expected *x, char *err, size_t errlen)
 {
-    group_source *g = ctx;
-    uint64_t i;
-    if (!in_group(g->c, m, p, &i))
-        return dk_solver_value(g->s, m, p, out, err, errlen);
-    uint32_t l;
-    int r = owner_of(&g->c->L, i, &l);
-    if (r != g->c->L.rank) {
-        if (box_add(&g->s->box[r], &l, sizeof l) != 0 || box_add(&g->s->slots[r], &g->slot, sizeof g->slot) != 0)
-            return snprintf(err, errlen, "out of memory"), -1;
-        return 1;
+    const dk_variant *v = s->v;
+    if ((x->must_capture = dk_can_capture(v, p, p->side)))
+        return 0;
+    int os = other_side(c, side);
+    dk_quiet_ranker q = dk_quiet_ranker_of(c->ix[os], p);
+    dk_bb occ = dk_occupied(p);
+    const dk_value *here[DK_MAX_MOVES]; /* fetched from memory together, then added */
+    int n = 0;
+    for (dk_bb b = dk_kings(p, DK_WHITE); b; b &= b - 1) {
+        int from = dk_lsb(b);
+        for (dk_bb to = dk_king_reach(v, from, occ); to; to &= to - 1) {
+            uint32_t l;
+            int r = owner_of(&c->L, (uint64_t)os * c->K + dk_quiet_rank(&q, from, dk_lsb(to)), &l);
+            if (r == c->L.rank) {
+                here[n] = values + (size_t)l * s->stride;
+                __builtin_prefetch(here[n++]);
+            } else if (box_add(&s->box[r], &l, sizeof l) != 0 || box_add(&s->slots[r], &slot, sizeof slot) != 0) {
+                return snprintf(err, errlen, "out of memory"), -1;
+            }
+        }
     }
-    const dk_value *at = g->values + (size_t)l * g->s->stride;
-    out[0] = dk_unit_dtw(at[0]);
-    out[1] = g->s->stride > 1 ? at[1] : DK_RULE_DRAW;
+    for (int k = 0; k < n; k++) {
+        dk_value e[2] = {dk_unit_dtw(here[k][0]), s->stride > 1 ? here[k][1] : DK_RULE_DRAW};
+        dk_expected_add(x, e, false, s->limit);
+    }
     return 0;
 }
 
@@ -931,14 +921,14 @@ int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, ui
     for (size_t gi = 0; gi < plan->ngroups; gi++) {
         const dk_group *gr = &plan->groups[gi];
         group_ctx c = make_group(plan, gr, NULL);
-        group_source src = {s, &c, values + gr->offset * s->stride, s->conv + 2 * gr->offset, 0};
+        const dk_value *gv = values + gr->offset * s->stride, *conv = s->conv + 2 * gr->offset;
         held_iter h;
         for (bool more = held_begin(&h, &c); more; more = held_next(&h)) {
             dk_expected x;
-            dk_expected_unpack(&x, src.conv + 2 * (size_t)h.l, s->limit);
-            if (dk_expected_collect(s->v, &h.it.pos, s->limit, true, group_value, &src, &x, err, errlen) != 0)
+            dk_expected_unpack(&x, conv + 2 * (size_t)h.l, s->limit);
+            if (verify_quiet(s, &c, &h.it.pos, h.side, gv, 0, &x, err, errlen) != 0)
                 return -1;
-            if (!passes(s, src.values, h.l, &x)) {
+            if (!passes(s, gv, h.l, &x)) {
                 *bad_group = gi;
                 *bad_side = h.side;
                 *bad_kings = h.i - (uint64_t)h.side * c.K;
@@ -978,7 +968,6 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
     const int R = c->L.nranks;
     const size_t vsize = s->stride * sizeof(dk_value);
     dk_expected *acc = malloc(VERIFY_CHUNK * sizeof *acc);
-    group_source src = {s, c, values, s->conv, 0};
     held_iter h;
     bool more = held_begin(&h, c);
     int status = 0; /* -1: an error here, 1: a position failed here */
@@ -989,9 +978,8 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
     for (;;) {
         uint32_t first = h.l, n = 0;
         for (; status == 0 && more && n < VERIFY_CHUNK; n++, more = held_next(&h)) {
-            dk_expected_unpack(&acc[n], src.conv + 2 * (size_t)h.l, s->limit);
-            src.slot = n;
-            if (dk_expected_collect(s->v, &h.it.pos, s->limit, true, group_value, &src, &acc[n], err, errlen) != 0)
+            dk_expected_unpack(&acc[n], s->conv + 2 * (size_t)h.l, s->limit);
+            if (verify_quiet(s, c, &h.it.pos, h.side, values, n, &acc[n], err, errlen) != 0)
                 status = -1;
         }
         int64_t w[3] = {n == 0 ? 1 : 0, status < 0 ? -1 : 0, status > 0 ? 0 : 1};

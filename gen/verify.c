@@ -32,45 +32,24 @@ void dk_expected_unpack(dk_expected *x, const dk_value packed[2], unsigned limit
     }
 }
 
-int dk_expected_collect(const dk_variant *v, const dk_pos *p, unsigned limit, bool quiet_only,
-                        dk_value_fn get, void *ctx, dk_expected *x, char *err, size_t errlen)
-{
-    dk_movelist list;
-    if (quiet_only) { /* without a capture search: only whether one exists */
-        if ((x->must_capture = dk_can_capture(v, p, p->side)))
-            return 0;
-        dk_gen_quiet_king_moves(v, p, &list);
-    } else {
-        dk_gen_moves(v, p, &list);
-        x->must_capture = list.n > 0 && list.m[0].captures != 0;
-    }
-    for (int k = 0; k < list.n; k++) {
-        const dk_move *m = &list.m[k];
-        bool conversion = m->captures || !(p->kings & dk_bit(m->from));
-        if (quiet_only && conversion)
-            continue;
-        dk_pos after = dk_apply(p, m);
-        dk_value e[2] = {dk_value_of_dtw(0), dk_rule_loss(0)};
-        if (after.pieces[after.side]) {
-            dk_pos n = dk_pos_flip(v, &after);
-            int rc = get(ctx, dk_material_of(&n), &n, e, err, errlen);
-            if (rc < 0)
-                return -1;
-            if (rc > 0)
-                continue; /* deferred: the caller adds it */
-        }
-        dk_expected_add(x, e, conversion, limit);
-    }
-    return 0;
-}
-
 int dk_expected_values(const dk_variant *v, const dk_pos *p, unsigned limit, dk_value_fn get,
                        void *ctx, dk_value out[2], char *err, size_t errlen)
 {
     dk_expected x;
     dk_expected_start(&x);
-    if (dk_expected_collect(v, p, limit, false, get, ctx, &x, err, errlen) != 0)
-        return -1;
+    dk_movelist list;
+    dk_gen_moves(v, p, &list);
+    for (int k = 0; k < list.n; k++) {
+        const dk_move *m = &list.m[k];
+        dk_pos after = dk_apply(p, m);
+        dk_value e[2] = {dk_value_of_dtw(0), dk_rule_loss(0)};
+        if (after.pieces[after.side]) {
+            dk_pos n = dk_pos_flip(v, &after);
+            if (get(ctx, dk_material_of(&n), &n, e, err, errlen) != 0)
+                return -1;
+        }
+        dk_expected_add(&x, e, m->captures || !(p->kings & dk_bit(m->from)), limit);
+    }
     out[0] = x.out[0];
     out[1] = x.out[1];
     return 0;

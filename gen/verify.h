@@ -14,8 +14,7 @@
 
 /* Gives the values of p (White to move, material m): out[0] its DTW value and, when the
  * tables follow a draw rule, out[1] its rule value; from a table, or an array being checked.
- * Returns 0, or -1 with one line in err; 1 (for dk_expected_collect only) to defer p, whose
- * value the caller adds later. */
+ * Returns 0, or -1 with one line in err. */
 typedef int (*dk_value_fn)(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err,
                            size_t errlen);
 
@@ -33,12 +32,12 @@ int dk_expected_values(const dk_variant *v, const dk_pos *p, unsigned limit, dk_
                        void *ctx, dk_value out[2], char *err, size_t errlen);
 
 /* The best value through the moves seen so far: what dk_expected_values computes, move by
- * move, for a caller that learns some successors' values later (a split unit asks other ranks
- * for them). */
+ * move, for a caller that adds the successors itself (the solver's verification reads the quiet
+ * king moves from the values it checks, and a split unit asks other ranks for some). */
 typedef struct dk_expected {
     int32_t best[2]; /* ranks of out[0] and out[1] (INT32_MIN: no move yet) */
     dk_value out[2];
-    bool must_capture; /* the side to move must capture (set by dk_expected_collect) */
+    bool must_capture; /* the side to move must capture (set by the caller) */
 } dk_expected;
 
 /* No move yet: the values of a position without a move. */
@@ -62,14 +61,6 @@ static inline void dk_expected_add(dk_expected *x, const dk_value e[2], bool con
         }
     }
 }
-
-/* Adds the successors of p to x, reading their values through get: every move, or with
- * quiet_only only the quiet king moves (the conversions, captures and man moves, having been
- * added before: see dk_expected_pack); those get defers (returns 1) are left for the caller to
- * add (dk_expected_add); records whether p must capture. Returns 0, or -1 with one line in err.
- * Thread-safe if get is. */
-int dk_expected_collect(const dk_variant *v, const dk_pos *p, unsigned limit, bool quiet_only,
-                        dk_value_fn get, void *ctx, dk_expected *x, char *err, size_t errlen);
 
 /* What x holds in two values (the second used only with a draw rule), and back: the solver
  * collects a position's conversions while it classifies it, so that verification reads every

@@ -77,6 +77,37 @@ static inline uint64_t dk_index_kings_rank(const dk_index *ix, dk_bb men, dk_bb 
     return dk_comb_rank(wk, men) * ix->c_bk + dk_comb_rank(bk, men | wk);
 }
 
+/* Ranks the successors of one position p (White to move) by quiet king moves, turned so that
+ * White is to move: their men, and their white kings (p's black kings), are the same for
+ * every move, so their white kings' rank is taken once and each move ranks only p's white kings
+ * turned, one of them moved. Verification reads a position's successors this way: not through
+ * dk_apply, dk_pos_flip and dk_index_kings_rank as the solver's backward passes find their
+ * neighbours, so that the two passes share no step that relates positions. */
+typedef struct dk_quiet_ranker {
+    const dk_variant *v;
+    uint64_t base; /* the successors' white kings ranked, times the black kings' radix */
+    dk_bb skip;    /* the successors' men and white kings */
+    dk_bb kings;   /* p's white kings */
+} dk_quiet_ranker;
+
+/* Starts on p; ix is the index of the successors' material (p's material turned). Pure. */
+static inline dk_quiet_ranker dk_quiet_ranker_of(const dk_index *ix, const dk_pos *p)
+{
+    const dk_variant *v = ix->v;
+    dk_bb theirs = dk_rotate_bb(v, p->pieces[DK_BLACK] & p->kings);
+    dk_bb men = dk_rotate_bb(v, (p->pieces[DK_WHITE] | p->pieces[DK_BLACK]) & ~p->kings);
+    return (dk_quiet_ranker){v, dk_comb_rank(theirs, men) * ix->c_bk, men | theirs,
+                             p->pieces[DK_WHITE] & p->kings};
+}
+
+/* The kings_index of the successor where p's white king on `from` moves to the empty square
+ * `to`. Pure. */
+static inline uint64_t dk_quiet_rank(const dk_quiet_ranker *q, int from, int to)
+{
+    dk_bb moved = (q->kings & ~dk_bit(from)) | dk_bit(to);
+    return q->base + dk_comb_rank(dk_rotate_bb(q->v, moved), q->skip);
+}
+
 /* The kings with kings_index (< kings_count) given the men on `men`. Pure; thread-safe. */
 void dk_index_kings_unrank(const dk_index *ix, uint64_t kings_index, dk_bb men, dk_bb *wk, dk_bb *bk);
 

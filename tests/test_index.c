@@ -226,6 +226,37 @@ static void test_random_positions(void **state)
     }
 }
 
+/* dk_quiet_rank gives, for every quiet king move of random positions of every material up to 8
+ * pieces, the kings_index of the successor turned: what dk_apply, dk_pos_flip and the full
+ * rank give. */
+static void test_quiet_rank(void **state)
+{
+    (void)state;
+    const dk_variant *vs[2] = {br(), intl()};
+    for (int vi = 0; vi < 2; vi++) {
+        const dk_variant *v = vs[vi];
+        dk_material *ms;
+        size_t n = materials(v, 8, &ms);
+        for (long k = 0; k < (long)(20000 * scale()); k++) {
+            dk_material m = ms[rnd() % n];
+            dk_index ix, tx;
+            assert_int_equal(dk_index_init(&ix, v, m), 0);
+            assert_int_equal(dk_index_init(&tx, v, dk_material_twin(m)), 0);
+            dk_pos p = random_pos(v, m, DK_WHITE);
+            dk_quiet_ranker q = dk_quiet_ranker_of(&tx, &p);
+            dk_movelist list;
+            dk_gen_quiet_king_moves(v, &p, &list);
+            for (int j = 0; j < list.n; j++) {
+                dk_pos after = dk_apply(&p, &list.m[j]), f = dk_pos_flip(v, &after);
+                uint64_t men, kings;
+                dk_index_rank_split(&tx, &f, &men, &kings);
+                assert_int_equal(dk_quiet_rank(&q, list.m[j].from, list.m[j].to), kings);
+            }
+        }
+        free(ms);
+    }
+}
+
 static void test_subslice_iter(void **state)
 {
     (void)state;
@@ -552,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_exhaustive_small),
         cmocka_unit_test(test_random_large),
         cmocka_unit_test(test_random_positions),
+        cmocka_unit_test(test_quiet_rank),
         cmocka_unit_test(test_subslice_iter),
         cmocka_unit_test(test_level_counts),
         cmocka_unit_test(test_workgraph),
