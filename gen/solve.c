@@ -400,12 +400,6 @@ static inline int other_side(const group_ctx *c, int side) { return c->nsides ==
 
 static inline int side_of(const group_ctx *c, uint64_t i) { return i >= c->K ? 1 : 0; }
 
-/* The global index of n, a position of the group on side `side`: its men are that side's. */
-static inline uint64_t group_index(const group_ctx *c, int side, const dk_pos *n)
-{
-    return (uint64_t)side * c->K + kings_index(c->ix[side], c->wmen[side] | c->bmen[side], n);
-}
-
 /* The position of kings index k on side `side` of the group: only its kings are unranked. */
 static inline dk_pos group_pos(const group_ctx *c, int side, uint64_t k)
 {
@@ -628,26 +622,27 @@ static int box_add(outbox *b, const void *item, size_t size)
 }
 
 /* Passes the value v of position l (held here) back to its predecessors by quiet king moves:
- * applied at once where this rank holds them, queued for their holder otherwise. */
+ * applied at once where this rank holds them, queued for their holder otherwise. Every such
+ * predecessor is a position of the group's other side, ranked by dk_unmove_rank. */
 static int send_back(dk_solver *s, const group_ctx *c, uint32_t l, dk_value v, bool rule)
 {
     uint64_t i = global_of(&c->L, l);
-    int side = side_of(c, i);
+    int side = side_of(c, i), os = other_side(c, side);
     dk_pos q = group_pos(c, side, i - (uint64_t)side * c->K);
-    dk_movelist back;
-    dk_gen_king_unmoves_unchecked(s->v, &q, &back);
-    int os = other_side(c, side);
+    dk_unmove_ranker u = dk_unmove_ranker_of(c->ix[os], &q);
+    dk_bb occ = dk_occupied(&q);
     /* the predecessors' cells first, fetched from memory together, then the updates */
     uint32_t at[DK_MAX_MOVES];
-    int owner[DK_MAX_MOVES];
-    for (int k = 0; k < back.n; k++) {
-        dk_pos pred = dk_unapply(&q, &back.m[k]);
-        dk_pos f = dk_pos_flip(s->v, &pred);
-        owner[k] = owner_of(&c->L, group_index(c, os, &f), &at[k]);
-        if (owner[k] == c->L.rank)
-            __builtin_prefetch(&s->cells[at[k]], 1);
+    int owner[DK_MAX_MOVES], n = 0;
+    for (dk_bb b = dk_kings(&q, DK_BLACK); b; b &= b - 1) {
+        int to = dk_lsb(b);
+        for (dk_bb from = dk_king_reach(s->v, to, occ); from; from &= from - 1, n++) {
+            owner[n] = owner_of(&c->L, (uint64_t)os * c->K + dk_unmove_rank(&u, dk_lsb(from), to), &at[n]);
+            if (owner[n] == c->L.rank)
+                __builtin_prefetch(&s->cells[at[n]], 1);
+        }
     }
-    for (int k = 0; k < back.n; k++) {
+    for (int k = 0; k < n; k++) {
         if (owner[k] == c->L.rank) {
             if (apply(s, rule, at[k], v) != 0)
                 return -1;

@@ -80,9 +80,11 @@ static inline uint64_t dk_index_kings_rank(const dk_index *ix, dk_bb men, dk_bb 
 /* Ranks the successors of one position p (White to move) by quiet king moves, turned so that
  * White is to move: their men, and their white kings (p's black kings), are the same for
  * every move, so their white kings' rank is taken once and each move ranks only p's white kings
- * turned, one of them moved. Verification reads a position's successors this way: not through
- * dk_apply, dk_pos_flip and dk_index_kings_rank as the solver's backward passes find their
- * neighbours, so that the two passes share no step that relates positions. */
+ * turned, one of them moved. Verification reads a position's successors this way, while the
+ * solver's backward passes find predecessors with dk_unmove_rank: two ways of relating positions
+ * (moves from the mover's squares, un-moves from the other side's), each checked against
+ * dk_apply or dk_unapply, dk_pos_flip and the full rank by the tests, so that verification does
+ * not follow the solver's steps. */
 typedef struct dk_quiet_ranker {
     const dk_variant *v;
     uint64_t base; /* the successors' white kings ranked, times the black kings' radix */
@@ -106,6 +108,33 @@ static inline uint64_t dk_quiet_rank(const dk_quiet_ranker *q, int from, int to)
 {
     dk_bb moved = (q->kings & ~dk_bit(from)) | dk_bit(to);
     return q->base + dk_comb_rank(dk_rotate_bb(q->v, moved), q->skip);
+}
+
+/* Ranks the predecessors of q (White to move) by quiet moves of its black kings, turned so that
+ * White is to move: the positions the solver's backward passes update. Their men and black
+ * kings (q's men and white kings turned) are the same for every un-move, so each un-move turns
+ * only q's black kings, one of them moved back. */
+typedef struct dk_unmove_ranker {
+    const dk_index *ix;
+    dk_bb men;   /* the predecessors' men */
+    dk_bb bk;    /* their black kings */
+    dk_bb kings; /* q's black kings */
+} dk_unmove_ranker;
+
+/* Starts on q; ix is the index of the predecessors' material (q's material turned). Pure. */
+static inline dk_unmove_ranker dk_unmove_ranker_of(const dk_index *ix, const dk_pos *q)
+{
+    const dk_variant *v = ix->v;
+    return (dk_unmove_ranker){ix, dk_rotate_bb(v, (q->pieces[DK_WHITE] | q->pieces[DK_BLACK]) & ~q->kings),
+                              dk_rotate_bb(v, q->pieces[DK_WHITE] & q->kings), q->pieces[DK_BLACK] & q->kings};
+}
+
+/* The kings_index of the predecessor where q's black king on `to` stood on `from`, a square
+ * empty in q. Pure. */
+static inline uint64_t dk_unmove_rank(const dk_unmove_ranker *u, int from, int to)
+{
+    dk_bb wk = dk_rotate_bb(u->ix->v, (u->kings & ~dk_bit(to)) | dk_bit(from));
+    return dk_index_kings_rank(u->ix, u->men, wk, u->bk);
 }
 
 /* The kings with kings_index (< kings_count) given the men on `men`. Pure; thread-safe. */

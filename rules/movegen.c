@@ -180,51 +180,36 @@ int dk_count_moves(const dk_variant *v, const dk_pos *p)
     return quiet_moves(v, p, NULL, QUIET_MEN | QUIET_KINGS);
 }
 
-enum { UN_MEN = 1, UN_KINGS = 2, UN_PROMOTIONS = 4, UN_UNCHECKED = 8 };
-
-/* Adds un-move from->to unless checking and the mover had a capture in the predecessor. */
+/* Adds un-move from->to unless the mover had a capture in the predecessor. */
 static void add_unmove(const dk_variant *v, const dk_pos *p, dk_movelist *l, int from, int to,
-                       bool promotes, unsigned kinds)
+                       bool promotes)
 {
     dk_move m = {0, (uint8_t)from, (uint8_t)to, 0, promotes};
-    if (!(kinds & UN_UNCHECKED)) {
-        dk_pos q = dk_unapply(p, &m);
-        if (dk_can_capture(v, &q, q.side))
-            return;
-    }
-    l->m[l->n++] = m;
+    dk_pos q = dk_unapply(p, &m);
+    if (!dk_can_capture(v, &q, q.side))
+        l->m[l->n++] = m;
 }
 
-static int gen_unmoves(const dk_variant *v, const dk_pos *p, dk_movelist *list, unsigned kinds)
+int dk_gen_unmoves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
 {
     int c = p->side ^ 1; /* the colour that has just moved */
     dk_bb occ = dk_occupied(p);
     dk_bb empty = v->all & ~occ;
     list->n = 0;
     /* a man came one step back: from a square where a man of the other colour would step */
-    for (dk_bb b = (kinds & UN_MEN) ? dk_men(p, c) : 0; b; b &= b - 1) {
+    for (dk_bb b = dk_men(p, c); b; b &= b - 1) {
         int s = dk_lsb(b);
         for (dk_bb from = v->step[c ^ 1][s] & empty; from; from &= from - 1)
-            add_unmove(v, p, list, dk_lsb(from), s, false, kinds);
+            add_unmove(v, p, list, dk_lsb(from), s, false);
     }
     for (dk_bb b = dk_kings(p, c); b; b &= b - 1) {
         int s = dk_lsb(b);
-        dk_bb from = (kinds & UN_KINGS) ? dk_king_reach(v, s, occ) : 0;
-        for (; from; from &= from - 1)
-            add_unmove(v, p, list, dk_lsb(from), s, false, kinds);
-        from = (kinds & UN_PROMOTIONS) && (v->promo[c] & dk_bit(s)) ? v->step[c ^ 1][s] & empty : 0;
-        for (; from; from &= from - 1)
-            add_unmove(v, p, list, dk_lsb(from), s, true, kinds);
+        for (dk_bb from = dk_king_reach(v, s, occ); from; from &= from - 1)
+            add_unmove(v, p, list, dk_lsb(from), s, false);
+        dk_bb back = (v->promo[c] & dk_bit(s)) ? v->step[c ^ 1][s] & empty : 0;
+        for (dk_bb from = back; from; from &= from - 1)
+            add_unmove(v, p, list, dk_lsb(from), s, true);
     }
     return list->n;
 }
 
-int dk_gen_unmoves(const dk_variant *v, const dk_pos *p, dk_movelist *list)
-{
-    return gen_unmoves(v, p, list, UN_MEN | UN_KINGS | UN_PROMOTIONS);
-}
-
-int dk_gen_king_unmoves_unchecked(const dk_variant *v, const dk_pos *p, dk_movelist *list)
-{
-    return gen_unmoves(v, p, list, UN_KINGS | UN_UNCHECKED);
-}

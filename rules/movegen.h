@@ -33,9 +33,4 @@ bool dk_can_capture(const dk_variant *v, const dk_pos *p, int c);
  * count. Thread-safe. */
 int dk_gen_unmoves(const dk_variant *v, const dk_pos *p, dk_movelist *list);
 
-/* Only the king moves (no promotion undone) of the side not to move that lead to p, without
- * the check that the predecessor had no capture: for a solver that knows which positions
- * must capture. Returns the count. Thread-safe. */
-int dk_gen_king_unmoves_unchecked(const dk_variant *v, const dk_pos *p, dk_movelist *list);
-
 #endif
