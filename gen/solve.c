@@ -98,6 +98,12 @@ struct dk_solver {
     void *send, *recv, *answers;
     size_t send_cap, recv_cap, answers_cap;
     size_t queued; /* updates in the outboxes */
+    /* The predecessors here of the position taken last, whose update waits until the next
+     * position's predecessors are found and their cells fetched: time for the fetch to land.
+     * (The order of a bucket's updates does not change the values: see run_pass.) */
+    uint32_t pending[2][DK_MAX_MOVES];
+    int npending, pending_at; /* how many, in which of the two */
+    dk_value pending_v;
 };
 
 static void close_above(dk_solver *s, size_t i);
@@ -621,9 +627,22 @@ static int box_add(outbox *b, const void *item, size_t size)
     return 0;
 }
 
+/* Applies the waiting updates (see dk_solver.pending). */
+static int apply_pending(dk_solver *s, bool rule)
+{
+    const uint32_t *at = s->pending[s->pending_at];
+    int n = s->npending;
+    s->npending = 0;
+    for (int k = 0; k < n; k++)
+        if (apply(s, rule, at[k], s->pending_v) != 0)
+            return -1;
+    return 0;
+}
+
 /* Passes the value v of position l (held here) back to its predecessors by quiet king moves:
- * applied at once where this rank holds them, queued for their holder otherwise. Every such
- * predecessor is a position of the group's other side, ranked by dk_unmove_rank. */
+ * queued for their holder where another rank holds them; where this rank does, their cells
+ * are fetched and they wait for the next call (or apply_pending), which applies them. Every
+ * such predecessor is a position of the group's other side, ranked by dk_unmove_rank. */
 static int send_back(dk_solver *s, const group_ctx *c, uint32_t l, dk_value v, bool rule)
 {
     uint64_t i = global_of(&c->L, l);
@@ -631,29 +650,31 @@ static int send_back(dk_solver *s, const group_ctx *c, uint32_t l, dk_value v, b
     dk_pos q = group_pos(c, side, i - (uint64_t)side * c->K);
     dk_unmove_ranker u = dk_unmove_ranker_of(c->ix[os], &q);
     dk_bb occ = dk_occupied(&q);
-    /* the predecessors' cells first, fetched from memory together, then the updates */
-    uint32_t at[DK_MAX_MOVES];
-    int owner[DK_MAX_MOVES], n = 0;
+    uint32_t *here = s->pending[s->pending_at ^ 1];
+    int n = 0;
     for (dk_bb b = dk_kings(&q, DK_BLACK); b; b &= b - 1) {
         int to = dk_lsb(b);
-        for (dk_bb from = dk_king_reach(s->v, to, occ); from; from &= from - 1, n++) {
-            owner[n] = owner_of(&c->L, (uint64_t)os * c->K + dk_unmove_rank(&u, dk_lsb(from), to), &at[n]);
-            if (owner[n] == c->L.rank)
-                __builtin_prefetch(&s->cells[at[n]], 1);
-        }
-    }
-    for (int k = 0; k < n; k++) {
-        if (owner[k] == c->L.rank) {
-            if (apply(s, rule, at[k], v) != 0)
-                return -1;
-        } else {
-            update u = {at[k], v, 0};
+        dk_bb others = dk_unmove_others(&u, to);
+        for (dk_bb from = dk_king_reach(s->v, to, occ); from; from &= from - 1) {
+            uint32_t at;
+            int owner = owner_of(&c->L, (uint64_t)os * c->K + dk_unmove_rank(&u, others, dk_lsb(from)), &at);
+            if (owner == c->L.rank) {
+                __builtin_prefetch(&s->cells[at], 1);
+                here[n++] = at;
+                continue;
+            }
+            update up = {at, v, 0};
             s->why = "out of memory";
-            if (box_add(&s->box[owner[k]], &u, sizeof u) != 0)
+            if (box_add(&s->box[owner], &up, sizeof up) != 0)
                 return -1;
             s->queued++;
         }
     }
+    if (apply_pending(s, rule) != 0)
+        return -1;
+    s->pending_at ^= 1;
+    s->npending = n;
+    s->pending_v = v;
     return 0;
 }
 
@@ -730,11 +751,13 @@ static void agree(const group_ctx *c, int64_t *v, int n)
  * have taken bucket d, the ranks go on at d + 1 if updates just moved (they may land there),
  * else at the smallest bucket any rank holds. Updates from a position at distance d land at
  * d + 1 or beyond, so the order in which a bucket's positions and updates are taken does not
- * change the values. */
+ * change the values: neither a round's updates from other ranks nor the updates send_back holds
+ * back until the next position is taken. */
 static int run_pass(dk_solver *s, const group_ctx *c, size_t last, bool rule, char *err, size_t errlen)
 {
     int status = 0; /* -1: failed here, -2: another rank failed */
     size_t d = 0;
+    s->npending = 0;
     if (c->comm) { /* where the first bucket is */
         int64_t w[1] = {next_bucket(s, 0)};
         agree(c, w, 1);
@@ -746,6 +769,8 @@ static int run_pass(dk_solver *s, const group_ctx *c, size_t last, bool rule, ch
         while (status == 0 && k < bucket_len(s, d) && s->queued < FLUSH_UPDATES)
             if (take(s, c, s->buckets[d].a[k++], d, rule) != 0)
                 status = -1;
+        if (status == 0 && apply_pending(s, rule) != 0)
+            status = -1;
         if (!c->comm) { /* one rank: the bucket is taken */
             if (status || (d = (size_t)next_bucket(s, d + 1)) == (size_t)INT64_MAX)
                 break;
@@ -884,9 +909,10 @@ static int verify_quiet(dk_solver *s, const group_ctx *c, const dk_pos *p, int s
     int n = 0;
     for (dk_bb b = dk_kings(p, DK_WHITE); b; b &= b - 1) {
         int from = dk_lsb(b);
+        dk_bb others = dk_quiet_others(&q, from);
         for (dk_bb to = dk_king_reach(v, from, occ); to; to &= to - 1) {
             uint32_t l;
-            int r = owner_of(&c->L, (uint64_t)os * c->K + dk_quiet_rank(&q, from, dk_lsb(to)), &l);
+            int r = owner_of(&c->L, (uint64_t)os * c->K + dk_quiet_rank(&q, others, dk_lsb(to)), &l);
             if (r == c->L.rank) {
                 here[n] = values + (size_t)l * s->stride;
                 __builtin_prefetch(here[n++]);

@@ -102,12 +102,18 @@ static inline dk_quiet_ranker dk_quiet_ranker_of(const dk_index *ix, const dk_po
                              p->pieces[DK_WHITE] & p->kings};
 }
 
-/* The kings_index of the successor where p's white king on `from` moves to the empty square
- * `to`. Pure. */
-static inline uint64_t dk_quiet_rank(const dk_quiet_ranker *q, int from, int to)
+/* The successors' black kings but the one that moves: p's white kings other than the one on
+ * `from`, turned (once for all the moves of that king). Pure. */
+static inline dk_bb dk_quiet_others(const dk_quiet_ranker *q, int from)
 {
-    dk_bb moved = (q->kings & ~dk_bit(from)) | dk_bit(to);
-    return q->base + dk_comb_rank(dk_rotate_bb(q->v, moved), q->skip);
+    return dk_rotate_bb(q->v, q->kings & ~dk_bit(from));
+}
+
+/* The kings_index of the successor where p's white king on `from` moves to the empty square
+ * `to`; `others` is dk_quiet_others(q, from). Pure. */
+static inline uint64_t dk_quiet_rank(const dk_quiet_ranker *q, dk_bb others, int to)
+{
+    return q->base + dk_comb_rank(others | dk_bit(dk_rotate_sq(q->v, to)), q->skip);
 }
 
 /* Ranks the predecessors of q (White to move) by quiet moves of its black kings, turned so that
@@ -129,11 +135,18 @@ static inline dk_unmove_ranker dk_unmove_ranker_of(const dk_index *ix, const dk_
                               dk_rotate_bb(v, q->pieces[DK_WHITE] & q->kings), q->pieces[DK_BLACK] & q->kings};
 }
 
-/* The kings_index of the predecessor where q's black king on `to` stood on `from`, a square
- * empty in q. Pure. */
-static inline uint64_t dk_unmove_rank(const dk_unmove_ranker *u, int from, int to)
+/* The predecessors' white kings but the one that moved: q's black kings other than the one on
+ * `to`, turned (once for all the un-moves of that king). Pure. */
+static inline dk_bb dk_unmove_others(const dk_unmove_ranker *u, int to)
 {
-    dk_bb wk = dk_rotate_bb(u->ix->v, (u->kings & ~dk_bit(to)) | dk_bit(from));
+    return dk_rotate_bb(u->ix->v, u->kings & ~dk_bit(to));
+}
+
+/* The kings_index of the predecessor where q's black king on `to` stood on `from`, a square
+ * empty in q; `others` is dk_unmove_others(u, to). Pure. */
+static inline uint64_t dk_unmove_rank(const dk_unmove_ranker *u, dk_bb others, int from)
+{
+    dk_bb wk = others | dk_bit(dk_rotate_sq(u->ix->v, from));
     return dk_index_kings_rank(u->ix, u->men, wk, u->bk);
 }
 
