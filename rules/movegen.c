@@ -29,11 +29,16 @@ static void record(capture_search *cs, int to, dk_bb captured, int n, bool promo
         l->m[l->n++] = (dk_move){captured, (uint8_t)cs->from, (uint8_t)to, (uint8_t)n, promotes};
 }
 
-static void man_captures(capture_search *cs, int s, dk_bb captured, int n, int colour)
+/* Both searches go on from a landing square in every direction but back the way the piece
+ * came (`back`, -1 at the start): that way the first piece met is the one just captured, which
+ * stays on the board and cannot be captured twice. */
+static void man_captures(capture_search *cs, int s, dk_bb captured, int n, int colour, int back)
 {
     const dk_variant *v = cs->v;
     bool more = false;
     for (int d = 0; d < 4; d++) {
+        if (d == back)
+            continue;
         int m = v->nb[s][d];
         if (m < 0 || !(cs->enemy & ~captured & dk_bit(m)))
             continue;
@@ -41,18 +46,20 @@ static void man_captures(capture_search *cs, int s, dk_bb captured, int n, int c
         if (t < 0 || !(cs->empty & dk_bit(t)))
             continue;
         more = true;
-        man_captures(cs, t, captured | dk_bit(m), n + 1, colour);
+        man_captures(cs, t, captured | dk_bit(m), n + 1, colour, dk_opposite_dir(d));
     }
     if (!more && n > 0)
         record(cs, s, captured, n, (v->promo[colour] & dk_bit(s)) != 0);
 }
 
-static void king_captures(capture_search *cs, int s, dk_bb captured, int n)
+static void king_captures(capture_search *cs, int s, dk_bb captured, int n, int back)
 {
     const dk_variant *v = cs->v;
     dk_bb occ = ~cs->empty;
     bool more = false;
     for (int d = 0; d < 4; d++) {
+        if (d == back)
+            continue;
         int b;
         dk_slide(v, s, d, occ, &b);
         if (b < 0 || !(cs->enemy & ~captured & dk_bit(b)))
@@ -63,7 +70,7 @@ static void king_captures(capture_search *cs, int s, dk_bb captured, int n)
             int t = dk_lsb(land);
             land &= land - 1;
             more = true;
-            king_captures(cs, t, captured | dk_bit(b), n + 1);
+            king_captures(cs, t, captured | dk_bit(b), n + 1, dk_opposite_dir(d));
         }
     }
     if (!more && n > 0)
@@ -82,9 +89,9 @@ static int gen_captures(const dk_variant *v, const dk_pos *p, int c, dk_movelist
         cs.from = s;
         cs.empty = v->all & ~(occ & ~dk_bit(s));
         if (p->kings & dk_bit(s))
-            king_captures(&cs, s, 0, 0);
+            king_captures(&cs, s, 0, 0, -1);
         else
-            man_captures(&cs, s, 0, 0, c);
+            man_captures(&cs, s, 0, 0, c, -1);
     }
     return list->n ? cs.best : 0;
 }
