@@ -4,7 +4,9 @@
 
 BUILD    ?= build
 CC       ?= gcc
-OPT      ?= -O3 -march=x86-64-v2
+# Link-time optimisation lets the generator's inner loops inline across files (2% of generation
+# time); fat objects keep libdamka.a usable by a linker without it.
+OPT      ?= -O3 -march=x86-64-v2 -flto=auto -ffat-lto-objects
 CFLAGS   ?= $(OPT) -g
 BASEFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP
 LDLIBS   += -lzstd -lpthread

@@ -156,102 +156,66 @@ int dk_normal_index(const dk_variant *v, const dk_pos *p, dk_material *m, uint64
     return 0;
 }
 
-/* Free squares of the board (ascending) once `taken` is removed. */
-static int free_squares(const dk_variant *v, dk_bb taken, int8_t *out)
-{
-    int n = 0;
-    for (dk_bb b = v->all & ~taken; b; b &= b - 1)
-        out[n++] = (int8_t)dk_lsb(b);
-    return n;
-}
-
-static dk_bb first_combination(int8_t *c, int k, const int8_t *squares)
+/* The k lowest squares of `squares`. */
+static dk_bb lowest(dk_bb squares, int k)
 {
     dk_bb b = 0;
-    for (int i = 0; i < k; i++) {
-        c[i] = (int8_t)i;
-        b |= dk_bit(squares[i]);
-    }
+    for (; k > 0; k--, squares &= squares - 1)
+        b |= squares & -squares;
     return b;
 }
 
-/* Colex successor: the combination whose rank is one more. Returns false after the last. */
-static bool next_combination(int8_t *c, int k, int n)
+/* The colex successor of the set b among `squares` (the next set of its size in the order of
+ * ranks), or 0 after the last: the lowest run of b's squares (consecutive among `squares`)
+ * carries into the next square, and all but one of the run restart at the bottom. */
+static dk_bb next_set(dk_bb b, dk_bb squares)
 {
-    for (int i = 0; i < k; i++) {
-        int limit = i + 1 < k ? c[i + 1] : n;
-        if (c[i] + 1 < limit) {
-            c[i]++;
-            for (int j = 0; j < i; j++)
-                c[j] = (int8_t)j;
-            return true;
-        }
-    }
-    return false;
+    if (!b)
+        return 0; /* the one empty set */
+    dk_bb r = ((b | ~squares) + (b & -b)) & squares;
+    dk_bb run = b & ~r;
+    return r ? r | lowest(squares, dk_popcount(run) - 1) : 0;
 }
 
-static dk_bb combination_bits(const int8_t *c, int k, const int8_t *squares)
+/* Places the kings wk, bk (with kings_index k) on the iterator's men. */
+static void place_kings(dk_subslice_iter *it, dk_bb wk, dk_bb bk, uint64_t k)
 {
-    dk_bb b = 0;
-    for (int i = 0; i < k; i++)
-        b |= dk_bit(squares[c[i]]);
-    return b;
+    dk_bb wmen = it->pos.pieces[DK_WHITE] & ~it->pos.kings, bmen = it->pos.pieces[DK_BLACK] & ~it->pos.kings;
+    it->free_b = it->free_w & ~wk;
+    it->pos = (dk_pos){{wmen | wk, bmen | bk}, wk | bk, DK_WHITE};
+    it->kings_index = k;
 }
 
 void dk_subslice_begin(dk_subslice_iter *it, const dk_index *ix, uint64_t men_index)
 {
-    const dk_variant *v = ix->v;
     dk_bb wmen, bmen;
     dk_index_men_unrank(ix, men_index, &wmen, &bmen);
     it->ix = ix;
     it->men = wmen | bmen;
-    it->kings_index = 0;
-    it->nfree_w = free_squares(v, it->men, it->free_w);
-    dk_bb wk = first_combination(it->cw, ix->m.wk, it->free_w);
-    it->nfree_b = free_squares(v, it->men | wk, it->free_b);
-    dk_bb bk = first_combination(it->cb, ix->m.bk, it->free_b);
-    it->pos = (dk_pos){{wmen | wk, bmen | bk}, wk | bk, DK_WHITE};
-}
-
-/* The combination (indexes into squares[0..n)) whose bits are b, ascending. */
-static void combination_of(int8_t *c, dk_bb b, const int8_t *squares, int n)
-{
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (b & dk_bit(squares[i]))
-            c[k++] = (int8_t)i;
+    it->free_w = ix->v->all & ~it->men;
+    it->pos = (dk_pos){{wmen, bmen}, 0, DK_WHITE};
+    dk_bb wk = lowest(it->free_w, ix->m.wk);
+    place_kings(it, wk, lowest(it->free_w & ~wk, ix->m.bk), 0);
 }
 
 void dk_subslice_seek(dk_subslice_iter *it, const dk_index *ix, uint64_t men_index, uint64_t kings_index)
 {
     dk_subslice_begin(it, ix, men_index);
-    if (kings_index == 0)
-        return;
     dk_bb wk, bk;
     dk_index_kings_unrank(ix, kings_index, it->men, &wk, &bk);
-    combination_of(it->cw, wk, it->free_w, it->nfree_w);
-    it->nfree_b = free_squares(ix->v, it->men | wk, it->free_b);
-    combination_of(it->cb, bk, it->free_b, it->nfree_b);
-    dk_bb wmen = it->pos.pieces[DK_WHITE] & ~it->pos.kings, bmen = it->pos.pieces[DK_BLACK] & ~it->pos.kings;
-    it->pos = (dk_pos){{wmen | wk, bmen | bk}, wk | bk, DK_WHITE};
-    it->kings_index = kings_index;
+    place_kings(it, wk, bk, kings_index);
 }
 
 bool dk_subslice_next(dk_subslice_iter *it)
 {
     const dk_index *ix = it->ix;
-    dk_bb wk = it->pos.kings & it->pos.pieces[DK_WHITE], bk;
-    if (next_combination(it->cb, ix->m.bk, it->nfree_b)) {
-        bk = combination_bits(it->cb, ix->m.bk, it->free_b);
-    } else {
-        if (!next_combination(it->cw, ix->m.wk, it->nfree_w))
+    dk_bb wk = it->pos.kings & it->pos.pieces[DK_WHITE];
+    dk_bb bk = next_set(it->pos.kings & it->pos.pieces[DK_BLACK], it->free_b);
+    if (!bk) {
+        if (!(wk = next_set(wk, it->free_w)))
             return false;
-        wk = combination_bits(it->cw, ix->m.wk, it->free_w);
-        it->nfree_b = free_squares(ix->v, it->men | wk, it->free_b);
-        bk = first_combination(it->cb, ix->m.bk, it->free_b);
+        bk = lowest(it->free_w & ~wk, ix->m.bk);
     }
-    dk_bb wmen = it->pos.pieces[DK_WHITE] & ~it->pos.kings, bmen = it->pos.pieces[DK_BLACK] & ~it->pos.kings;
-    it->pos = (dk_pos){{wmen | wk, bmen | bk}, wk | bk, DK_WHITE};
-    it->kings_index++;
+    place_kings(it, wk, bk, it->kings_index + 1);
     return true;
 }

@@ -182,9 +182,7 @@ typedef struct dk_subslice_iter {
     dk_pos pos;              /* the current position, White to move */
     uint64_t kings_index;    /* its kings_index */
     dk_bb men;
-    int nfree_w, nfree_b;
-    int8_t free_w[DK_MAX_SQ], free_b[DK_MAX_SQ]; /* free squares for each colour's kings */
-    int8_t cw[DK_MAX_SQ], cb[DK_MAX_SQ];         /* current combinations, ascending */
+    dk_bb free_w, free_b;    /* the squares each colour's kings may stand on */
 } dk_subslice_iter;
 
 /* Starts at kings_index 0 of subslice men_index (< men_count). Not thread-safe on one iterator. */
