@@ -58,8 +58,8 @@ static void king_captures(capture_search *cs, int s, dk_bb captured, int n, int 
     dk_bb occ = ~cs->empty;
     bool more = false;
     for (int d = 0; d < 4; d++) {
-        if (d == back)
-            continue;
+        if (d == back || !(v->ray[s][d] & cs->enemy & ~captured))
+            continue; /* back, or no piece left to capture on the ray */
         int b;
         dk_slide(v, s, d, occ, &b);
         if (b < 0 || !(cs->enemy & ~captured & dk_bit(b)))
@@ -112,10 +112,11 @@ bool dk_can_capture(const dk_variant *v, const dk_pos *p, int c)
     for (dk_bb b = dk_kings(p, c); b; b &= b - 1) {
         int s = dk_lsb(b);
         for (int d = 0; d < 4; d++) {
-            int blk;
-            dk_slide(v, s, d, occ, &blk);
-            if (blk >= 0 && (enemy & dk_bit(blk)) && v->nb[blk][d] >= 0 &&
-                (empty & dk_bit(v->nb[blk][d])))
+            dk_bb hit = v->ray[s][d] & occ;
+            if (!(hit & enemy))
+                continue; /* no enemy on the ray: nothing to find, the common case */
+            int blk = dk_nearest(hit, d);
+            if ((enemy & dk_bit(blk)) && v->nb[blk][d] >= 0 && (empty & dk_bit(v->nb[blk][d])))
                 return true;
         }
     }
