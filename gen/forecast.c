@@ -14,7 +14,9 @@
  * (the same day, a quieter hour) that run took 1078 s: the times below are those x 0.61
  * (0.78 x 0.786). Issue 10's generator (2026-11-24, the evening) took 73.3 s up to 5 pieces on
  * one rank where those times forecast 108 s: unit and finishing times x 0.68. Without the
- * rule, units took 0.83 of the time, finishing 0.72 (4 pieces). Tables up to 5 pieces take 0.18 bits a position (WLD), 1.21 (DTW), 0.50 (DTC);
+ * rule, units took 0.83 of the time, finishing 0.72 (4 pieces). Its last steps (2026-11-24,
+ * late) took 58.1 s with the rule and 42.2 s without where those forecast 73 s and 60 s: unit
+ * and finishing times x 0.796, and without the rule x 0.883 more (0.73 and 0.64). Tables up to 5 pieces take 0.18 bits a position (WLD), 1.21 (DTW), 0.50 (DTC);
  * unit files of 5 pieces, with each position's capture flag, 4.26 bits a position with the
  * rule's second value and 3.21 without (measured with --keep-work).
  * Decoding finished tables again when a small cache dropped them: Brazilian up to 6 pieces on 2
@@ -26,9 +28,9 @@
  * not two: half the time, assumed. Tables larger than the whole cache are read through their
  * compressed blocks, which the model does not charge (5 pieces on 1 rank at 256M took 1.3 times
  * as long as at 12G: see README). */
-static const double unit_seconds = 1.04e-7, king_weight = 1.22, finish_seconds = 0.61e-7;
+static const double unit_seconds = 0.828e-7, king_weight = 1.22, finish_seconds = 0.486e-7;
 static const double decode_seconds = 2.0e-9;
-static const double plain_unit = 0.83, plain_finish = 0.72, plain_decode = 0.5;
+static const double plain_unit = 0.73, plain_finish = 0.64, plain_decode = 0.5;
 static const double table_bits[3] = {0.18, 1.21, 0.50};
 static const double unit_bits_rule = 4.26, unit_bits_plain = 3.21;
 /* A split unit's time on its ranks against one rank's time for the same positions, talking
