@@ -136,7 +136,7 @@ damka_status damka_position_from_fen(const damka_tb *tb, const char *fen, damka_
     dk_tb_clear_error();
     if (!tb || !fen || !out)
         return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
-    dk_pos p;
+    dk_pos p = {{0, 0}, 0, DK_WHITE};
     char why[256];
     if (dk_fen_parse(tb->v, fen, &p, why, sizeof why) != 0)
         return fail(DAMKA_BAD_POSITION, "%s", why);
