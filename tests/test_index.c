@@ -190,102 +190,84 @@ static dk_pos random_pos(const dk_variant *v, dk_material m, int side)
     return p;
 }
 
+/* Calls check on `count` random materials of up to 8 pieces of each board. */
+static void each_random_material(long count, void (*check)(const dk_variant *v, dk_material m))
+{
+    const dk_variant *vs[2] = {br(), intl()};
+    for (int vi = 0; vi < 2; vi++) {
+        dk_material *ms;
+        size_t n = materials(vs[vi], 8, &ms);
+        for (long k = 0; k < count; k++)
+            check(vs[vi], ms[rnd() % n]);
+        free(ms);
+    }
+}
+
+/* A random position of m ranks and unranks to itself; Black to move lands in the twin, at its
+ * flip's index; levels agree under the flip. */
+static void check_random_position(const dk_variant *v, dk_material m)
+{
+    dk_index ix;
+    assert_int_equal(dk_index_init(&ix, v, m), 0);
+    dk_pos p = random_pos(v, m, DK_WHITE);
+    uint64_t i = dk_index_rank(&ix, &p);
+    assert_true(i < ix.size);
+    dk_pos q = dk_index_unrank(&ix, i);
+    assert_true(dk_pos_equal(&p, &q));
+    dk_pos b = random_pos(v, m, DK_BLACK);
+    dk_material nm;
+    uint64_t ni;
+    assert_int_equal(dk_normal_index(v, &b, &nm, &ni), 0);
+    assert_true(dk_material_equal(nm, dk_material_twin(m)));
+    dk_pos f = dk_pos_flip(v, &b);
+    dk_index tx;
+    assert_int_equal(dk_index_init(&tx, v, nm), 0);
+    assert_int_equal(dk_index_rank(&tx, &f), ni);
+    dk_bb fw, fb;
+    dk_men_flip(v, dk_men(&p, DK_WHITE), dk_men(&p, DK_BLACK), &fw, &fb);
+    assert_int_equal(dk_men_level(v, fw, fb), dk_men_level(v, dk_men(&p, DK_WHITE), dk_men(&p, DK_BLACK)));
+}
+
 static void test_random_positions(void **state)
 {
     (void)state;
-    const dk_variant *vs[2] = {br(), intl()};
-    for (int vi = 0; vi < 2; vi++) {
-        const dk_variant *v = vs[vi];
-        dk_material *ms;
-        size_t n = materials(v, 8, &ms);
-        for (long k = 0; k < (long)(100000 * scale()); k++) {
-            dk_material m = ms[rnd() % n];
-            dk_index ix;
-            assert_int_equal(dk_index_init(&ix, v, m), 0);
-            dk_pos p = random_pos(v, m, DK_WHITE);
-            uint64_t i = dk_index_rank(&ix, &p);
-            assert_true(i < ix.size);
-            dk_pos q = dk_index_unrank(&ix, i);
-            assert_true(dk_pos_equal(&p, &q));
-            /* Black to move lands in the twin, the same index as its flip. */
-            dk_pos b = random_pos(v, m, DK_BLACK);
-            dk_material nm;
-            uint64_t ni;
-            assert_int_equal(dk_normal_index(v, &b, &nm, &ni), 0);
-            assert_true(dk_material_equal(nm, dk_material_twin(m)));
-            dk_pos f = dk_pos_flip(v, &b);
-            dk_index tx;
-            assert_int_equal(dk_index_init(&tx, v, nm), 0);
-            assert_int_equal(dk_index_rank(&tx, &f), ni);
-            /* Levels agree under the flip. */
-            dk_bb fw, fb;
-            dk_men_flip(v, dk_men(&p, DK_WHITE), dk_men(&p, DK_BLACK), &fw, &fb);
-            assert_int_equal(dk_men_level(v, fw, fb), dk_men_level(v, dk_men(&p, DK_WHITE), dk_men(&p, DK_BLACK)));
-        }
-        free(ms);
-    }
+    each_random_material((long)(100000 * scale()), check_random_position);
 }
 
-/* dk_quiet_rank gives, for every quiet king move of random positions of every material up to 8
- * pieces, the kings_index of the successor turned: what dk_apply, dk_pos_flip and the full
+/* The rankers of the solver's two passes on a random position p of m: dk_quiet_rank gives, for
+ * every quiet king move of p, the kings_index of the successor turned, and dk_unmove_rank, for
+ * every quiet un-move of a black king of p (those where the mover had a capture included), the
+ * kings_index of the predecessor turned: what dk_apply or dk_unapply, dk_pos_flip and the full
  * rank give. */
-static void test_quiet_rank(void **state)
+static void check_move_rankers(const dk_variant *v, dk_material m)
 {
-    (void)state;
-    const dk_variant *vs[2] = {br(), intl()};
-    for (int vi = 0; vi < 2; vi++) {
-        const dk_variant *v = vs[vi];
-        dk_material *ms;
-        size_t n = materials(v, 8, &ms);
-        for (long k = 0; k < (long)(20000 * scale()); k++) {
-            dk_material m = ms[rnd() % n];
-            dk_index tx;
-            assert_int_equal(dk_index_init(&tx, v, dk_material_twin(m)), 0);
-            dk_pos p = random_pos(v, m, DK_WHITE);
-            dk_quiet_ranker q = dk_quiet_ranker_of(&tx, &p);
-            dk_movelist list;
-            dk_gen_quiet_king_moves(v, &p, &list);
-            for (int j = 0; j < list.n; j++) {
-                dk_pos after = dk_apply(&p, &list.m[j]), f = dk_pos_flip(v, &after);
+    dk_index tx;
+    assert_int_equal(dk_index_init(&tx, v, dk_material_twin(m)), 0);
+    dk_pos p = random_pos(v, m, DK_WHITE);
+    dk_quiet_ranker q = dk_quiet_ranker_of(&tx, &p);
+    dk_unmove_ranker u = dk_unmove_ranker_of(&tx, &p);
+    for (int mover = DK_WHITE; mover <= DK_BLACK; mover++)
+        for (dk_bb b = dk_kings(&p, mover); b; b &= b - 1) {
+            int at = dk_lsb(b);
+            for (dk_bb to = dk_king_reach(v, at, dk_occupied(&p)); to; to &= to - 1) {
+                /* white: a move from `at`; black: an un-move that came to `at` */
+                dk_move mv = {0, (uint8_t)(mover == DK_WHITE ? at : dk_lsb(to)),
+                              (uint8_t)(mover == DK_WHITE ? dk_lsb(to) : at), 0, 0};
+                dk_pos next = mover == DK_WHITE ? dk_apply(&p, &mv) : dk_unapply(&p, &mv);
+                dk_pos f = dk_pos_flip(v, &next);
                 uint64_t men, kings;
                 dk_index_rank_split(&tx, &f, &men, &kings);
-                assert_int_equal(dk_quiet_rank(&q, dk_quiet_others(&q, list.m[j].from), list.m[j].to), kings);
+                assert_int_equal(mover == DK_WHITE ? dk_quiet_rank(&q, dk_quiet_others(&q, at), mv.to)
+                                                   : dk_unmove_rank(&u, dk_unmove_others(&u, at), mv.from),
+                                 kings);
             }
         }
-        free(ms);
-    }
 }
 
-/* dk_unmove_rank gives, for every quiet un-move of a black king of random positions of every
- * material up to 8 pieces (those where the mover had a capture included), the kings_index of the
- * predecessor turned: what dk_unapply, dk_pos_flip and the full rank give. */
-static void test_unmove_rank(void **state)
+static void test_move_rankers(void **state)
 {
     (void)state;
-    const dk_variant *vs[2] = {br(), intl()};
-    for (int vi = 0; vi < 2; vi++) {
-        const dk_variant *v = vs[vi];
-        dk_material *ms;
-        size_t n = materials(v, 8, &ms);
-        for (long k = 0; k < (long)(20000 * scale()); k++) {
-            dk_material m = ms[rnd() % n];
-            dk_index tx;
-            assert_int_equal(dk_index_init(&tx, v, dk_material_twin(m)), 0);
-            dk_pos q = random_pos(v, m, DK_WHITE);
-            dk_unmove_ranker u = dk_unmove_ranker_of(&tx, &q);
-            for (dk_bb b = dk_kings(&q, DK_BLACK); b; b &= b - 1) {
-                int to = dk_lsb(b);
-                for (dk_bb from = dk_king_reach(v, to, dk_occupied(&q)); from; from &= from - 1) {
-                    dk_move mv = {0, (uint8_t)dk_lsb(from), (uint8_t)to, 0, 0};
-                    dk_pos pred = dk_unapply(&q, &mv), f = dk_pos_flip(v, &pred);
-                    uint64_t men, kings;
-                    dk_index_rank_split(&tx, &f, &men, &kings);
-                    assert_int_equal(dk_unmove_rank(&u, dk_unmove_others(&u, to), mv.from), kings);
-                }
-            }
-        }
-        free(ms);
-    }
+    each_random_material((long)(20000 * scale()), check_move_rankers);
 }
 
 static void test_subslice_iter(void **state)
@@ -614,8 +596,7 @@ int main(void)
         cmocka_unit_test(test_exhaustive_small),
         cmocka_unit_test(test_random_large),
         cmocka_unit_test(test_random_positions),
-        cmocka_unit_test(test_quiet_rank),
-        cmocka_unit_test(test_unmove_rank),
+        cmocka_unit_test(test_move_rankers),
         cmocka_unit_test(test_subslice_iter),
         cmocka_unit_test(test_level_counts),
         cmocka_unit_test(test_workgraph),
