@@ -92,7 +92,8 @@ typedef struct dk_quiet_ranker {
     dk_bb kings;   /* p's white kings */
 } dk_quiet_ranker;
 
-/* Starts on p; ix is the index of the successors' material (p's material turned). Pure. */
+/* Starts on p; ix is the index of the successors' material (p's material turned). Pure;
+ * thread-safe. */
 static inline dk_quiet_ranker dk_quiet_ranker_of(const dk_index *ix, const dk_pos *p)
 {
     const dk_variant *v = ix->v;
@@ -103,14 +104,14 @@ static inline dk_quiet_ranker dk_quiet_ranker_of(const dk_index *ix, const dk_po
 }
 
 /* The successors' black kings but the one that moves: p's white kings other than the one on
- * `from`, turned (once for all the moves of that king). Pure. */
+ * `from`, turned (once for all the moves of that king). Pure; thread-safe. */
 static inline dk_bb dk_quiet_others(const dk_quiet_ranker *q, int from)
 {
     return dk_rotate_bb(q->v, q->kings & ~dk_bit(from));
 }
 
 /* The kings_index of the successor where p's white king on `from` moves to the empty square
- * `to`; `others` is dk_quiet_others(q, from). Pure. */
+ * `to`; `others` is dk_quiet_others(q, from). Pure; thread-safe. */
 static inline uint64_t dk_quiet_rank(const dk_quiet_ranker *q, dk_bb others, int to)
 {
     return q->base + dk_comb_rank(others | dk_bit(dk_rotate_sq(q->v, to)), q->skip);
@@ -127,7 +128,8 @@ typedef struct dk_unmove_ranker {
     dk_bb kings; /* q's black kings */
 } dk_unmove_ranker;
 
-/* Starts on q; ix is the index of the predecessors' material (q's material turned). Pure. */
+/* Starts on q; ix is the index of the predecessors' material (q's material turned). Pure;
+ * thread-safe. */
 static inline dk_unmove_ranker dk_unmove_ranker_of(const dk_index *ix, const dk_pos *q)
 {
     const dk_variant *v = ix->v;
@@ -136,14 +138,14 @@ static inline dk_unmove_ranker dk_unmove_ranker_of(const dk_index *ix, const dk_
 }
 
 /* The predecessors' white kings but the one that moved: q's black kings other than the one on
- * `to`, turned (once for all the un-moves of that king). Pure. */
+ * `to`, turned (once for all the un-moves of that king). Pure; thread-safe. */
 static inline dk_bb dk_unmove_others(const dk_unmove_ranker *u, int to)
 {
     return dk_rotate_bb(u->ix->v, u->kings & ~dk_bit(to));
 }
 
 /* The kings_index of the predecessor where q's black king on `to` stood on `from`, a square
- * empty in q; `others` is dk_unmove_others(u, to). Pure. */
+ * empty in q; `others` is dk_unmove_others(u, to). Pure; thread-safe. */
 static inline uint64_t dk_unmove_rank(const dk_unmove_ranker *u, dk_bb others, int from)
 {
     dk_bb wk = others | dk_bit(dk_rotate_sq(u->ix->v, from));
