@@ -16,7 +16,8 @@
  * one rank where those times forecast 108 s: unit and finishing times x 0.68. Without the
  * rule, units took 0.83 of the time, finishing 0.72 (4 pieces). Its last steps (2026-11-24,
  * late) took 58.1 s with the rule and 42.2 s without where those forecast 73 s and 60 s: unit
- * and finishing times x 0.796, and without the rule x 0.883 more (0.73 and 0.64). Tables up to 5 pieces take 0.18 bits a position (WLD), 1.21 (DTW), 0.50 (DTC);
+ * and finishing times x 0.796, and without the rule x 0.883 more (0.73 and 0.64). Tables up to
+ * 5 pieces take 0.18 bits a position (WLD), 1.21 (DTW), 0.50 (DTC);
  * unit files of 5 pieces, with each position's capture flag, 4.26 bits a position with the
  * rule's second value and 3.21 without (measured with --keep-work).
  * Decoding finished tables again when a small cache dropped them: Brazilian up to 6 pieces on 2

@@ -247,13 +247,6 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
     return a;
 }
 
-/* The kings index of p in index ix, its men standing on `men`: all a position of a known
- * subslice needs ranked. */
-static inline uint64_t kings_index(const dk_index *ix, dk_bb men, const dk_pos *p)
-{
-    return dk_index_kings_rank(ix, men, dk_kings(p, DK_WHITE), dk_kings(p, DK_BLACK));
-}
-
 int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2], char *err,
                     size_t errlen)
 {
@@ -286,7 +279,8 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
             *c = (exit_slot){wmen, bmen, side, a->file,
                              a->plan.groups[gi].offset + (uint64_t)in_group * a->plan.K};
         }
-        uint64_t at = (c->base + kings_index(ix, wmen | bmen, p)) * s->stride;
+        uint64_t k = dk_index_kings_rank(ix, wmen | bmen, dk_kings(p, DK_WHITE), dk_kings(p, DK_BLACK));
+        uint64_t at = (c->base + k) * s->stride;
         out[1] = DK_RULE_DRAW;
         int rc = dk_unitfile_read(c->file, at, s->stride, out, err, errlen);
         out[0] = dk_unit_dtw(out[0]);
@@ -381,7 +375,6 @@ static inline uint64_t global_of(const layout *L, uint32_t l)
 /* What one group needs while it is solved. */
 typedef struct group_ctx {
     const dk_index *ix[2];
-    dk_material mat[2];
     uint64_t men[2];
     dk_bb wmen[2], bmen[2]; /* the men of each side's subslice, unranked once */
     uint64_t K;
@@ -393,7 +386,7 @@ typedef struct group_ctx {
 static group_ctx make_group(const dk_plan *plan, const dk_group *gr, const dk_split_comm *comm)
 {
     const dk_wpair *pair = plan->pair;
-    group_ctx c = {{&pair->ix, &pair->ix_twin}, {pair->m, pair->twin}, {gr->men[0], gr->men[1]},
+    group_ctx c = {{&pair->ix, &pair->ix_twin}, {gr->men[0], gr->men[1]},
                    {0, 0}, {0, 0}, plan->K, gr->self_flip ? 1 : 2, {0}, comm};
     for (int side = 0; side < 2; side++)
         dk_index_men_unrank(c.ix[side], c.men[side], &c.wmen[side], &c.bmen[side]);
