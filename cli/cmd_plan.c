@@ -26,8 +26,8 @@ const cli_command cli_plan = {
     "forecast gen on R ranks: wall time, critical path, memory, disk",
     "Forecasts `mpirun -np R damka gen` with the same options: the same work graph and unit bound\n"
     "(from --memory-per-rank, default this machine's memory), by simulating gen's scheduler over\n"
-    "it (any idle rank takes the next ready task: finishing a pair first, then the lowest ready\n"
-    "unit; a split unit waits until every rank is free, then takes them all). Positions are\n"
+    "it (any idle rank takes the ready task heading the longest chain of work still to do; a\n"
+    "split unit waits until every rank is free, then takes them all). Positions are\n"
     "table entries (White to move), as gen's progress line counts them.\n"
     "\n"
     "  wall time          the simulated run on R ranks\n"

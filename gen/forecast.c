@@ -80,6 +80,25 @@ double dk_forecast_cost(const dk_workgraph *g, const dk_forecast_model *m, dk_wg
     return unit_cost(g, m, t.id, unit_positions(g, t.id, layer_share(g, g->units[t.id].layer)));
 }
 
+int dk_forecast_prioritize(dk_workgraph *g, const dk_forecast_model *m)
+{
+    double *unit = malloc((g->nunits + 1) * sizeof *unit), *finish = malloc((g->npairs + 1) * sizeof *finish);
+    if (!unit || !finish) {
+        free(unit);
+        free(finish);
+        return -1;
+    }
+    all_unit_positions(g, unit);
+    for (uint32_t u = 0; u < g->nunits; u++)
+        unit[u] = unit_cost(g, m, u, unit[u]);
+    for (uint32_t p = 0; p < g->npairs; p++)
+        finish[p] = dk_forecast_cost(g, m, (dk_wg_task){DK_WG_FINISH, p});
+    dk_workgraph_prioritize(g, unit, finish);
+    free(unit);
+    free(finish);
+    return 0;
+}
+
 double dk_forecast_mean_rate(const dk_workgraph *g, const dk_forecast_model *m)
 {
     double positions = 0, seconds = 0, *pos = malloc((g->nunits + 1) * sizeof *pos);

@@ -1,6 +1,6 @@
 /* What a run of `damka gen` would take, without running it: rank 0's scheduler (generate.c)
  * simulated over the work graph with a cost model. Each free rank takes the next task the
- * graph hands out (dk_workgraph_take: finishing a pair first, then the lowest ready unit), as
+ * graph hands out (dk_workgraph_take: the highest priority first, set by dk_forecast_prioritize), as
  * the scheduler does, and a task makes others ready when the graph says so
  * (dk_workgraph_done), so the simulation and the scheduler cannot disagree on the order.
  *
@@ -61,6 +61,11 @@ double dk_forecast_mean_rate(const dk_workgraph *g, const dk_forecast_model *m);
 
 /* Seconds task t takes under model m. Thread-safe. */
 double dk_forecast_cost(const dk_workgraph *g, const dk_forecast_model *m, dk_wg_task t);
+
+/* Sets g's scheduling priorities (dk_workgraph_prioritize) from the costs of its tasks under m,
+ * so that gen's scheduler and the simulation start the longest chains of work first. Returns 0,
+ * or -1 when out of memory (g left as it was). Not thread-safe for g. */
+int dk_forecast_prioritize(dk_workgraph *g, const dk_forecast_model *m);
 
 /* Simulates the run on `ranks` ranks (>= 1, or DK_FORECAST_UNLIMITED) from nothing done into
  * *out. Tables read: a rank decodes the DTW (and DTC) table of a material its unit's materials

@@ -211,8 +211,8 @@ typedef struct sched {
 /* Rank r, which waited for a task since s->since[r], got one. */
 static void stop_waiting(sched *s, int r) { s->waited += dk_now() - s->since[r]; }
 
-/* The next task, as the work graph hands it out: finishing a pair first (it unblocks others),
- * else the lowest ready unit. */
+/* The next task, as the work graph hands it out: the one heading the longest chain of work
+ * (dk_forecast_prioritize, called by dk_setup_graph). */
 static task next_task(sched *s)
 {
     dk_wg_task t;

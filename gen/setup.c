@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "../rules/errors.h"
+#include "forecast.h"
 
 dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b)
 {
@@ -21,6 +22,14 @@ dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b)
     uint64_t split = o->split_positions ? o->split_positions : dk_budget_split_positions(b->memory, o->rule_limit);
     for (uint32_t u = 0; g && u < g->nunits; u++)
         g->units[u].split = g->units[u].oversize && g->units[u].positions > split;
+    /* the longest chains of work first, by the forecast's costs */
+    dk_forecast_model m = g ? dk_forecast_default_model(g, o->rule_limit, 0, 0) : (dk_forecast_model){0};
+    if (g && dk_forecast_prioritize(g, &m) != 0) {
+        dk_workgraph_free(g);
+        return NULL;
+    }
+    if (g)
+        dk_workgraph_reset(g, NULL, NULL);
     return g;
 }
 

@@ -2,6 +2,7 @@
  * one place that decides when a task may run (workgraph.h). */
 #include "workgraph.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Heap keys: finishes sort before units, each kind by id. */
@@ -12,12 +13,17 @@ static dk_wg_task task_of(uint64_t key)
     return (dk_wg_task){key >> 32 ? DK_WG_UNIT : DK_WG_FINISH, (uint32_t)key};
 }
 
-static bool key_less(const void *a, const void *b) { return *(const uint64_t *)a < *(const uint64_t *)b; }
+/* The heap's order: the highest priority first, then the lowest key. */
+static bool ready_less(const void *a, const void *b)
+{
+    const dk_wg_ready *x = a, *y = b;
+    return x->prio != y->prio ? x->prio > y->prio : x->key < y->key;
+}
 
 static void push(dk_workgraph *g, dk_wg_task t)
 {
-    uint64_t key = key_of(t);
-    dk_heap_push(&g->ready, &key);
+    dk_wg_ready r = {t.kind == DK_WG_UNIT ? g->unit_prio[t.id] : g->finish_prio[t.id], key_of(t)};
+    dk_heap_push(&g->ready, &r);
 }
 
 /* The layer one level up in the same pair, whose man moves lead into this one, or -1. */
@@ -60,7 +66,7 @@ static uint32_t open_finish(dk_workgraph *g, uint32_t pair)
 
 void dk_workgraph_reset(dk_workgraph *g, const uint64_t *units_done, const uint64_t *pairs_finished)
 {
-    g->ready = (dk_heap){g->ready.data, sizeof(uint64_t), 0, key_less};
+    g->ready = (dk_heap){g->ready.data, sizeof(dk_wg_ready), 0, ready_less};
     g->pairs_open = 0;
     memset(g->pair_left, 0, g->npairs * sizeof *g->pair_left);
     for (uint32_t p = 0; p < g->npairs; p++) {
@@ -92,13 +98,49 @@ void dk_workgraph_reset(dk_workgraph *g, const uint64_t *units_done, const uint6
     }
 }
 
+/* The highest priority of pair q's units. */
+static double pair_top(const dk_workgraph *g, const dk_wpair *q)
+{
+    double top = 0;
+    for (uint32_t li = q->first_layer; li < q->first_layer + q->nlayers; li++)
+        for (uint32_t u = g->layers[li].first_unit; u < g->layers[li].first_unit + g->layers[li].nunits; u++)
+            top = g->unit_prio[u] > top ? g->unit_prio[u] : top;
+    return top;
+}
+
+void dk_workgraph_prioritize(dk_workgraph *g, const double *unit_cost, const double *finish_cost)
+{
+    /* A pair's finish opens the layers of the pairs that read it, which have higher ids: pairs
+     * are done from the last, the layers of a pair from the lowest level up. */
+    for (uint32_t pi = g->npairs; pi-- > 0;) {
+        const dk_wpair *p = &g->pairs[pi];
+        double after = 0;
+        for (uint32_t j = 0; j < p->nrdeps; j++) {
+            double top = pair_top(g, &g->pairs[g->rdeps[p->first_rdep + j]]);
+            after = top > after ? top : after;
+        }
+        g->finish_prio[pi] = finish_cost[pi] + after;
+        double below = 0; /* the highest priority of the layer below */
+        for (uint32_t li = p->first_layer + p->nlayers; li-- > p->first_layer;) {
+            const dk_layer *l = &g->layers[li];
+            bool waits = li + 1 < p->first_layer + p->nlayers && layer_above(g, li + 1) == (int64_t)li;
+            double next = waits && below > g->finish_prio[pi] ? below : g->finish_prio[pi];
+            below = 0;
+            for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++) {
+                g->unit_prio[u] = unit_cost[u] + next;
+                below = g->unit_prio[u] > below ? g->unit_prio[u] : below;
+            }
+        }
+    }
+}
+
 bool dk_workgraph_take(dk_workgraph *g, dk_wg_task *t)
 {
-    uint64_t key;
+    dk_wg_ready r;
     if (g->ready.n == 0)
         return false;
-    dk_heap_pop(&g->ready, &key);
-    *t = task_of(key);
+    dk_heap_pop(&g->ready, &r);
+    *t = task_of(r.key);
     if (t->kind == DK_WG_UNIT)
         g->unit_state[t->id] = DK_WG_TAKEN;
     else

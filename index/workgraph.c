@@ -364,7 +364,9 @@ dk_workgraph *dk_workgraph_build(const dk_variant *v, const dk_material *targets
          (g->layer_waiting = malloc((nl ? nl : 1) * sizeof(uint32_t))) &&
          (g->layer_left = malloc((nl ? nl : 1) * sizeof(uint32_t))) &&
          (g->pair_left = malloc((npr ? npr : 1) * sizeof(uint32_t))) &&
-         (g->ready.data = malloc((nu + npr + 1) * sizeof(uint64_t)));
+         (g->unit_prio = calloc(nu ? nu : 1, sizeof(double))) &&
+         (g->finish_prio = calloc(npr ? npr : 1, sizeof(double))) &&
+         (g->ready.data = malloc((nu + npr + 1) * sizeof(dk_wg_ready)));
     free(mats.data);
     free(layers.data);
     free(units.data);
@@ -395,5 +397,7 @@ void dk_workgraph_free(dk_workgraph *g)
     free(g->layer_left);
     free(g->pair_left);
     free(g->ready.data);
+    free(g->unit_prio);
+    free(g->finish_prio);
     free(g);
 }

@@ -94,8 +94,9 @@ typedef struct dk_workgraph {
     uint32_t *layer_waiting; /* unmet conditions: the layer above done, dependency pairs finished */
     uint32_t *layer_left;    /* units not done */
     uint32_t *pair_left;     /* layers not done */
-    dk_heap ready;           /* ready tasks, by uint64_t keys: a pair's finish is its id, a unit
-                              * 2^32 + its id, so that finishes come first */
+    dk_heap ready;           /* ready tasks (dk_wg_ready), the highest priority first */
+    double *unit_prio;       /* each unit's priority: its bottom level (dk_workgraph_prioritize) */
+    double *finish_prio;     /* each pair's finish's */
     uint32_t pairs_open;     /* pairs not finished */
 } dk_workgraph;
 
@@ -106,6 +107,13 @@ typedef struct dk_wg_task {
     dk_wg_kind kind;
     uint32_t id;
 } dk_wg_task;
+
+/* A ready task in the heap: its priority, then a key that breaks ties (a pair's finish is its
+ * id, a unit 2^32 + its id: finishes first, each kind by id). */
+typedef struct dk_wg_ready {
+    double prio;
+    uint64_t key;
+} dk_wg_ready;
 
 /* Where a task stands. */
 typedef enum { DK_WG_WAITING = 0, DK_WG_READY = 1, DK_WG_TAKEN = 2, DK_WG_DONE = 3 } dk_wg_state;
@@ -133,10 +141,19 @@ int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_
  * is taken. O(size of the graph). Not thread-safe. */
 void dk_workgraph_reset(dk_workgraph *g, const uint64_t *units_done, const uint64_t *pairs_finished);
 
-/* Takes the next ready task into *t and marks it taken. The order is the scheduler's: finishing
- * a pair before any unit (its tables unblock the units of other pairs), the lowest pair first;
- * then the lowest ready unit. Returns false, leaving *t alone, when nothing is ready (tasks may
- * still be taken and not done). O(log ready). Not thread-safe. */
+/* Sets the scheduling priorities from each task's cost (seconds, or any unit common to both
+ * arrays: unit_cost[u] for unit u, finish_cost[p] for pair p's finish): a task's priority is its
+ * bottom level, its cost plus the longest chain of costs of the tasks that wait for it, so that
+ * the longest chains start first and the ranks do not end up waiting on one of them at the end
+ * of a run. A built graph has every priority 0. Call before dk_workgraph_reset. O(size of the
+ * graph). Not thread-safe. */
+void dk_workgraph_prioritize(dk_workgraph *g, const double *unit_cost, const double *finish_cost);
+
+/* Takes the next ready task into *t and marks it taken: the highest priority first; among equal
+ * priorities (a graph not prioritized) finishing a pair before any unit (its tables unblock the
+ * units of other pairs), the lowest pair first, then the lowest ready unit. Returns false,
+ * leaving *t alone, when nothing is ready (tasks may still be taken and not done). O(log ready).
+ * Not thread-safe. */
 bool dk_workgraph_take(dk_workgraph *g, dk_wg_task *t);
 
 /* Records a taken task done: a unit solved and its file written, or a pair's tables written.

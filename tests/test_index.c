@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -450,10 +451,15 @@ static void check_schedule(dk_workgraph *g, const uint64_t *units0, const uint64
     assert_int_equal(dk_workgraph_nready(g), oracle_ready(&o));
     for (;;) {
         uint64_t last = 0;
+        double last_prio = DBL_MAX;
         dk_wg_task t;
         while (nrunning < (uint32_t)ranks && dk_workgraph_take(g, &t)) {
-            assert_true(task_key(t) >= last); /* finishes first, then units, each ascending */
+            /* the highest priority first; among equal ones finishes first, then units, each
+             * ascending */
+            double prio = t.kind == DK_WG_UNIT ? g->unit_prio[t.id] : g->finish_prio[t.id];
+            assert_true(prio < last_prio || (prio == last_prio && task_key(t) >= last));
             last = task_key(t);
+            last_prio = prio;
             if (t.kind == DK_WG_UNIT) {
                 assert_true(t.id < g->nunits && !o.unit_done[t.id] && o.unit_taken[t.id]++ == 0);
                 assert_true(unit_may_run(&o, t.id));
@@ -571,6 +577,65 @@ static void test_workgraph(void **state)
     check_graph(intl(), 5, (uint64_t)1 << 26, moves / 4);
 }
 
+/* The highest priority of pair q's units (0: none). */
+static double pair_units_prio(const dk_workgraph *g, uint32_t q)
+{
+    double most = 0;
+    for (uint32_t u = 0; u < g->nunits; u++)
+        if (g->units[u].pair == q && g->unit_prio[u] > most)
+            most = g->unit_prio[u];
+    return most;
+}
+
+/* Priorities: each task's is its cost plus the highest of the tasks that wait for it directly,
+ * found from the conditions of workgraph.h as the oracle reads them (the layer one level down
+ * waits for a layer, a pair's finish for its units, every unit of a pair for the finishes of
+ * the pairs it reads); then the schedule hands tasks out by them. */
+static void test_workgraph_priorities(void **state)
+{
+    (void)state;
+    const dk_variant *v = br();
+    dk_material *ms;
+    size_t n = materials(v, 4, &ms);
+    dk_workgraph *g = dk_workgraph_build(v, ms, n, 20000);
+    assert_non_null(g);
+    double *uc = malloc(g->nunits * sizeof *uc), *fc = malloc(g->npairs * sizeof *fc);
+    for (uint32_t u = 0; u < g->nunits; u++)
+        uc[u] = 1 + (double)(rnd() % 1000);
+    for (uint32_t p = 0; p < g->npairs; p++)
+        fc[p] = 1 + (double)(rnd() % 1000);
+    dk_workgraph_prioritize(g, uc, fc);
+    for (uint32_t p = 0; p < g->npairs; p++) {
+        double after = 0;
+        for (uint32_t q = 0; q < g->npairs; q++)
+            for (uint32_t j = 0; j < g->pairs[q].ndeps; j++)
+                if (g->deps[g->pairs[q].first_dep + j] == p && pair_units_prio(g, q) > after)
+                    after = pair_units_prio(g, q);
+        assert_float_equal(g->finish_prio[p], fc[p] + after, 1e-9);
+    }
+    uint32_t chained = 0;
+    for (uint32_t u = 0; u < g->nunits; u++) {
+        const dk_unit *un = &g->units[u];
+        const dk_wpair *p = &g->pairs[un->pair];
+        double next = g->finish_prio[un->pair];
+        int down = un->level - 1;
+        if (down >= p->min_level && p->layer_of_level[down - p->min_level] >= 0) {
+            const dk_layer *l = &g->layers[p->layer_of_level[down - p->min_level]];
+            for (uint32_t w = l->first_unit; w < l->first_unit + l->nunits; w++)
+                next = g->unit_prio[w] > next ? g->unit_prio[w] : next;
+            chained++;
+        }
+        assert_float_equal(g->unit_prio[u], uc[u] + next, 1e-9);
+    }
+    assert_true(chained > 0);
+    check_schedule(g, NULL, NULL, 1);
+    check_schedule(g, NULL, NULL, 5);
+    free(uc);
+    free(fc);
+    free(ms);
+    dk_workgraph_free(g);
+}
+
 static void test_workgraph_closure(void **state)
 {
     (void)state;
@@ -601,6 +666,7 @@ int main(void)
         cmocka_unit_test(test_level_counts),
         cmocka_unit_test(test_workgraph),
         cmocka_unit_test(test_workgraph_closure),
+        cmocka_unit_test(test_workgraph_priorities),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
