@@ -46,7 +46,37 @@ deps: $(DEPS_OK)
 
 $(BUILD)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(BASEFLAGS) $(CFLAGS) $(XFLAGS) -c $< -o $@
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(XFLAGS) $(PGO_FLAGS) -c $< -o $@
+
+# Profile-guided optimisation, on by default when CFLAGS are this file's own (PGO=0: off; the
+# sanitizer build passes its own CFLAGS, so it is off there). The objects are first built
+# instrumented, in their own places (gcc finds a static function's profile by the object's
+# path), a short training runs (scripts/pgo-train: small generations and a few queries, about
+# 10 s), then every object is compiled again with the profile it left. Generation takes 0.93 of
+# the time without it (up to 5 pieces, one rank, alternating runs). A changed source or header
+# trains again. That last compilation is silent (-w): gcc warns there about its own profile
+# (counts missing for a function it inlined differently while instrumenting), while every
+# warning of the code has already failed the instrumented build, the same sources with the same
+# flags and -Werror.
+PGO ?= $(if $(filter file,$(origin CFLAGS)),1,0)
+ifeq ($(PGO),1)
+PGO_OBJ   := $(LIB_OBJ) $(GEN_OBJ) $(CLI_OBJ)
+PGO_STAMP := $(BUILD)/.pgo-profile
+PGO_SRC   := $(LIB_SRC) $(GEN_SRC) $(CLI_SRC) $(foreach d,$(LAYERS) gen cli,$(wildcard $(d)/*.h))
+$(PGO_STAMP): $(PGO_SRC) scripts/pgo-train Makefile | $(DEPS_OK)
+	@rm -f $(PGO_OBJ)
+	$(MAKE) --no-print-directory PGO=0 CFLAGS="$(CFLAGS) -fprofile-generate" $(DAMKA)
+	scripts/pgo-train $(BUILD)
+	@touch $@
+# Every object is compiled again after the training, but only the generator's and the
+# command's with the profile: the library layers (libdamka) are built as without it, since the
+# generator's profile made warm probes 18% slower (scripts/bench-probe). On the executable's
+# link too: with link-time optimisation the code is made there, and -fprofile-use turns on
+# optimisations of its own (loop peeling, unrolling).
+$(PGO_OBJ): $(PGO_STAMP)
+$(GEN_OBJ) $(CLI_OBJ): PGO_FLAGS = -fprofile-use -fprofile-partial-training -w
+PGO_LINK := -fprofile-use -fprofile-partial-training -w
+endif
 
 $(BUILD)/gen/%.o $(BUILD)/cli/%.o: XFLAGS = $(MPI_CFLAGS)
 
@@ -103,7 +133,7 @@ install: lib query/damka.h query/damka.pc.in
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/damka.pc
 
 $(DAMKA): $(CLI_OBJ) $(GEN_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $(MPI_LIBS)
+	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(GENLIB) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
