@@ -51,10 +51,10 @@ $(BUILD)/%.o: %.c | $(DEPS_OK)
 # Profile-guided optimisation, on by default when CFLAGS are this file's own (PGO=0: off; the
 # sanitizer build passes its own CFLAGS, so it is off there). The objects are first built
 # instrumented, in their own places (gcc finds a static function's profile by the object's
-# path), a short training runs (scripts/pgo-train: small generations and a few queries, about
-# 10 s), then every object is compiled again with the profile it left. Generation takes 0.93 of
-# the time without it (up to 5 pieces, one rank, alternating runs). A changed source or header
-# trains again. That last compilation is silent (-w): gcc warns there about its own profile
+# path), a short training runs (scripts/pgo-train: small generations, about 7 s), then every
+# object is compiled again (see below which with the profile). Generation takes 0.925 of the
+# time without it (up to 5 pieces, one rank, alternating runs). A changed source or header
+# trains again. The profiled compilation is silent (-w): gcc warns there about its own profile
 # (counts missing for a function it inlined differently while instrumenting), while every
 # warning of the code has already failed the instrumented build, the same sources with the same
 # flags and -Werror.
