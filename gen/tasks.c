@@ -264,6 +264,31 @@ out:
     return rc;
 }
 
+/* Whether the tables of one material are finished: its statistics (written last) name this
+ * rule, and every table file matches the size and CRC they recorded. */
+static bool side_finished(const dk_workgraph *g, const char *dir, const dk_index *ix, unsigned limit)
+{
+    char path[2048], err[256];
+    dk_stats st;
+    dk_stats_path(dir, g->v, ix->m, path, sizeof path);
+    if (dk_stats_load(&st, path) != 0)
+        return false;
+    dk_stats_free(&st);
+    if (st.limit != limit)
+        return false;
+    for (int k = 0; k < (limit ? 3 : 2); k++) {
+        dk_tb_path(dir, g->v, ix->m, dk_tb_metric_ext((dk_metric)(k + 1)), path, sizeof path);
+        dk_ctable *t = dk_ctable_open(path, err, sizeof err);
+        const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
+        bool ok = t && in->count == ix->size && in->file_crc == st.file_crc[k] &&
+                  in->file_size == st.file_size[k];
+        dk_ctable_close(t);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
 {
     const dk_wpair *p = &w->g->pairs[pi];
@@ -272,8 +297,11 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
         return -1;
     int rc = 0;
     uint64_t hold = dk_budget_finish_hold(&w->budget, p->positions, w->limit);
+    /* a side finished before the run that finishes the pair was killed stays as it is */
     for (int side = 0; rc == 0 && side < (p->self_twin ? 1 : 2); side++) {
-        rc = write_tables(w, side ? &p->ix_twin : &p->ix, r, side, hold, err, errlen);
+        const dk_index *ix = side ? &p->ix_twin : &p->ix;
+        if (!side_finished(w->g, w->dir, ix, w->limit))
+            rc = write_tables(w, ix, r, side, hold, err, errlen);
     }
     dk_pair_reader_free(r);
     if (rc == 0 && !w->keep_work)
@@ -284,27 +312,9 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
 bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi, unsigned limit)
 {
     const dk_wpair *p = &g->pairs[pi];
-    for (int side = 0; side < (p->self_twin ? 1 : 2); side++) {
-        const dk_index *ix = side ? &p->ix_twin : &p->ix;
-        char path[2048], err[256];
-        dk_stats st;
-        dk_stats_path(dir, g->v, ix->m, path, sizeof path);
-        if (dk_stats_load(&st, path) != 0)
+    for (int side = 0; side < (p->self_twin ? 1 : 2); side++)
+        if (!side_finished(g, dir, side ? &p->ix_twin : &p->ix, limit))
             return false;
-        dk_stats_free(&st);
-        if (st.limit != limit)
-            return false;
-        for (int k = 0; k < (limit ? 3 : 2); k++) {
-            dk_tb_path(dir, g->v, ix->m, dk_tb_metric_ext((dk_metric)(k + 1)), path, sizeof path);
-            dk_ctable *t = dk_ctable_open(path, err, sizeof err);
-            const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
-            bool ok = t && in->count == ix->size && in->file_crc == st.file_crc[k] &&
-                      in->file_size == st.file_size[k];
-            dk_ctable_close(t);
-            if (!ok)
-                return false;
-        }
-    }
     return true;
 }
 

@@ -45,7 +45,8 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
  * (its must-capture map from the units' flags, unitfile.h), writes the compressed WLD, DTW
  * and (with a draw rule) DTC tables and the statistics, then removes the unit files; with
  * keep_work it keeps them and each material's values too (work/<variant>-<material>.raw,
- * valuefile.h). Returns 0, or -1 with one line in err. */
+ * valuefile.h). A material whose tables an earlier, killed run finished (dk_pair_finished's
+ * test, for one side) is left as it is. Returns 0, or -1 with one line in err. */
 int dk_task_finish_pair(dk_worker *w, uint32_t p, char *err, size_t errlen);
 
 /* Whether pair p's compressed tables and statistics are all present and intact (the files'
