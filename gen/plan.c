@@ -24,14 +24,18 @@ typedef struct layer_list {
  * its men placements. */
 enum { CACHED_PAIRS = 8 };
 
-/* Beyond this many listed subslices (16 bytes each: 8 MiB) the other pairs' lists are dropped: only
- * the pair in use is kept however large. */
-static const uint64_t cached_subslices_max = (uint64_t)1 << 19;
+/* The lists of pairs of at most DK_PLAN_CACHED_SUBSLICES subslices (16 bytes each: 8 MiB) are
+ * kept within this bound together, and beside them those of one larger pair, the one listed
+ * last: a large pair whose units alternate with smaller pairs' tasks (finishing, units the
+ * scheduler puts first) is then listed once, not once per switch (12 times each for 5-man pairs
+ * at 5 pieces). */
+static const uint64_t cached_subslices_max = DK_PLAN_CACHED_SUBSLICES;
 
 typedef struct pair_lists {
     int64_t pair; /* -1: none */
     layer_list *layers;
     size_t nlayers;
+    uint64_t subslices; /* in all layers */
     uint64_t last_use;
 } pair_lists;
 
@@ -39,6 +43,7 @@ struct dk_plan_cache {
     const dk_workgraph *g;
     pair_lists e[CACHED_PAIRS];
     uint64_t clock;
+    uint64_t listed; /* pairs listed so far */
 };
 
 dk_plan_cache *dk_plan_cache_new(const dk_workgraph *g)
@@ -59,8 +64,10 @@ static void drop_lists(pair_lists *e)
         free(e->layers[i].flip);
     }
     free(e->layers);
-    *e = (pair_lists){-1, NULL, 0, 0};
+    *e = (pair_lists){-1, NULL, 0, 0, 0};
 }
+
+uint64_t dk_plan_cache_listed(const dk_plan_cache *c) { return c->listed; }
 
 void dk_plan_cache_free(dk_plan_cache *c)
 {
@@ -103,6 +110,7 @@ static const pair_lists *list_pair(dk_plan_cache *c, uint32_t pi)
             e = &c->e[i];
     }
     drop_lists(e);
+    c->listed++;
     const dk_wpair *p = &c->g->pairs[pi];
     e->layers = calloc(p->nlayers ? p->nlayers : 1, sizeof *e->layers);
     if (!e->layers)
@@ -121,16 +129,22 @@ static const pair_lists *list_pair(dk_plan_cache *c, uint32_t pi)
             drop_lists(e);
             return NULL;
         }
+        e->subslices++;
     }
     e->pair = pi;
     e->last_use = ++c->clock;
-    for (;;) { /* keep the lists within their bound, dropping the least recently used */
+    bool large = e->subslices > cached_subslices_max;
+    for (int i = 0; i < CACHED_PAIRS; i++) /* the one larger pair: this one if it is large */
+        if (large && &c->e[i] != e && c->e[i].subslices > cached_subslices_max)
+            drop_lists(&c->e[i]);
+    for (;;) { /* the smaller pairs within the bound, dropping the least recently used */
         uint64_t held = 0;
         pair_lists *lru = NULL;
         for (int i = 0; i < CACHED_PAIRS; i++) {
-            for (size_t k = 0; k < c->e[i].nlayers; k++)
-                held += c->e[i].layers[k].n;
-            if (c->e[i].pair >= 0 && &c->e[i] != e && (!lru || c->e[i].last_use < lru->last_use))
+            if (c->e[i].pair < 0 || c->e[i].subslices > cached_subslices_max)
+                continue;
+            held += c->e[i].subslices;
+            if (&c->e[i] != e && (!lru || c->e[i].last_use < lru->last_use))
                 lru = &c->e[i];
         }
         if (held <= cached_subslices_max || !lru)

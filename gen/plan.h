@@ -40,6 +40,13 @@ typedef struct dk_plan_cache dk_plan_cache;
 dk_plan_cache *dk_plan_cache_new(const dk_workgraph *g);
 void dk_plan_cache_free(dk_plan_cache *c);
 
+/* A cache keeps the lists of pairs of at most this many subslices within this bound together,
+ * and beside them those of the larger pair listed last. */
+#define DK_PLAN_CACHED_SUBSLICES ((uint64_t)1 << 19)
+
+/* How many times the cache has listed a pair's subslices (walking all its men placements). */
+uint64_t dk_plan_cache_listed(const dk_plan_cache *c);
+
 /* Lists unit u's groups and cuts a split unit into parts. Returns 0, or -1 if out of memory. */
 int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u);
 

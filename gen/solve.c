@@ -73,7 +73,7 @@ struct dk_solver {
     unsigned limit;       /* the draw rule in plies; 0: no rule values */
     unsigned stride;      /* values per position in units and outputs: 1, or 2 with a rule */
     const dk_wpair *pair; /* the pair of the unit being solved */
-    dk_plan_cache *plans;
+    dk_plan_cache *plans; /* the caller's */
     dk_block_pool *blocks; /* the decompressed blocks of the open units above */
     const char *why; /* why push failed */
     exit_slot cache[EXIT_CACHE];
@@ -117,8 +117,8 @@ static void drop_above(dk_solver *s)
 }
 
 
-dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, const char *dir,
-                         unsigned limit, uint64_t exit_cache_bytes)
+dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_plan_cache *plans,
+                         const char *dir, unsigned limit, uint64_t exit_cache_bytes)
 {
     dk_solver *s = calloc(1, sizeof *s);
     if (!s || !(s->dir = strdup(dir))) {
@@ -130,11 +130,9 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, const cha
     s->finished = finished;
     s->limit = limit;
     s->stride = limit ? 2 : 1;
-    s->plans = dk_plan_cache_new(g);
+    s->plans = plans;
     s->blocks = dk_block_pool_new(exit_cache_bytes, DK_VFILE_SLOT_BYTES);
-    if (!s->plans || !s->blocks) {
-        dk_plan_cache_free(s->plans);
-        dk_block_pool_free(s->blocks);
+    if (!s->blocks) {
         free(s->dir);
         free(s);
         return NULL;
@@ -195,7 +193,6 @@ void dk_solver_free(dk_solver *s)
         return;
     drop_above(s);
     dk_block_pool_free(s->blocks);
-    dk_plan_cache_free(s->plans);
     free(s->above);
     free_scratch(s);
     free(s->dir);

@@ -32,9 +32,11 @@ typedef struct dk_split_comm {
 
 /* A solver reading finished tables through `finished` and finished units from dir/work, with a
  * draw rule of `limit` plies (0: DTW only), keeping up to exit_cache_bytes of the units' blocks
- * decompressed (dk_budget's exit cache). One per thread. Returns NULL when out of memory. */
-dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, const char *dir,
-                         unsigned limit, uint64_t exit_cache_bytes);
+ * decompressed (dk_budget's exit cache). It builds the plans of the units above with `plans`,
+ * the caller's (shared with the caller's own plans of the same pairs, which it outlives). One per
+ * thread. Returns NULL when out of memory. */
+dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_plan_cache *plans,
+                         const char *dir, unsigned limit, uint64_t exit_cache_bytes);
 
 void dk_solver_free(dk_solver *s);
 

@@ -20,8 +20,8 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
 {
     *w = (dk_worker){g, dir, keep_work, dictionary, limit,
                      dk_finished_new(dir, g->v, limit, b->cache_bytes), NULL, dk_plan_cache_new(g), *b};
-    if (w->finished)
-        w->solver = dk_solver_new(g, w->finished, dir, limit, b->exit_cache_bytes);
+    if (w->finished && w->plans)
+        w->solver = dk_solver_new(g, w->finished, w->plans, dir, limit, b->exit_cache_bytes);
     if (!w->solver || !w->plans) {
         dk_worker_free(w);
         return -1;

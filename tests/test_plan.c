@@ -1,7 +1,8 @@
 /* Unit plans (gen/plan.h): the groups of every unit lie end to end and cover its pair's
  * positions once; a plan's shape, made again from its count of positions without listing the
  * groups (how finishing a pair reopens units), is the built plan's in every field, split units
- * and their parts included. */
+ * and their parts included; the plan cache lists a large pair once while a small pair's units
+ * come between its units. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -81,11 +82,74 @@ static void test_international(void **state)
     check_graph(graph(DK_INTERNATIONAL, 3, 5000));
 }
 
+/* The subslices a plan cache lists for pair p. */
+static uint64_t listed_subslices(const dk_wpair *p)
+{
+    return p->self_twin ? p->ix.men_count / 2 : p->ix.men_count;
+}
+
+/* The first unit of the pair, among those whose listed subslices lie in (lo, hi], with the most
+ * (most: true) or the fewest; asserts there is one. */
+static uint32_t unit_of_pair(const dk_workgraph *g, uint64_t lo, uint64_t hi, bool most)
+{
+    uint64_t best = 0;
+    uint32_t at = UINT32_MAX;
+    for (uint32_t u = 0; u < g->nunits; u++) {
+        uint64_t n = listed_subslices(&g->pairs[g->units[u].pair]);
+        if (n > lo && n <= hi && (at == UINT32_MAX || (most ? n > best : n < best)))
+            best = n, at = u;
+    }
+    assert_true(at != UINT32_MAX);
+    return at;
+}
+
+static void build_and_free(dk_plan_cache *cache, uint32_t u)
+{
+    dk_plan plan;
+    assert_int_equal(dk_plan_build(&plan, cache, u), 0);
+    dk_plan_free(&plan);
+}
+
+/* A large pair's units alternating with small pairs' (the scheduler's order, finishing): the
+ * large pair is listed once, kept beside the small ones, which stay within the cache's bound
+ * together (the least recently used dropped). */
+static void test_cache_keeps_large_pair(void **state)
+{
+    (void)state;
+    dk_workgraph *g = test_graph(DK_BRAZILIAN, 5, 1 << 20);
+    assert_non_null(g);
+    const uint64_t bound = DK_PLAN_CACHED_SUBSLICES;
+    uint32_t large = unit_of_pair(g, bound, UINT64_MAX, true);
+    uint32_t mid = unit_of_pair(g, bound / 2, bound, true);
+    uint64_t nmid = listed_subslices(&g->pairs[g->units[mid].pair]);
+    uint32_t tiny = unit_of_pair(g, 0, bound - nmid, false);
+    uint32_t small = unit_of_pair(g, bound - nmid, bound / 2, true); /* with mid: above the bound */
+    dk_plan_cache *cache = dk_plan_cache_new(g);
+    assert_non_null(cache);
+    for (int k = 0; k < 4; k++) {
+        build_and_free(cache, large);
+        build_and_free(cache, tiny);
+    }
+    assert_int_equal(dk_plan_cache_listed(cache), 2);
+    build_and_free(cache, mid); /* beside tiny, within the bound */
+    build_and_free(cache, tiny);
+    assert_int_equal(dk_plan_cache_listed(cache), 3);
+    build_and_free(cache, small); /* mid, the least recently used small pair, makes room */
+    build_and_free(cache, large);
+    build_and_free(cache, tiny);
+    assert_int_equal(dk_plan_cache_listed(cache), 4);
+    build_and_free(cache, mid);
+    assert_int_equal(dk_plan_cache_listed(cache), 5);
+    dk_plan_cache_free(cache);
+    dk_workgraph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_brazilian),
         cmocka_unit_test(test_international),
+        cmocka_unit_test(test_cache_keeps_large_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
