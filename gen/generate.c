@@ -396,7 +396,7 @@ static int scan(sched *s, uint64_t *positions_done, uint32_t *materials_done)
         }
     for (uint32_t u = 0; u < g->nunits; u++) {
         uint32_t p = g->units[u].pair;
-        if ((pairs[p / 64] >> (p % 64) & 1) || dk_unit_finished(plans, s->o->dir, u, s->o->rule_limit)) {
+        if ((pairs[p / 64] >> (p % 64) & 1) || dk_unit_finished(g, plans, s->o->dir, u, s->o->rule_limit)) {
             units[u / 64] |= (uint64_t)1 << (u % 64);
             *positions_done += g->units[u].positions;
         }

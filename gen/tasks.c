@@ -318,9 +318,17 @@ bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi, unsig
     return true;
 }
 
-bool dk_unit_finished(dk_plan_cache *plans, const char *dir, uint32_t u, unsigned limit)
+bool dk_unit_finished(const dk_workgraph *g, dk_plan_cache *plans, const char *dir, uint32_t u,
+                      unsigned limit)
 {
+    /* The file's name needs no list of the unit's subslices: where it is missing (every unit of a
+     * new run) the pair is not listed, which walks all its men placements. */
     dk_plan plan;
+    char path[4096];
+    dk_plan_shape(&plan, g, u, g->units[u].positions);
+    dk_unitfile_path(&plan, dir, 0, path, sizeof path);
+    if (access(path, F_OK) != 0)
+        return false;
     if (dk_plan_build(&plan, plans, u) != 0)
         return false;
     bool ok = dk_unitfile_intact(&plan, dir, limit);

@@ -53,8 +53,10 @@ int dk_task_finish_pair(dk_worker *w, uint32_t p, char *err, size_t errlen);
  * CRC checked against the statistics) and follow the draw rule of `limit` plies. */
 bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t p, unsigned limit);
 
-/* Whether unit u's file is present and intact (CRC checked, right size, the same draw rule). */
-bool dk_unit_finished(dk_plan_cache *plans, const char *dir, uint32_t u, unsigned limit);
+/* Whether unit u's file is present and intact (CRC checked, right size, the same draw rule).
+ * `plans` (of graph g) lists u's pair only when its file is there. */
+bool dk_unit_finished(const dk_workgraph *g, dk_plan_cache *plans, const char *dir, uint32_t u,
+                      unsigned limit);
 
 /* Whether the finished tables in dir (their statistics) follow another draw rule than `limit`;
  * if so, *found is theirs and *which names one of them. */
