@@ -21,107 +21,90 @@ static int rule_index(dk_value r) { return DK_CAT_WIN - (int)dk_rule_category(r)
 
 enum { CHUNK = 1 << 16 }; /* positions read from the source at a time */
 
-/* One value of every position, through the source, a chunk at a time. */
-typedef struct value_walk {
-    const dk_value_source *src;
-    dk_value *buf;
-    uint64_t at, count, chunk_first;
-    size_t chunk_n;
-} value_walk;
+/* What one pass over the values keeps besides the counts in dk_stats. */
+typedef struct stats_pass {
+    dk_value maxv, longest;
+    uint64_t longest_at, longest_dtc_at;
+} stats_pass;
 
-/* The value `offset` of position w->at (reading the next chunk when due); -1 on error. */
-static int walk_value(value_walk *w, unsigned offset, dk_value *v, char *err, size_t errlen)
+/* Counts position i of DTW value v. */
+static inline void add_dtw(dk_stats *st, stats_pass *a, uint64_t i, dk_value v)
 {
-    if (w->at >= w->chunk_first + w->chunk_n) {
-        w->chunk_first = w->at;
-        w->chunk_n = w->count - w->at < CHUNK ? (size_t)(w->count - w->at) : CHUNK;
-        if (w->src->read(w->src, w->chunk_first, w->chunk_n, w->buf, err, errlen) != 0)
-            return -1;
+    if (v == DK_DRAW) {
+        st->draws++;
+        return;
     }
-    *v = w->buf[(w->at - w->chunk_first) * w->src->stride + offset];
-    return 0;
+    st->hist[dk_value_dtw(v)]++;
+    a->maxv = v > a->maxv ? v : a->maxv;
+    if (dk_value_is_loss(v)) {
+        st->losses++;
+        return;
+    }
+    st->wins++;
+    if (v > a->longest) { /* the first of the longest */
+        a->longest = v;
+        a->longest_at = i;
+    }
 }
 
-static void walk_begin(value_walk *w, uint64_t count)
+/* Counts position i of rule value r. */
+static inline void add_rule(dk_stats *st, stats_pass *a, uint64_t i, dk_value r)
 {
-    w->at = w->chunk_first = 0;
-    w->chunk_n = 0;
-    w->count = count;
+    st->rule[rule_index(r)]++;
+    if (!dk_rule_is_decided(r))
+        return;
+    unsigned d = dk_rule_dtc(r);
+    d = d > st->limit ? st->limit : d; /* never: verified values stay within the limit */
+    if (dk_rule_is_loss(r)) {
+        st->dtc_loss[d]++;
+        return;
+    }
+    st->dtc_win[d]++;
+    if (d > st->longest_dtc) {
+        st->longest_dtc = d;
+        a->longest_dtc_at = i;
+    }
 }
 
-/* The rule part of dk_stats_compute. */
-static int compute_rule(dk_stats *st, const dk_index *ix, value_walk *w, unsigned limit, char *err,
-                        size_t errlen)
+/* Every count in one pass over the source, CHUNK positions at a time into buf. The DTW
+ * histogram is counted over every value a position can hold, then cut to the longest seen. */
+static int compute(dk_stats *st, const dk_index *ix, const dk_value_source *src, dk_value *buf,
+                   unsigned limit, char *err, size_t errlen)
 {
     st->limit = limit;
-    st->dtc_win = calloc(limit + 1, sizeof *st->dtc_win);
-    st->dtc_loss = calloc(limit + 1, sizeof *st->dtc_loss);
-    if (!st->dtc_win || !st->dtc_loss)
+    st->hist = calloc((size_t)DK_VALUE_MAX + 1, sizeof *st->hist);
+    if (limit) {
+        st->dtc_win = calloc(limit + 1, sizeof *st->dtc_win);
+        st->dtc_loss = calloc(limit + 1, sizeof *st->dtc_loss);
+    }
+    if (!st->hist || (limit && (!st->dtc_win || !st->dtc_loss)))
         return dk_errorf(err, errlen, "out of memory");
-    uint64_t longest_at = 0;
-    for (walk_begin(w, ix->size); w->at < ix->size; w->at++) {
-        dk_value r;
-        if (walk_value(w, 1, &r, err, errlen) != 0)
+    stats_pass a = {0, 0, 0, 0};
+    const unsigned stride = src->stride;
+    for (uint64_t first = 0; first < ix->size; first += CHUNK) {
+        size_t n = ix->size - first < CHUNK ? (size_t)(ix->size - first) : CHUNK;
+        if (src->read(src, first, n, buf, err, errlen) != 0)
             return -1;
-        st->rule[rule_index(r)]++;
-        if (!dk_rule_is_decided(r))
-            continue;
-        unsigned d = dk_rule_dtc(r);
-        d = d > limit ? limit : d; /* never: verified values stay within the limit */
-        if (dk_rule_is_loss(r)) {
-            st->dtc_loss[d]++;
-            continue;
-        }
-        st->dtc_win[d]++;
-        if (d > st->longest_dtc) {
-            st->longest_dtc = d;
-            longest_at = w->at;
+        for (size_t k = 0; k < n; k++) {
+            add_dtw(st, &a, first + k, buf[k * stride]);
+            if (limit)
+                add_rule(st, &a, first + k, buf[k * stride + 1]);
         }
     }
+    st->max_dtw = a.maxv ? dk_value_dtw(a.maxv) : 0;
+    uint64_t *h = realloc(st->hist, (st->max_dtw + 1) * sizeof *h);
+    if (h)
+        st->hist = h;
+    if (a.longest) {
+        st->longest_win = dk_value_dtw(a.longest);
+        dk_pos p = dk_index_unrank(ix, a.longest_at);
+        dk_fen_format(ix->v, &p, false, st->longest_fen, sizeof st->longest_fen);
+    }
     if (st->longest_dtc) {
-        dk_pos p = dk_index_unrank(ix, longest_at);
+        dk_pos p = dk_index_unrank(ix, a.longest_dtc_at);
         dk_fen_format(ix->v, &p, false, st->longest_dtc_fen, sizeof st->longest_dtc_fen);
     }
     return 0;
-}
-
-static int compute(dk_stats *st, const dk_index *ix, value_walk *w, unsigned limit, char *err,
-                   size_t errlen)
-{
-    dk_value maxv = 0, longest = 0, v;
-    uint64_t longest_at = 0;
-    for (walk_begin(w, ix->size); w->at < ix->size; w->at++) {
-        if (walk_value(w, 0, &v, err, errlen) != 0)
-            return -1;
-        maxv = v > maxv ? v : maxv;
-        if (dk_value_is_win(v) && v > longest) {
-            longest = v;
-            longest_at = w->at;
-        }
-    }
-    st->max_dtw = maxv ? dk_value_dtw(maxv) : 0;
-    st->hist = calloc(st->max_dtw + 1, sizeof *st->hist);
-    if (!st->hist)
-        return dk_errorf(err, errlen, "out of memory");
-    for (walk_begin(w, ix->size); w->at < ix->size; w->at++) {
-        if (walk_value(w, 0, &v, err, errlen) != 0)
-            return -1;
-        if (v == DK_DRAW) {
-            st->draws++;
-            continue;
-        }
-        st->hist[dk_value_dtw(v)]++;
-        if (dk_value_is_win(v))
-            st->wins++;
-        else
-            st->losses++;
-    }
-    if (longest) {
-        st->longest_win = dk_value_dtw(longest);
-        dk_pos p = dk_index_unrank(ix, longest_at);
-        dk_fen_format(ix->v, &p, false, st->longest_fen, sizeof st->longest_fen);
-    }
-    return limit ? compute_rule(st, ix, w, limit, err, errlen) : 0;
 }
 
 int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value_source *src, unsigned limit,
@@ -130,9 +113,9 @@ int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value_source *sr
     memset(st, 0, sizeof *st);
     st->m = ix->m;
     st->positions = ix->size;
-    value_walk w = {src, malloc((size_t)CHUNK * src->stride * sizeof(dk_value)), 0, 0, 0, 0};
-    int rc = w.buf ? compute(st, ix, &w, limit, err, errlen) : dk_errorf(err, errlen, "out of memory");
-    free(w.buf);
+    dk_value *buf = malloc((size_t)CHUNK * src->stride * sizeof *buf);
+    int rc = buf ? compute(st, ix, src, buf, limit, err, errlen) : dk_errorf(err, errlen, "out of memory");
+    free(buf);
     if (rc != 0)
         dk_stats_free(st);
     return rc;
