@@ -126,7 +126,8 @@ same_dir "$BR" "$K" "1 rank killed 4 times, restarted"
 echo "   1 rank, killed $killed times and restarted: $(since "$t0") s"
 
 # --keep-work: the units and tables finished before a kill are neither redone nor rewritten;
-# a damaged unit file is not trusted, but solved again.
+# a damaged unit file is not trusted, but solved again. A material is finished when its
+# statistics are written (last): the files of one the kill caught half-way are written again.
 K=$TMP/kill-keep
 gen --pieces 4 --out "$K" --quiet --keep-work 2>"$TMP/kill.err" &
 JOB=$!
@@ -143,7 +144,12 @@ unfinished_unit() {
 half_with_unit() { has_tables "$K" 20 && unfinished_unit >/dev/null; }
 if wait_for 120 half_with_unit; then
     kill_tree "$JOB"
-    find "$K" -type f ! -name '*.tmp.*' | sort >"$TMP/before"
+    find "$K" -type f ! -name '*.tmp.*' | sort | while read -r f; do
+        case $f in
+        *.wld | *.dtw | *.dtc | *.raw) mat=${f##*/}; [ -e "$K/${mat%.*}.stats" ] && echo "$f" ;;
+        *) echo "$f" ;;
+        esac
+    done >"$TMP/before"
     damaged=$(unfinished_unit)
     # flip a value byte of that unit: its header checksum no longer matches
     off=$(($(wc -c <"$damaged") - 1))
