@@ -26,9 +26,10 @@ enum { CACHED_PAIRS = 8 };
 
 /* The lists of pairs of at most DK_PLAN_CACHED_SUBSLICES subslices (16 bytes each: 8 MiB) are
  * kept within this bound together, and beside them those of one larger pair, the one listed
- * last: a large pair whose units alternate with smaller pairs' tasks (finishing, units the
- * scheduler puts first) is then listed once, not once per switch (12 times each for 5-man pairs
- * at 5 pieces). */
+ * last, up to DK_PLAN_KEPT_LARGE subslices: a large pair whose units alternate with smaller
+ * pairs' tasks (finishing, units the scheduler puts first) is then listed once, not once per
+ * switch (12 times each for 5-man pairs at 5 pieces). A pair above that is kept only while in
+ * use, as all pairs were before: its lists are not held beside other pairs' work. */
 static const uint64_t cached_subslices_max = DK_PLAN_CACHED_SUBSLICES;
 
 typedef struct pair_lists {
@@ -136,6 +137,9 @@ static const pair_lists *list_pair(dk_plan_cache *c, uint32_t pi)
     bool large = e->subslices > cached_subslices_max;
     for (int i = 0; i < CACHED_PAIRS; i++) /* the one larger pair: this one if it is large */
         if (large && &c->e[i] != e && c->e[i].subslices > cached_subslices_max)
+            drop_lists(&c->e[i]);
+    for (int i = 0; i < CACHED_PAIRS; i++) /* one above DK_PLAN_KEPT_LARGE: only the pair in use */
+        if (&c->e[i] != e && c->e[i].subslices > DK_PLAN_KEPT_LARGE)
             drop_lists(&c->e[i]);
     for (;;) { /* the smaller pairs within the bound, dropping the least recently used */
         uint64_t held = 0;

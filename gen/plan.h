@@ -41,8 +41,10 @@ dk_plan_cache *dk_plan_cache_new(const dk_workgraph *g);
 void dk_plan_cache_free(dk_plan_cache *c);
 
 /* A cache keeps the lists of pairs of at most this many subslices within this bound together,
- * and beside them those of the larger pair listed last. */
+ * and beside them those of the larger pair listed last if it has at most DK_PLAN_KEPT_LARGE
+ * subslices (32 MiB of lists); a larger one only while it is the pair in use. */
 #define DK_PLAN_CACHED_SUBSLICES ((uint64_t)1 << 19)
+#define DK_PLAN_KEPT_LARGE ((uint64_t)1 << 21)
 
 /* How many times the cache has listed a pair's subslices (walking all its men placements). */
 uint64_t dk_plan_cache_listed(const dk_plan_cache *c);

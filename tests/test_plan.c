@@ -119,7 +119,7 @@ static void test_cache_keeps_large_pair(void **state)
     dk_workgraph *g = test_graph(DK_BRAZILIAN, 5, 1 << 20);
     assert_non_null(g);
     const uint64_t bound = DK_PLAN_CACHED_SUBSLICES;
-    uint32_t large = unit_of_pair(g, bound, UINT64_MAX, true);
+    uint32_t large = unit_of_pair(g, bound, DK_PLAN_KEPT_LARGE, true); /* kept beside the others */
     uint32_t mid = unit_of_pair(g, bound / 2, bound, true);
     uint64_t nmid = listed_subslices(&g->pairs[g->units[mid].pair]);
     uint32_t tiny = unit_of_pair(g, 0, bound - nmid, false);
