@@ -880,30 +880,22 @@ int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, s
     return 0; /* the units above stay open for dk_verify_unit */
 }
 
-/* The values of a position's successors held here, fetched from memory while the next
- * position's successors are found, then added (verify_add). */
-typedef struct verify_reads {
-    const dk_value *at[DK_MAX_MOVES];
-    int n;
-} verify_reads;
-
-/* Finds the successors of p (held here, on `side` of group c) by quiet king moves, unless p must
- * capture, which x records. Every such successor is a position of the group's other side,
- * ranked by dk_quiet_rank from p's squares. One this rank holds is read from `values` (the
- * group's, local order): its address goes into r, to be added to x by verify_add; one another
- * rank holds is asked for, the question queued for that rank with `slot` (the chunk slot of p),
- * and added when the answer comes. Returns 0, or -1 with one line in err. */
+/* Adds to x the values of the successors of p (held here, on `side` of group c) by quiet king
+ * moves, unless p must capture, which x records. Every such successor is a position of the
+ * group's other side, ranked by dk_quiet_rank from p's squares. One this rank holds is read from
+ * `values` (the group's, local order); one another rank holds is asked for, the question queued
+ * for that rank with `slot` (the chunk slot of p), and added when the answer comes. Returns 0,
+ * or -1 with one line in err. */
 static int verify_quiet(dk_solver *s, const group_ctx *c, const dk_pos *p, int side, const dk_value *values,
-                        uint32_t slot, dk_expected *x, verify_reads *r, char *err, size_t errlen)
+                        uint32_t slot, dk_expected *x, char *err, size_t errlen)
 {
     const dk_variant *v = s->v;
-    r->n = 0;
     if ((x->must_capture = dk_can_capture(v, p, p->side)))
         return 0;
     int os = other_side(c, side);
     dk_quiet_ranker q = dk_quiet_ranker_of(c->ix[os], p);
     dk_bb occ = dk_occupied(p);
-    const dk_value **here = r->at;
+    const dk_value *here[DK_MAX_MOVES]; /* fetched from memory together, then added */
     int n = 0;
     for (dk_bb b = dk_kings(p, DK_WHITE); b; b &= b - 1) {
         int from = dk_lsb(b);
@@ -911,7 +903,7 @@ static int verify_quiet(dk_solver *s, const group_ctx *c, const dk_pos *p, int s
         for (dk_bb to = dk_king_reach(v, from, occ); to; to &= to - 1) {
             uint32_t l;
             int r = owner_of(&c->L, (uint64_t)os * c->K + dk_quiet_rank(&q, others, dk_lsb(to)), &l);
-            if (r == c->L.rank) { /* fetched now, added once the next position's are found */
+            if (r == c->L.rank) {
                 here[n] = values + (size_t)l * s->stride;
                 __builtin_prefetch(here[n++]);
             } else if (box_add(&s->box[r], &l, sizeof l) != 0 || box_add(&s->slots[r], &slot, sizeof slot) != 0) {
@@ -919,17 +911,11 @@ static int verify_quiet(dk_solver *s, const group_ctx *c, const dk_pos *p, int s
             }
         }
     }
-    r->n = n;
-    return 0;
-}
-
-/* Adds the values verify_quiet found here to x. */
-static void verify_add(const dk_solver *s, dk_expected *x, const verify_reads *r)
-{
-    for (int k = 0; k < r->n; k++) {
-        dk_value e[2] = {dk_unit_dtw(r->at[k][0]), s->stride > 1 ? r->at[k][1] : DK_RULE_DRAW};
+    for (int k = 0; k < n; k++) {
+        dk_value e[2] = {dk_unit_dtw(here[k][0]), s->stride > 1 ? here[k][1] : DK_RULE_DRAW};
         dk_expected_add(x, e, false, s->limit);
     }
+    return 0;
 }
 
 /* Whether position l's stored values are the expected ones x, its capture flag included. */
@@ -947,33 +933,18 @@ int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, ui
         const dk_group *gr = &plan->groups[gi];
         group_ctx c = make_group(plan, gr, NULL);
         const dk_value *gv = values + gr->offset * s->stride, *conv = s->conv + 2 * gr->offset;
-        /* Each position is checked once the next one's successors are found (prefetched). */
-        dk_expected x[2];
-        verify_reads r[2];
-        uint32_t l[2];
-        int prev = -1; /* the slot of the position waiting */
         held_iter h;
-        for (bool more = held_begin(&h, &c);; more = held_next(&h)) {
-            int k = prev ^ 1; /* 0 for the first */
-            if (more) {
-                dk_expected_unpack(&x[k & 1], conv + 2 * (size_t)h.l, s->limit);
-                if (verify_quiet(s, &c, &h.it.pos, h.side, gv, 0, &x[k & 1], &r[k & 1], err, errlen) != 0)
-                    return -1;
-                l[k & 1] = h.l;
+        for (bool more = held_begin(&h, &c); more; more = held_next(&h)) {
+            dk_expected x;
+            dk_expected_unpack(&x, conv + 2 * (size_t)h.l, s->limit);
+            if (verify_quiet(s, &c, &h.it.pos, h.side, gv, 0, &x, err, errlen) != 0)
+                return -1;
+            if (!passes(s, gv, h.l, &x)) {
+                *bad_group = gi;
+                *bad_side = h.side;
+                *bad_kings = h.i - (uint64_t)h.side * c.K;
+                return 1;
             }
-            if (prev >= 0) {
-                verify_add(s, &x[prev], &r[prev]);
-                if (!passes(s, gv, l[prev], &x[prev])) {
-                    uint64_t i = global_of(&c.L, l[prev]);
-                    *bad_group = gi;
-                    *bad_side = side_of(&c, i);
-                    *bad_kings = i - (uint64_t)*bad_side * c.K;
-                    return 1;
-                }
-            }
-            if (!more)
-                break;
-            prev = k & 1;
         }
     }
     return 0;
@@ -1017,16 +988,11 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
     }
     for (;;) {
         uint32_t first = h.l, n = 0;
-        verify_reads r[2]; /* of position n, and of n - 1 until n's are found */
         for (; status == 0 && more && n < VERIFY_CHUNK; n++, more = held_next(&h)) {
             dk_expected_unpack(&acc[n], s->conv + 2 * (size_t)h.l, s->limit);
-            if (verify_quiet(s, c, &h.it.pos, h.side, values, n, &acc[n], &r[n & 1], err, errlen) != 0)
+            if (verify_quiet(s, c, &h.it.pos, h.side, values, n, &acc[n], err, errlen) != 0)
                 status = -1;
-            else if (n > 0)
-                verify_add(s, &acc[n - 1], &r[(n - 1) & 1]);
         }
-        if (status == 0 && n > 0)
-            verify_add(s, &acc[n - 1], &r[(n - 1) & 1]);
         int64_t w[3] = {n == 0 ? 1 : 0, status < 0 ? -1 : 0, status > 0 ? 0 : 1};
         if (exchange_boxes(s, c, sizeof(uint32_t), w, 3) != 0 && status == 0) {
             status = -1;
