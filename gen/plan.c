@@ -134,12 +134,10 @@ static const pair_lists *list_pair(dk_plan_cache *c, uint32_t pi)
     }
     e->pair = pi;
     e->last_use = ++c->clock;
-    bool large = e->subslices > cached_subslices_max;
-    for (int i = 0; i < CACHED_PAIRS; i++) /* the one larger pair: this one if it is large */
-        if (large && &c->e[i] != e && c->e[i].subslices > cached_subslices_max)
-            drop_lists(&c->e[i]);
-    for (int i = 0; i < CACHED_PAIRS; i++) /* one above DK_PLAN_KEPT_LARGE: only the pair in use */
-        if (&c->e[i] != e && c->e[i].subslices > DK_PLAN_KEPT_LARGE)
+    /* one larger pair, this one if it is large; one above DK_PLAN_KEPT_LARGE only while in use */
+    const uint64_t larger = e->subslices > cached_subslices_max ? cached_subslices_max : DK_PLAN_KEPT_LARGE;
+    for (int i = 0; i < CACHED_PAIRS; i++)
+        if (&c->e[i] != e && c->e[i].subslices > larger)
             drop_lists(&c->e[i]);
     for (;;) { /* the smaller pairs within the bound, dropping the least recently used */
         uint64_t held = 0;

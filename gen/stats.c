@@ -66,6 +66,13 @@ static inline void add_rule(dk_stats *st, stats_pass *a, uint64_t i, dk_value r)
     }
 }
 
+/* Position i of ix as FEN, into buf. */
+static void fen_of(const dk_index *ix, uint64_t i, char *buf, size_t len)
+{
+    dk_pos p = dk_index_unrank(ix, i);
+    dk_fen_format(ix->v, &p, false, buf, len);
+}
+
 /* Every count in one pass over the source, CHUNK positions at a time into buf. The DTW
  * histogram is counted over every value a position can hold, then cut to the longest seen. */
 static int compute(dk_stats *st, const dk_index *ix, const dk_value_source *src, dk_value *buf,
@@ -97,13 +104,10 @@ static int compute(dk_stats *st, const dk_index *ix, const dk_value_source *src,
         st->hist = h;
     if (a.longest) {
         st->longest_win = dk_value_dtw(a.longest);
-        dk_pos p = dk_index_unrank(ix, a.longest_at);
-        dk_fen_format(ix->v, &p, false, st->longest_fen, sizeof st->longest_fen);
+        fen_of(ix, a.longest_at, st->longest_fen, sizeof st->longest_fen);
     }
-    if (st->longest_dtc) {
-        dk_pos p = dk_index_unrank(ix, a.longest_dtc_at);
-        dk_fen_format(ix->v, &p, false, st->longest_dtc_fen, sizeof st->longest_dtc_fen);
-    }
+    if (st->longest_dtc)
+        fen_of(ix, a.longest_dtc_at, st->longest_dtc_fen, sizeof st->longest_dtc_fen);
     return 0;
 }
 

@@ -322,12 +322,13 @@ bool dk_unit_finished(const dk_workgraph *g, dk_plan_cache *plans, const char *d
                       unsigned limit)
 {
     /* The file's name needs no list of the unit's subslices: where it is missing (every unit of a
-     * new run) the pair is not listed, which walks all its men placements. */
+     * new run) the pair is not listed, which walks all its men placements. A unit whose count of
+     * positions is only an upper bound may have fewer parts than its shape says: listed. */
     dk_plan plan;
     char path[4096];
     dk_plan_shape(&plan, g, u, g->units[u].positions);
     dk_unitfile_path(&plan, dir, 0, path, sizeof path);
-    if (access(path, F_OK) != 0)
+    if (g->units[u].exact && access(path, F_OK) != 0)
         return false;
     if (dk_plan_build(&plan, plans, u) != 0)
         return false;
