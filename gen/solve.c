@@ -78,8 +78,8 @@ struct dk_solver {
     const char *why; /* why push failed */
     exit_slot cache[EXIT_CACHE];
     char *dir;
-    above_unit *above;
-    size_t nabove, capabove;
+    /* in place while open: a unit file keeps a pointer to its plan (an empty slot: file NULL) */
+    above_unit above[DK_SOLVER_ABOVE_OPEN];
     uint64_t opened; /* above units opened so far */
     /* per-group scratch, grown to the largest group (the positions this rank holds) */
     size_t cap;
@@ -110,8 +110,8 @@ static void close_above(dk_solver *s, size_t i);
 
 static void drop_above(dk_solver *s)
 {
-    while (s->nabove)
-        close_above(s, s->nabove - 1);
+    for (size_t i = 0; i < DK_SOLVER_ABOVE_OPEN; i++)
+        close_above(s, i);
     for (int i = 0; i < EXIT_CACHE; i++)
         s->cache[i].side = -1;
 }
@@ -183,7 +183,8 @@ void dk_solver_idle(dk_solver *s)
     dk_block_pool_idle(s->blocks);
     /* The largest group's scratch (10 bytes a position: 136 MB for a rank's share of a 6-piece
      * kings-only subslice at 1 GiB) was kept to the end of the run, beside the pairs being
-     * finished, which the budget counts instead of it, not beside it. */
+     * finished, which the budget counts instead of it, not beside it. Between two units it
+     * stays: fresh pages cost a fault each, about 3 us on a virtual machine. */
     free_scratch(s);
 }
 
@@ -193,45 +194,37 @@ void dk_solver_free(dk_solver *s)
         return;
     drop_above(s);
     dk_block_pool_free(s->blocks);
-    free(s->above);
     free_scratch(s);
     free(s->dir);
     free(s);
 }
 
-/* Closes above unit i, forgetting the exits that read it. */
+/* Closes above unit slot i if open, forgetting the exits that read it. */
 static void close_above(dk_solver *s, size_t i)
 {
     above_unit *a = &s->above[i];
+    if (!a->file)
+        return;
     for (int k = 0; k < EXIT_CACHE; k++)
         if (s->cache[k].file == a->file)
             s->cache[k].side = -1;
     dk_unitfile_close(a->file);
     dk_plan_free(&a->plan);
-    *a = s->above[--s->nabove];
+    a->file = NULL;
 }
 
 static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < s->nabove; i++)
-        if (s->above[i].unit == u)
-            return &s->above[i];
-    if (s->nabove == DK_SOLVER_ABOVE_OPEN) {
-        size_t oldest = 0;
-        for (size_t i = 1; i < s->nabove; i++)
-            if (s->above[i].opened < s->above[oldest].opened)
-                oldest = i;
-        close_above(s, oldest);
+    size_t pick = 0; /* an empty slot, else the least recently opened */
+    for (size_t i = 0; i < DK_SOLVER_ABOVE_OPEN; i++) {
+        above_unit *a = &s->above[i];
+        if (a->file && a->unit == u)
+            return a;
+        if (s->above[pick].file && (!a->file || a->opened < s->above[pick].opened))
+            pick = i;
     }
-    if (s->nabove == s->capabove) {
-        size_t cap = s->capabove ? 2 * s->capabove : 8;
-        above_unit *a = realloc(s->above, cap * sizeof *a);
-        if (!a)
-            return snprintf(err, errlen, "out of memory"), NULL;
-        s->above = a;
-        s->capabove = cap;
-    }
-    above_unit *a = &s->above[s->nabove];
+    close_above(s, pick);
+    above_unit *a = &s->above[pick];
     a->unit = u;
     a->opened = ++s->opened;
     if (dk_plan_build(&a->plan, s->plans, u) != 0)
@@ -240,7 +233,6 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
         dk_plan_free(&a->plan);
         return NULL;
     }
-    s->nabove++;
     return a;
 }
 
@@ -865,10 +857,18 @@ static int grow_conv(dk_solver *s, uint64_t n, char *err, size_t errlen)
     return 0;
 }
 
+/* Starts a unit of plan's pair: the units above stay open from the last unit when it was of
+ * the same pair (the next unit reads mostly the same ones), else are closed. */
+static void begin_unit(dk_solver *s, const dk_plan *plan)
+{
+    if (s->pair != plan->pair)
+        drop_above(s);
+    s->pair = plan->pair;
+}
+
 int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, size_t errlen)
 {
-    s->pair = plan->pair;
-    drop_above(s);
+    begin_unit(s, plan);
     if (grow_conv(s, plan->npositions ? plan->npositions : 1, err, errlen) != 0)
         return -1;
     for (size_t gi = 0; gi < plan->ngroups; gi++) {
@@ -1058,8 +1058,7 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
 int dk_solve_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm, dk_value *out,
                    char *err, size_t errlen)
 {
-    s->pair = plan->pair;
-    drop_above(s);
+    begin_unit(s, plan);
     int64_t ok = open_boxes(s, comm->nranks) == 0 ? 0 : -1;
     comm->min(comm->ctx, &ok, 1);
     if (ok < 0)

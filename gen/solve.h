@@ -40,9 +40,10 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_plan_c
 
 void dk_solver_free(dk_solver *s);
 
-/* Closes the units above, gives the exit cache's memory back and frees what the last unit grew
+/* Closes the units above, gives the exit cache's memory back and frees what the units grew
  * (scratch, queues, a split's buffers), so that what the thread does next (finishing a pair)
- * has the memory the budget counts for it. */
+ * has the memory the budget counts for it. Between two units none of it is needed: they reuse
+ * it. */
 void dk_solver_idle(dk_solver *s);
 
 /* Solves the unit of plan into out (plan->npositions positions in the plan's order, each its

@@ -19,7 +19,7 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
                    bool dictionary, unsigned limit, const dk_budget *b)
 {
     *w = (dk_worker){g, dir, keep_work, dictionary, limit,
-                     dk_finished_new(dir, g->v, limit, b->cache_bytes), NULL, dk_plan_cache_new(g), *b};
+                     dk_finished_new(dir, g->v, limit, b->cache_bytes), NULL, dk_plan_cache_new(g), *b, NULL, 0};
     if (w->finished && w->plans)
         w->solver = dk_solver_new(g, w->finished, w->plans, dir, limit, b->exit_cache_bytes);
     if (!w->solver || !w->plans) {
@@ -29,8 +29,32 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
     return 0;
 }
 
+/* Gives back what solving units holds between them: before finishing a pair, which the budget
+ * counts instead. */
+static void worker_idle(dk_worker *w)
+{
+    dk_solver_idle(w->solver);
+    free(w->values);
+    w->values = NULL;
+    w->values_cap = 0;
+}
+
+/* The worker's values buffer for n values, kept from one unit to the next; NULL when out of
+ * memory. */
+static dk_value *worker_values(dk_worker *w, uint64_t n)
+{
+    if (n > w->values_cap) {
+        free(w->values);
+        w->values = malloc((size_t)n * sizeof *w->values);
+        w->values_cap = w->values ? n : 0;
+    }
+    return w->values;
+}
+
 void dk_worker_free(dk_worker *w)
 {
+    if (w->solver)
+        worker_idle(w);
     dk_solver_free(w->solver);
     dk_finished_free(w->finished);
     dk_plan_cache_free(w->plans);
@@ -102,7 +126,7 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
     if (dk_plan_build(&plan, w->plans, u) != 0)
         return snprintf(err, errlen, "out of memory"), -1;
     unsigned stride = w->limit ? 2 : 1;
-    dk_value *values = malloc((plan.npositions ? plan.npositions : 1) * stride * sizeof *values);
+    dk_value *values = worker_values(w, (plan.npositions ? plan.npositions : 1) * stride);
     int rc = -1;
     if (!values) {
         snprintf(err, errlen, "out of memory for a unit of %llu positions",
@@ -112,8 +136,6 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
                 verify_unit(w, &plan, values, err, errlen) == 0)) {
         rc = dk_unitfile_save(&plan, w->dir, 0, w->limit, values, err, errlen);
     }
-    dk_solver_idle(w->solver);
-    free(values);
     dk_plan_free(&plan);
     return rc;
 }
@@ -148,7 +170,7 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
     }
     unsigned stride = w->limit ? 2 : 1;
     uint64_t held = dk_split_positions(&plan, comm->rank, comm->nranks);
-    dk_value *values = malloc((held ? held : 1) * stride * sizeof *values);
+    dk_value *values = worker_values(w, (held ? held : 1) * stride);
     char name[DK_MATERIAL_NAME_MAX], serr[512];
     dk_material_name(plan.pair->m, name, sizeof name);
     int rc = values ? 0 : dk_errorf(err, errlen, "out of memory for %llu positions of a split unit of %s",
@@ -181,8 +203,6 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
     } else {
         rc = values ? -2 : -1;
     }
-    dk_solver_idle(w->solver);
-    free(values);
     dk_plan_free(&plan);
     return rc;
 }
@@ -292,6 +312,7 @@ static bool side_finished(const dk_workgraph *g, const char *dir, const dk_index
 int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
 {
     const dk_wpair *p = &w->g->pairs[pi];
+    worker_idle(w);
     dk_pair_reader *r = dk_pair_reader_new(w->g, w->plans, w->dir, pi, w->limit, err, errlen);
     if (!r)
         return -1;

@@ -16,6 +16,8 @@ typedef struct dk_worker {
     dk_solver *solver;
     dk_plan_cache *plans;
     dk_budget budget;
+    dk_value *values;  /* a unit's values, kept from one unit to the next (dk_solver_idle) */
+    uint64_t values_cap;
 } dk_worker;
 
 /* Opens what a worker needs over directory dir within budget b: its cache of decoded finished
