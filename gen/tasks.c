@@ -203,6 +203,8 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
     } else {
         rc = values ? -2 : -1;
     }
+    /* a split unit's share and exchange buffers may be far larger than a unit's: given back */
+    worker_idle(w);
     dk_plan_free(&plan);
     return rc;
 }
