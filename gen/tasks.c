@@ -53,8 +53,9 @@ static dk_value *worker_values(dk_worker *w, uint64_t n)
 
 void dk_worker_free(dk_worker *w)
 {
-    if (w->solver)
-        worker_idle(w);
+    free(w->values);
+    w->values = NULL;
+    w->values_cap = 0;
     dk_solver_free(w->solver);
     dk_finished_free(w->finished);
     dk_plan_cache_free(w->plans);

@@ -16,7 +16,8 @@ typedef struct dk_worker {
     dk_solver *solver;
     dk_plan_cache *plans;
     dk_budget budget;
-    dk_value *values;  /* a unit's values, kept from one unit to the next (dk_solver_idle) */
+    dk_value *values;  /* a unit's values, kept from one unit to the next, freed before a pair
+                        * is finished */
     uint64_t values_cap;
 } dk_worker;
 

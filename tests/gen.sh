@@ -2,7 +2,8 @@
 # Table generation end to end (issue 4): generation and verification of both variants, the
 # longest wins of docs/rules.md ("Longest International wins"), identical files for 1, 2 and 4
 # ranks and for small units, kill-and-restart, `verify` catching altered values, a second run
-# doing nothing, bad input, and `query` output. Runs tests/test_three_kings on the Brazilian tables it makes.
+# doing nothing, bad input, and `query` output. Runs tests/test_three_kings on the Brazilian
+# tables it makes.
 # Usage: tests/gen.sh path/to/damka (the test programs are found beside it, in tests/).
 # DK_GEN_SCALE=small (make test) generates International up to 3 pieces; full (make test-full) 4.
 set -u
