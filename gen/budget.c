@@ -23,6 +23,8 @@
  * DK_BUDGET_MIN itself runs. */
 static const uint64_t min_cache = (DK_BUDGET_MIN - FIXED_BYTES - EXIT_MIN) / 2;
 
+uint64_t dk_budget_check_cache(uint64_t cache_bytes) { return cache_bytes / 4; }
+
 uint64_t dk_budget_exit_cache(uint64_t memory)
 {
     /* Measured on Brazilian 1m2k-0m3k (6 pieces): with 4 MiB a file, 44 k to 77 k blocks

@@ -20,6 +20,10 @@ typedef struct dk_budget {
     uint64_t cache_bytes;      /* decoded finished tables kept in memory */
 } dk_budget;
 
+/* The part of a rank's cache of tables (cache_bytes) that verification's own reader of the
+ * exits keeps (gen/exitcheck.h: libdamka's block cache): a quarter. Pure. */
+uint64_t dk_budget_check_cache(uint64_t cache_bytes);
+
 /* The exit cache of a rank that may hold `memory` bytes: a sixteenth of it, and at least what
  * sixteen units' files held when each had a cache of its own (69 MiB). Pure. */
 uint64_t dk_budget_exit_cache(uint64_t memory);

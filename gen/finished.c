@@ -12,19 +12,30 @@
 
 enum { RADIX = DK_TB_MAX_PIECES + 1, NSLOTS = RADIX * RADIX * RADIX * RADIX };
 
-/* The compressed tablebase that serves tables above the budget: its block cache. */
-static const size_t fallback_cache = (size_t)32 << 20;
+struct ftable;
+
+/* One block of a material's tables, decoded: the DTW values of its positions and, with a draw
+ * rule, their rule values (`width` bytes each, little-endian, as the files store them), and a
+ * bit a position saying whether the values are the position's own: it has no capture, or its
+ * captures were resolved and their values stored (see remember). */
+typedef struct fblock {
+    struct ftable *t;
+    uint32_t b;
+    uint32_t ring;      /* where it is in the clock's ring */
+    int pins;           /* resolutions under way: the block must stay */
+    bool used;          /* read since the hand last passed */
+    uint64_t bytes;
+    uint8_t *values[2];
+    uint8_t *known;
+    uint8_t data[];
+} fblock;
 
 typedef struct ftable {
     dk_index ix;
-    uint8_t *values[2];   /* DTW, rule value: `width` bytes each, little-endian; NULL: not held */
+    dk_ctable *ct[2];   /* DTW, DTC; open (mapped) from the first read to the end */
     uint8_t width[2];
-    uint8_t *known;       /* bit i: values[.][i] are position i's: it has no capture, or its
-                           * captures were resolved and their values stored (see remember) */
-    uint64_t bytes;
-    uint64_t last_use;
-    int pins;             /* resolutions under way: the table must stay */
-    bool above_budget;    /* read through the compressed tablebase */
+    uint32_t block_size, nblocks;
+    fblock **blocks;    /* by block number: decoded, or NULL */
 } ftable;
 
 struct dk_finished {
@@ -32,12 +43,11 @@ struct dk_finished {
     char *dir;
     unsigned limit;
     int nmetrics;         /* DTW, and DTC with a rule */
-    uint64_t budget, held, clock;
+    uint64_t budget, held;
     ftable *slots[NSLOTS];
-    dk_tablebase *fallback;
+    fblock **ring;        /* the blocks held, swept by the clock's hand */
+    uint32_t nring, ring_cap, hand;
     void *dctx;
-    uint8_t *block;
-    size_t block_cap;
     dk_finished_counters counters;
 };
 
@@ -56,30 +66,31 @@ dk_finished *dk_finished_new(const char *dir, const dk_variant *v, unsigned limi
     return f;
 }
 
-static void drop(dk_finished *f, ftable *t)
+/* Frees block k, the last of the ring or moved there by the caller. */
+static void drop(dk_finished *f, fblock *k)
 {
-    for (int k = 0; k < 2; k++) {
-        free(t->values[k]);
-        t->values[k] = NULL;
-    }
-    free(t->known);
-    t->known = NULL;
-    f->held -= t->bytes;
-    t->bytes = 0;
+    k->t->blocks[k->b] = NULL;
+    f->held -= k->bytes;
+    f->ring[k->ring] = f->ring[--f->nring];
+    f->ring[k->ring]->ring = k->ring;
+    free(k);
 }
 
 void dk_finished_free(dk_finished *f)
 {
     if (!f)
         return;
+    while (f->nring)
+        drop(f, f->ring[f->nring - 1]);
     for (int i = 0; i < NSLOTS; i++)
         if (f->slots[i]) {
-            drop(f, f->slots[i]);
+            for (int k = 0; k < 2; k++)
+                dk_ctable_close(f->slots[i]->ct[k]);
+            free(f->slots[i]->blocks);
             free(f->slots[i]);
         }
-    dk_tb_close(f->fallback);
+    free(f->ring);
     dk_ctable_dctx_free(f->dctx);
-    free(f->block);
     free(f->dir);
     free(f);
 }
@@ -93,112 +104,113 @@ static int material_error(dk_material m, char *err, size_t errlen, const char *w
     return dk_errorf(err, errlen, "no value for material %s: %s", name, why);
 }
 
-/* Drops the least recently used tables until `need` more bytes fit the budget. */
+/* Drops blocks, the least recently read first as the clock approximates it, until `need` more
+ * bytes fit the budget; blocks being resolved stay (the budget is exceeded by a few blocks
+ * then). */
 static void make_room(dk_finished *f, uint64_t need)
 {
-    while (f->held + need > f->budget) {
-        ftable *lru = NULL;
-        for (int i = 0; i < NSLOTS; i++) {
-            ftable *t = f->slots[i];
-            if (t && t->bytes && !t->pins && (!lru || t->last_use < lru->last_use))
-                lru = t;
+    uint32_t spared = 0; /* blocks passed without dropping: twice round the ring, give up */
+    while (f->held + need > f->budget && f->nring && spared < 2 * f->nring) {
+        if (f->hand >= f->nring)
+            f->hand = 0;
+        fblock *k = f->ring[f->hand];
+        if (k->used || k->pins) {
+            k->used = false;
+            f->hand++;
+            spared++;
+            continue;
         }
-        if (!lru)
-            return; /* everything held is in use: exceed the budget by this table */
-        drop(f, lru);
+        drop(f, k); /* the last block moves into the hand's place: looked at next */
         f->counters.evictions++;
+        spared = 0;
     }
 }
 
-/* Decodes one compressed file of table t into t->values[k]. */
-static int decode_file(dk_finished *f, ftable *t, int k, char *err, size_t errlen)
+/* Opens one compressed file of table t and checks that it is the file the name says. */
+static int open_file(dk_finished *f, ftable *t, int k, char *err, size_t errlen)
 {
     dk_metric metric = k ? DK_METRIC_DTC : DK_METRIC_DTW;
     char path[4096];
     dk_tb_path(f->dir, f->v, t->ix.m, dk_tb_metric_ext(metric), path, sizeof path);
-    dk_ctable *ct = dk_ctable_open(path, err, errlen);
-    if (!ct)
+    if (!(t->ct[k] = dk_ctable_open(path, err, errlen)))
         return -1;
-    const dk_ctable_info *in = dk_ctable_get_info(ct);
+    const dk_ctable_info *in = dk_ctable_get_info(t->ct[k]);
     const dk_material m = t->ix.m;
     const uint8_t want[4] = {m.wm, m.wk, m.bm, m.bk};
-    int rc = 0;
     if (in->metric != metric || in->variant != f->v->id || memcmp(in->material, want, 4) != 0 ||
         in->count != t->ix.size)
-        rc = dk_errorf(err, errlen, "%.900s is damaged: its header does not match its name", path);
-    else if (k && in->limit != f->limit)
-        rc = dk_errorf(err, errlen, "%.900s follows a draw rule of %u plies, this run %u", path,
-                       in->limit, f->limit);
-    size_t need = dk_ctable_max_unit_bytes(ct);
-    if (rc == 0 && need > f->block_cap) {
-        uint8_t *b = realloc(f->block, need);
-        if (!b)
-            rc = dk_errorf(err, errlen, "out of memory");
-        else
-            f->block = b, f->block_cap = need;
-    }
-    const unsigned w = t->width[k];
-    for (uint64_t u = 0; rc == 0 && u < in->nunits; u++) {
-        rc = dk_ctable_read_unit(ct, f->dctx, u, f->block, err, errlen);
-        uint64_t first = u * in->unit;
-        uint32_t n = dk_ctable_positions(in->count, in->unit, u);
-        for (uint32_t j = 0; rc == 0 && j < n; j++) {
-            dk_value v = dk_ctable_decode(ct, f->block, j);
-            uint8_t *dst = t->values[k] + (first + j) * w;
-            dst[0] = (uint8_t)v;
-            if (w == 2)
-                dst[1] = (uint8_t)(v >> 8);
-        }
-    }
-    dk_ctable_close(ct);
-    return rc;
-}
-
-/* The width of each file's values, from the headers alone. */
-static int file_widths(dk_finished *f, ftable *t, char *err, size_t errlen)
-{
-    for (int k = 0; k < f->nmetrics; k++) {
-        char path[4096];
-        dk_tb_path(f->dir, f->v, t->ix.m, dk_tb_metric_ext(k ? DK_METRIC_DTC : DK_METRIC_DTW), path,
-                   sizeof path);
-        dk_ctable *ct = dk_ctable_open(path, err, errlen);
-        if (!ct)
-            return -1;
-        t->width[k] = dk_ctable_get_info(ct)->width;
-        dk_ctable_close(ct);
-    }
+        return dk_errorf(err, errlen, "%.900s is damaged: its header does not match its name", path);
+    if (k && in->limit != f->limit)
+        return dk_errorf(err, errlen, "%.900s follows a draw rule of %u plies, this run %u", path,
+                         in->limit, f->limit);
+    /* One block of each file is one decoded block here: the writer gives both the same size. */
+    if (k && in->block_size != t->block_size)
+        return dk_errorf(err, errlen, "%.900s has blocks of %u positions, its DTW table %u", path,
+                         in->block_size, t->block_size);
+    t->width[k] = in->width;
+    t->block_size = in->block_size;
+    t->nblocks = in->nblocks;
     return 0;
 }
 
-static int load(dk_finished *f, ftable *t, char *err, size_t errlen)
+static int open_table(dk_finished *f, ftable *t, char *err, size_t errlen)
 {
-    if (file_widths(f, t, err, errlen) != 0)
-        return -1;
-    uint64_t bytes = t->ix.size / 8 + 1;
     for (int k = 0; k < f->nmetrics; k++)
-        bytes += t->ix.size * t->width[k];
-    if (bytes > f->budget) {
-        t->above_budget = true;
-        return 0;
+        if (open_file(f, t, k, err, errlen) != 0)
+            return -1;
+    if (!(t->blocks = calloc(t->nblocks, sizeof *t->blocks)))
+        return dk_errorf(err, errlen, "out of memory");
+    return 0;
+}
+
+static void close_table(ftable *t)
+{
+    for (int k = 0; k < 2; k++) {
+        dk_ctable_close(t->ct[k]);
+        t->ct[k] = NULL;
     }
-    make_room(f, bytes);
-    t->known = calloc(t->ix.size / 8 + 1, 1);
+    free(t->blocks);
+    t->blocks = NULL;
+}
+
+/* Decodes block b of table t (each file's block, checked) into a new block held in the ring. */
+static fblock *load(dk_finished *f, ftable *t, uint32_t b, char *err, size_t errlen)
+{
+    const uint32_t n = dk_ctable_positions(t->ix.size, t->block_size, b);
+    size_t bytes[2] = {0, 0};
     for (int k = 0; k < f->nmetrics; k++)
-        t->values[k] = malloc(t->ix.size * t->width[k]);
-    t->bytes = bytes;
-    f->held += bytes;
-    int rc = t->known && t->values[0] && (f->nmetrics < 2 || t->values[1])
-                 ? 0 : dk_errorf(err, errlen, "out of memory");
-    for (int k = 0; rc == 0 && k < f->nmetrics; k++)
-        rc = decode_file(f, t, k, err, errlen);
-    if (rc != 0) {
-        drop(f, t);
-        return -1;
+        bytes[k] = dk_ctable_unit_bytes(t->ct[k], b);
+    uint64_t total = sizeof(fblock) + bytes[0] + bytes[1] + n / 8 + 1;
+    make_room(f, total);
+    if (f->nring == f->ring_cap) {
+        uint32_t cap = f->ring_cap ? 2 * f->ring_cap : 1024;
+        fblock **r = realloc(f->ring, cap * sizeof *r);
+        if (!r)
+            return dk_errorf(err, errlen, "out of memory"), NULL;
+        f->ring = r;
+        f->ring_cap = cap;
     }
+    fblock *k = malloc(total);
+    if (!k)
+        return dk_errorf(err, errlen, "out of memory"), NULL;
+    *k = (fblock){.t = t, .b = b, .ring = f->nring, .used = true, .bytes = total};
+    k->values[0] = k->data;
+    k->values[1] = k->data + bytes[0];
+    k->known = k->data + bytes[0] + bytes[1];
+    memset(k->known, 0, n / 8 + 1);
+    for (int m = 0; m < f->nmetrics; m++)
+        if (dk_ctable_read_unit(t->ct[m], f->dctx, b, k->values[m], err, errlen) != 0) {
+            free(k);
+            return NULL;
+        }
+    f->ring[f->nring++] = k;
+    t->blocks[b] = k;
+    f->held += total;
     if (f->held > f->counters.peak_bytes)
         f->counters.peak_bytes = f->held;
     f->counters.loads++;
-    return 0;
+    f->counters.positions += n;
+    return k;
 }
 
 static ftable *get_table(dk_finished *f, dk_material m, char *err, size_t errlen)
@@ -206,40 +218,22 @@ static ftable *get_table(dk_finished *f, dk_material m, char *err, size_t errlen
     bool in_range = m.wm < RADIX && m.wk < RADIX && m.bm < RADIX && m.bk < RADIX;
     int k = in_range ? ((m.wm * RADIX + m.wk) * RADIX + m.bm) * RADIX + m.bk : 0;
     ftable *t = in_range ? f->slots[k] : NULL;
-    if (t && t->values[0]) { /* held: the material was checked when its slot was made */
-        t->last_use = ++f->clock;
+    if (t) /* open: the material was checked when its slot was made */
         return t;
-    }
     if (dk_material_pieces(m) > DK_TB_MAX_PIECES || !dk_material_valid(f->v, m))
         return material_error(m, err, errlen, "not a material tables hold"), NULL;
-    if (!t) {
-        if (!(t = calloc(1, sizeof *t)) || dk_index_init(&t->ix, f->v, m) != 0) {
-            free(t);
-            return material_error(m, err, errlen, "out of memory"), NULL;
-        }
-        f->slots[k] = t;
+    if (!(t = calloc(1, sizeof *t)) || dk_index_init(&t->ix, f->v, m) != 0) {
+        free(t);
+        return material_error(m, err, errlen, "out of memory"), NULL;
     }
-    t->last_use = ++f->clock;
-    if (!t->values[0] && !t->above_budget) {
-        char why[1024];
-        if (load(f, t, why, sizeof why) != 0)
-            return material_error(m, err, errlen, why), NULL;
+    char why[1024];
+    if (open_table(f, t, why, sizeof why) != 0) {
+        close_table(t);
+        free(t);
+        return material_error(m, err, errlen, why), NULL;
     }
+    f->slots[k] = t;
     return t;
-}
-
-static int fallback_value(dk_finished *f, dk_material m, const dk_pos *p, dk_value out[2],
-                          char *err, size_t errlen)
-{
-    if (!f->fallback && !(f->fallback = dk_tb_open(f->dir, f->v, &(dk_tb_options){fallback_cache})))
-        return material_error(m, err, errlen, "out of memory");
-    dk_tb_status st = dk_tb_probe_normal(f->fallback, m, p, DK_METRIC_DTW, &out[0]);
-    out[1] = DK_RULE_DRAW;
-    if (st == DK_TB_OK && f->limit)
-        st = dk_tb_probe_normal(f->fallback, m, p, DK_METRIC_DTC, &out[1]);
-    if (st == DK_TB_OK && f->limit && dk_tb_rule_limit(f->fallback) != f->limit)
-        return material_error(m, err, errlen, "the tables follow another draw rule than this run");
-    return st == DK_TB_OK ? 0 : material_error(m, err, errlen, dk_tb_last_error());
 }
 
 /* The values of p, who must capture, through its best capture (a conversion: the rule's
@@ -271,25 +265,25 @@ static int resolve(dk_finished *f, const dk_pos *p, dk_value out[2], char *err, 
     return 0;
 }
 
-static inline dk_value read_value(const ftable *t, int k, uint64_t i)
+static inline dk_value read_value(const fblock *k, unsigned width, int m, uint32_t j)
 {
-    const uint8_t *v = t->values[k];
-    return t->width[k] == 1 ? v[i] : (dk_value)(v[2 * i] | v[2 * i + 1] << 8);
+    const uint8_t *v = k->values[m];
+    return width == 1 ? v[j] : (dk_value)(v[2 * j] | v[2 * j + 1] << 8);
 }
 
 /* Remembers resolved values if they fit the table's widths (else they are resolved again). */
-static void remember(ftable *t, int nmetrics, uint64_t i, const dk_value v[2])
+static void remember(const ftable *t, fblock *k, int nmetrics, uint32_t j, const dk_value v[2])
 {
-    for (int k = 0; k < nmetrics; k++)
-        if (t->width[k] == 1 && v[k] > 0xff)
+    for (int m = 0; m < nmetrics; m++)
+        if (t->width[m] == 1 && v[m] > 0xff)
             return;
-    for (int k = 0; k < nmetrics; k++) {
-        uint8_t *dst = t->values[k] + i * t->width[k];
-        dst[0] = (uint8_t)v[k];
-        if (t->width[k] == 2)
-            dst[1] = (uint8_t)(v[k] >> 8);
+    for (int m = 0; m < nmetrics; m++) {
+        uint8_t *dst = k->values[m] + j * t->width[m];
+        dst[0] = (uint8_t)v[m];
+        if (t->width[m] == 2)
+            dst[1] = (uint8_t)(v[m] >> 8);
     }
-    t->known[i / 8] |= (uint8_t)(1u << (i % 8));
+    k->known[j / 8] |= (uint8_t)(1u << (j % 8));
 }
 
 int dk_finished_value(dk_finished *f, dk_material m, const dk_pos *p, dk_value out[2], char *err,
@@ -298,22 +292,28 @@ int dk_finished_value(dk_finished *f, dk_material m, const dk_pos *p, dk_value o
     ftable *t = get_table(f, m, err, errlen);
     if (!t)
         return -1;
-    if (t->above_budget)
-        return fallback_value(f, m, p, out, err, errlen);
     uint64_t i = dk_index_rank(&t->ix, p);
-    uint8_t *known = &t->known[i / 8], bit = (uint8_t)(1u << (i % 8));
+    uint32_t b = (uint32_t)(i / t->block_size), j = (uint32_t)(i % t->block_size);
+    fblock *k = t->blocks[b];
+    if (!k) {
+        char why[1024];
+        if (!(k = load(f, t, b, why, sizeof why)))
+            return material_error(m, err, errlen, why);
+    }
+    k->used = true;
+    uint8_t *known = &k->known[j / 8], bit = (uint8_t)(1u << (j % 8));
     if (!(*known & bit)) { /* the first read of i: whether it must capture, once */
         if (dk_can_capture(f->v, p, DK_WHITE)) {
-            t->pins++;
+            k->pins++;
             int rc = resolve(f, p, out, err, errlen);
-            t->pins--;
+            k->pins--;
             if (rc == 0)
-                remember(t, f->nmetrics, i, out);
+                remember(t, k, f->nmetrics, j, out);
             return rc;
         }
         *known |= bit;
     }
-    out[0] = read_value(t, 0, i);
-    out[1] = f->limit ? read_value(t, 1, i) : DK_RULE_DRAW;
+    out[0] = read_value(k, t->width[0], 0, j);
+    out[1] = f->limit ? read_value(k, t->width[1], 1, j) : DK_RULE_DRAW;
     return 0;
 }

@@ -2,11 +2,14 @@
  * value and (with a draw rule) the rule value, exact also where the side to move must capture.
  *
  * They come from the compressed files of the output directory, the same files engines read, so
- * a run needs no second copy on disk. A table is decoded whole into memory when first needed
- * and kept while the byte budget allows, the least recently used dropped first. Where the side
- * to move must capture the files hold no value: it is resolved from the captures when first
- * asked for and then remembered in the decoded table. A table larger than the whole budget is
- * read through the compressed tablebase and its block cache instead (slower, still bounded).
+ * a run needs no second copy on disk. What is decoded is a block (16384 positions as written)
+ * of a material's DTW file and, with a rule, the same block of its DTC file, when a position of
+ * it is first read; blocks stay while the byte budget allows, the one least recently read
+ * dropped first (a clock). A unit's exits reach a few subslices of each material, and a
+ * subslice's positions are consecutive in the index: what is decoded follows what is read,
+ * whatever the size of the tables. Where the side to move must capture the files hold no
+ * value: it is resolved from the captures when first asked for and then remembered in the
+ * decoded block.
  *
  * One reader per thread: nothing in it is thread-safe. */
 #ifndef DK_FINISHED_H
@@ -18,8 +21,9 @@
 typedef struct dk_finished dk_finished;
 
 typedef struct dk_finished_counters {
-    uint64_t loads;      /* tables decoded (again after an eviction) */
-    uint64_t evictions;  /* tables dropped to stay within the budget */
+    uint64_t loads;      /* blocks decoded (again after an eviction) */
+    uint64_t positions;  /* positions of the blocks decoded */
+    uint64_t evictions;  /* blocks dropped to stay within the budget */
     uint64_t resolved;   /* capture positions resolved */
     uint64_t peak_bytes; /* the most decoded bytes held at once */
 } dk_finished_counters;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../index/subslice.h"
+#include "budget.h"
 
 /* Calibration (Brazilian, draw rule of 15 moves). Every task of a run up to 5 pieces timed on
  * one rank: seconds a unit position fit 2.77e-7 x (1 + 1.22 x kings), finishing 1.6e-7 a
@@ -30,7 +31,7 @@
  * compressed blocks, which the model does not charge (5 pieces on 1 rank at 256M took 1.3 times
  * as long as at 12G: see README). */
 static const double unit_seconds = 0.828e-7, king_weight = 1.22, finish_seconds = 0.486e-7;
-static const double decode_seconds = 2.0e-9;
+static const double decode_seconds = 2.0e-9, read_spread = 2.0;
 static const double plain_unit = 0.73, plain_finish = 0.64, plain_decode = 0.5;
 static const double table_bits[3] = {0.18, 1.21, 0.50};
 static const double unit_bits_rule = 4.26, unit_bits_plain = 3.21;
@@ -118,8 +119,9 @@ dk_forecast_model dk_forecast_default_model(const dk_workgraph *g, unsigned limi
 {
     dk_forecast_model m = {unit_seconds * (limit ? 1 : plain_unit), king_weight,
                            finish_seconds * (limit ? 1 : plain_finish), {0, 0, 0},
-                           limit ? unit_bits_rule : unit_bits_plain, limit, cache_bytes,
-                           decode_seconds * (limit ? 1 : plain_decode)};
+                           limit ? unit_bits_rule : unit_bits_plain, limit,
+                           cache_bytes - dk_budget_check_cache(cache_bytes),
+                           decode_seconds * (limit ? 1 : plain_decode), read_spread};
     memcpy(m.table_bits, table_bits, sizeof table_bits);
     if (!limit)
         m.table_bits[2] = 0;
@@ -140,10 +142,20 @@ typedef struct event {
     dk_wg_task task;
 } event;
 
-/* A rank as the simulation sees it: the decoded tables it holds (by table, the tick of their
- * last use, 0 if not held). */
+/* A finished table as the simulation reads it: in chunks (READ_CHUNKS, or fewer of a block
+ * each), as gen/finished.c decodes blocks. A unit of a pair reads, of each table its exits
+ * reach, the chunks of a span as wide as `spread` times its share of the pair's positions,
+ * placed where the unit lies in its pair: a unit's exits reach a few subslices of each table,
+ * and the units of a pair together reach all of it. */
+enum { READ_CHUNKS = 256, READ_BLOCK = 16384 };
+
+/* A rank as the simulation sees it: the chunks of decoded tables it holds (by table, per chunk
+ * 0: not held, 1: held, 2: held and read since the clock's hand passed; NULL until the rank
+ * first reads the table), swept by a clock as gen/finished.c sweeps its blocks. */
 typedef struct sim_rank {
-    uint64_t *last_use;
+    uint8_t **chunk;
+    uint32_t *ring; /* the chunks held, table * READ_CHUNKS + chunk */
+    size_t nring, cap, hand;
     uint64_t held, read;
 } sim_rank;
 
@@ -166,6 +178,7 @@ typedef struct sim {
     uint64_t tick;
     reads rd;
     double *unit_pos;      /* by unit: its positions (all_unit_positions) */
+    double *unit_at;       /* by unit: the share of its pair's positions in the units before it */
     double work_bytes, disk_bytes;
     int64_t split;         /* a split unit taken, waiting for every rank to be free, or -1 */
     bool splitting;        /* a split unit is running on every rank */
@@ -199,9 +212,9 @@ static bool idle_rank(sim *s, uint32_t *r)
         s->cap = cap;
     }
     sim_rank *k = &s->ranks[s->nranks];
-    if (!(k->last_use = calloc(2 * (size_t)s->g->npairs + 1, sizeof *k->last_use)))
+    *k = (sim_rank){calloc(2 * (size_t)s->g->npairs + 1, sizeof *k->chunk), NULL, 0, 0, 0, 0, 0};
+    if (!k->chunk)
         return false;
-    k->held = k->read = 0;
     *r = s->nranks++;
     return true;
 }
@@ -264,53 +277,109 @@ static int reads_build(const dk_workgraph *g, reads *r)
     return ok ? 0 : -1;
 }
 
-/* Bytes a rank holds for a decoded table: its DTW values and, with a draw rule, its rule values,
- * two bytes each (finished.h). */
-static uint64_t decoded_bytes(const sim *s, uint32_t id)
+/* The chunks table `id` is cut into, and the positions of each. */
+static uint32_t nchunks(const sim *s, uint32_t id)
 {
-    return s->rd.positions[id] * 2 * (s->m->limit ? 2 : 1);
+    uint64_t blocks = (s->rd.positions[id] + READ_BLOCK - 1) / READ_BLOCK;
+    return blocks < READ_CHUNKS ? (uint32_t)(blocks ? blocks : 1) : READ_CHUNKS;
 }
 
-/* Rank k reads table `id` for a unit: decoded whole when not held, the least recently used
- * dropped to make room. A table larger than the whole cache is read again each time, through
- * its compressed blocks as gen does (finished.c): not charged beyond the unit's own cost, which
- * underestimates it (see the calibration above). Returns the seconds decoding takes. */
-static double read_table(sim *s, sim_rank *k, uint32_t id)
+static double chunk_positions(const sim *s, uint32_t id) { return (double)s->rd.positions[id] / nchunks(s, id); }
+
+/* Bytes a rank holds for a decoded chunk: its DTW values and, with a draw rule, its rule
+ * values, two bytes each (finished.h). */
+static uint64_t chunk_bytes(const sim *s, uint32_t id)
+{
+    return (uint64_t)(chunk_positions(s, id) * 2 * (s->m->limit ? 2 : 1));
+}
+
+static void rank_free(sim_rank *k, uint32_t ntables)
+{
+    for (uint32_t t = 0; k->chunk && t < ntables; t++)
+        free(k->chunk[t]);
+    free(k->chunk);
+    free(k->ring);
+}
+
+/* Drops chunks from rank k's clock until `need` more bytes fit its cache. */
+static void make_room(sim *s, sim_rank *k, uint64_t need)
+{
+    while (k->held + need > s->m->cache_bytes && k->nring) {
+        if (k->hand >= k->nring)
+            k->hand = 0;
+        uint32_t c = k->ring[k->hand], id = c / READ_CHUNKS;
+        uint8_t *state = &k->chunk[id][c % READ_CHUNKS];
+        if (*state == 2) {
+            *state = 1;
+            k->hand++;
+            continue;
+        }
+        *state = 0;
+        k->held -= chunk_bytes(s, id);
+        k->ring[k->hand] = k->ring[--k->nring];
+    }
+}
+
+/* Rank k reads chunk c of table `id`: decoded when not held, chunks the rank read least recently
+ * dropped (a clock) to make room. Returns the seconds decoding takes, or -1 when out of memory. */
+static double read_chunk(sim *s, sim_rank *k, uint32_t id, uint32_t c)
 {
     const dk_forecast_model *m = s->m;
-    uint64_t decoded = decoded_bytes(s, id);
-    if (k->last_use[id]) {
-        k->last_use[id] = ++s->tick;
+    if (!k->chunk[id] && !(k->chunk[id] = calloc(READ_CHUNKS, 1)))
+        return -1;
+    uint8_t *state = &k->chunk[id][c];
+    if (*state) {
+        *state = 2;
         return 0;
     }
-    k->read += (uint64_t)((double)s->rd.positions[id] * (m->table_bits[1] + m->table_bits[2]) / 8);
-    if (decoded > m->cache_bytes)
-        return 0;
-    double seconds = (double)s->rd.positions[id] * m->decode_seconds;
-    s->out->decode_work += seconds;
-    while (k->held + decoded > m->cache_bytes) {
-        uint32_t lru = UINT32_MAX;
-        for (uint32_t t = 0; t < 2 * s->g->npairs; t++)
-            if (k->last_use[t] && (lru == UINT32_MAX || k->last_use[t] < k->last_use[lru]))
-                lru = t;
-        k->held -= decoded_bytes(s, lru);
-        k->last_use[lru] = 0;
+    double positions = chunk_positions(s, id);
+    k->read += (uint64_t)(positions * (m->table_bits[1] + m->table_bits[2]) / 8);
+    uint64_t bytes = chunk_bytes(s, id);
+    make_room(s, k, bytes);
+    if (k->nring == k->cap) {
+        size_t cap = k->cap ? 2 * k->cap : 1024;
+        uint32_t *r = realloc(k->ring, cap * sizeof *r);
+        if (!r)
+            return -1;
+        k->ring = r;
+        k->cap = cap;
     }
-    k->held += decoded;
-    k->last_use[id] = ++s->tick;
+    k->ring[k->nring++] = id * READ_CHUNKS + c;
+    *state = 2;
+    k->held += bytes;
     if (k->held > s->out->held_peak_bytes)
         s->out->held_peak_bytes = k->held;
+    double seconds = positions * m->decode_seconds;
+    s->out->decode_work += seconds;
     return seconds;
 }
 
-/* Rank r reads the tables unit u's pair reaches; returns the seconds decoding them takes. */
-static double read_tables(sim *s, uint32_t r, uint32_t u)
+/* Rank r reads, for the share [lo, hi) of unit u's pair that it solves, the chunks of every
+ * table the pair's exits reach (see READ_CHUNKS); returns the seconds decoding them takes, or
+ * -1 when out of memory. */
+static double read_tables(sim *s, uint32_t r, uint32_t u, double lo, double hi)
 {
     uint32_t p = s->g->units[u].pair;
-    double seconds = 0;
-    for (uint32_t j = 0; j < s->rd.count[p]; j++)
-        seconds += read_table(s, &s->ranks[r], s->rd.ids[s->rd.first[p] + j]);
+    double mid = (lo + hi) / 2, half = s->m->read_spread * (hi - lo) / 2, seconds = 0;
+    double from = mid - half < 0 ? 0 : mid - half, to = mid + half > 1 ? 1 : mid + half;
+    for (uint32_t j = 0; j < s->rd.count[p]; j++) {
+        uint32_t id = s->rd.ids[s->rd.first[p] + j], n = nchunks(s, id);
+        uint32_t c0 = (uint32_t)(from * n), c1 = (uint32_t)(to * n);
+        for (uint32_t c = c0 < n ? c0 : n - 1; c <= c1 && c < n; c++) {
+            double d = read_chunk(s, &s->ranks[r], id, c);
+            if (d < 0)
+                return -1;
+            seconds += d;
+        }
+    }
     return seconds;
+}
+
+/* The share of its pair unit u covers: [unit_at, unit_at + its positions / the pair's). */
+static double unit_share(const sim *s, uint32_t u)
+{
+    double pair = (double)s->g->pairs[s->g->units[u].pair].positions;
+    return pair > 0 ? s->unit_pos[u] / pair : 0;
 }
 
 /* Bytes of a pair's files at `bits` a position. */
@@ -319,11 +388,16 @@ static double pair_bytes(const dk_workgraph *g, uint32_t p, double bits)
     return (double)g->pairs[p].positions * bits / 8;
 }
 
-static void start(sim *s, uint32_t r, dk_wg_task t, double now)
+static int start(sim *s, uint32_t r, dk_wg_task t, double now)
 {
     const dk_workgraph *g = s->g;
-    double cost = t.kind == DK_WG_UNIT ? unit_cost(g, s->m, t.id, s->unit_pos[t.id]) + read_tables(s, r, t.id)
-                                       : dk_forecast_cost(g, s->m, t);
+    double cost = dk_forecast_cost(g, s->m, t);
+    if (t.kind == DK_WG_UNIT) {
+        double decode = read_tables(s, r, t.id, s->unit_at[t.id], s->unit_at[t.id] + unit_share(s, t.id));
+        if (decode < 0)
+            return -1;
+        cost = unit_cost(g, s->m, t.id, s->unit_pos[t.id]) + decode;
+    }
     s->out->work += cost;
     if (cost > s->out->longest) {
         s->out->longest = cost;
@@ -333,6 +407,7 @@ static void start(sim *s, uint32_t r, dk_wg_task t, double now)
     dk_heap_push(&s->events, &e);
     if (s->events.n > s->out->peak_parallel)
         s->out->peak_parallel = (uint32_t)s->events.n;
+    return 0;
 }
 
 /* Files on disk when task t ends: a unit adds its file to DIR/work, a finish writes the pair's
@@ -375,14 +450,16 @@ static int start_split(sim *s, double now)
     uint32_t *taking = malloc(busy * sizeof *taking);
     if (!taking)
         return -1;
-    /* Its rounds wait for every rank: the one decoding the most tables delays them all. */
-    double decode = 0;
+    /* Its rounds wait for every rank: the one decoding the most tables delays them all. Each
+     * reads for its share of the unit's positions. */
+    double decode = 0, at = s->unit_at[u], share = unit_share(s, u) / (double)busy;
     for (uint64_t k = 0; k < busy; k++) {
-        if (!idle_rank(s, &taking[k])) {
+        double d = idle_rank(s, &taking[k]) ? read_tables(s, taking[k], u, at + share * (double)k,
+                                                          at + share * (double)(k + 1)) : -1;
+        if (d < 0) {
             free(taking);
             return -1;
         }
-        double d = read_tables(s, taking[k], u);
         decode = d > decode ? d : decode;
     }
     cost += decode;
@@ -421,22 +498,45 @@ static int assign(sim *s, double now)
             dk_heap_push(&s->idle, &r);
             continue;
         }
-        start(s, r, t, now);
+        if (start(s, r, t, now) != 0)
+            return -1;
     }
     return 0;
 }
 
+/* Where each unit lies in its pair: the share of the pair's positions in its units before it. */
+static void all_unit_at(const sim *s)
+{
+    double before = 0;
+    for (uint32_t u = 0; u < s->g->nunits; u++) {
+        if (u == 0 || s->g->units[u].pair != s->g->units[u - 1].pair)
+            before = 0;
+        s->unit_at[u] = before;
+        before += unit_share(s, u);
+    }
+}
+
 int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks, dk_forecast *out)
 {
-    uint32_t ntasks = g->nunits + g->npairs;
     sim s = {.g = g, .m = m, .limit_ranks = ranks ? ranks : 1, .split = -1, .out = out};
     *out = (dk_forecast){.ranks = ranks};
-    s.events = (dk_heap){malloc((ntasks + 1) * sizeof(event)), sizeof(event), 0, event_less};
-    s.idle = (dk_heap){malloc((ntasks + 1) * sizeof(uint32_t)), sizeof(uint32_t), 0, rank_less};
     s.unit_pos = malloc((g->nunits + 1) * sizeof *s.unit_pos);
-    int rc = s.events.data && s.idle.data && s.unit_pos ? reads_build(g, &s.rd) : -1;
-    if (rc == 0)
+    s.unit_at = malloc((g->nunits + 1) * sizeof *s.unit_at);
+    /* Room for every task running at once, and for the ranks a split unit takes besides: with
+     * ranks unlimited, one a part. */
+    double most = 0;
+    if (s.unit_pos) {
         all_unit_positions(g, s.unit_pos);
+        for (uint32_t u = 0; u < g->nunits; u++)
+            if (g->units[u].split && s.unit_pos[u] / (double)g->max_positions > most)
+                most = s.unit_pos[u] / (double)g->max_positions;
+    }
+    size_t room = (size_t)g->nunits + g->npairs + 2 + (size_t)most;
+    s.events = (dk_heap){malloc(room * sizeof(event)), sizeof(event), 0, event_less};
+    s.idle = (dk_heap){malloc(room * sizeof(uint32_t)), sizeof(uint32_t), 0, rank_less};
+    int rc = s.events.data && s.idle.data && s.unit_pos && s.unit_at ? reads_build(g, &s.rd) : -1;
+    if (rc == 0)
+        all_unit_at(&s);
     dk_workgraph_reset(g, NULL, NULL);
     double now = 0;
     if (rc == 0)
@@ -462,12 +562,13 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
         out->read_bytes += s.ranks[r].read;
         if (s.ranks[r].read > out->read_max_bytes)
             out->read_max_bytes = s.ranks[r].read;
-        free(s.ranks[r].last_use);
+        rank_free(&s.ranks[r], 2 * g->npairs);
     }
     free(s.ranks);
     free(s.events.data);
     free(s.idle.data);
     free(s.unit_pos);
+    free(s.unit_at);
     reads_free(&s.rd);
     return rc == 0 && dk_workgraph_all_finished(g) ? 0 : -1;
 }

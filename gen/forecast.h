@@ -19,8 +19,8 @@
 /* The cost of tasks and the size of files. A unit of material M takes positions x
  * unit_seconds x (1 + king_weight x kings of M): king moves and their un-moves are most of the
  * work, so king-heavy materials go slower. Finishing a pair takes positions x finish_seconds.
- * A unit also decodes the finished tables it reads that its rank does not hold: their positions
- * x decode_seconds, which is what a small cache costs. */
+ * A unit also decodes the parts of finished tables it reads that its rank does not hold: their
+ * positions x decode_seconds, which is what a small cache costs. */
 typedef struct dk_forecast_model {
     double unit_seconds;   /* a rank's seconds a unit position without kings */
     double king_weight;    /* what each king adds to that, as a fraction */
@@ -28,9 +28,12 @@ typedef struct dk_forecast_model {
     double table_bits[3];  /* bits a position of the compressed WLD, DTW and DTC tables */
     double unit_bits;      /* bits a position of a unit file in DIR/work */
     unsigned limit;        /* the draw rule in plies (0: no DTC tables, one value a position) */
-    uint64_t cache_bytes;  /* a rank's cache of decoded finished tables (budget.h) */
+    uint64_t cache_bytes;  /* a rank's cache of decoded blocks of finished tables: the solver's
+                              part of budget.h's cache_bytes */
     double decode_seconds; /* a rank's seconds a position of a finished table it decodes (values
                               expanded, capture positions resolved), each time it is not held */
+    double read_spread;    /* how much wider than a unit's share of its pair the share of each
+                              table its exits reach is (forecast.c, READ_CHUNKS) */
 } dk_forecast_model;
 
 typedef struct dk_forecast {
@@ -68,9 +71,10 @@ double dk_forecast_cost(const dk_workgraph *g, const dk_forecast_model *m, dk_wg
 int dk_forecast_prioritize(dk_workgraph *g, const dk_forecast_model *m);
 
 /* Simulates the run on `ranks` ranks (>= 1, or DK_FORECAST_UNLIMITED) from nothing done into
- * *out. Tables read: a rank decodes the DTW (and DTC) table of a material its unit's materials
- * reach by a capture or a promotion when first needed, and keeps it while its cache allows,
- * the least recently used dropped first. Uses and leaves changed g's scheduling state (reset on entry). Returns 0, or
+ * *out. Tables read: a unit reads, of the DTW (and DTC) table of each material its materials
+ * reach by a capture or a promotion, the part its positions lead to (read_spread); its rank
+ * decodes that part's chunks it does not hold and keeps them while its cache allows, the least
+ * recently read dropped first (a clock). Uses and leaves changed g's scheduling state (reset on entry). Returns 0, or
  * -1 when out of memory. Not thread-safe for g. */
 int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks, dk_forecast *out);
 

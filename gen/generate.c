@@ -520,10 +520,10 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     }
     if (!nothing_to_do && !o->quiet && local_ok) {
         dk_finished_counters c = dk_finished_get_counters(s.local->w.finished);
-        fprintf(stderr, "gen: rank 0 decoded finished tables %llu times (%llu dropped to stay within "
-                "%.0f MiB, at most %.0f MiB held), resolved %llu capture positions\n",
-                (unsigned long long)c.loads, (unsigned long long)c.evictions, b->cache_bytes / 1048576.0,
-                c.peak_bytes / 1048576.0, (unsigned long long)c.resolved);
+        fprintf(stderr, "gen: rank 0 decoded %llu blocks of finished tables, %.3g positions (%llu dropped "
+                "to stay within %.0f MiB, at most %.0f MiB held), resolved %llu capture positions\n",
+                (unsigned long long)c.loads, (double)c.positions, (unsigned long long)c.evictions,
+                b->cache_bytes / 1048576.0, c.peak_bytes / 1048576.0, (unsigned long long)c.resolved);
         if (s.splits)
             fprintf(stderr, "gen: %u units above the bound of %llu positions were split, each solved by all %d "
                     "ranks together\n", s.splits, (unsigned long long)g->max_positions, nranks);

@@ -7,6 +7,7 @@
 #include "../query/drawrule.h"
 #include "../rules/errors.h"
 #include "../rules/movegen.h"
+#include "../rules/notation.h"
 #include "unitfile.h"
 #include "verify.h"
 
@@ -70,6 +71,8 @@ struct dk_solver {
     const dk_workgraph *g;
     const dk_variant *v;
     dk_finished *finished;
+    dk_exit_check *check; /* reads every exit again, along its own path */
+    uint64_t corrupt_in;  /* test hook: positions to classify before an exit read is altered */
     unsigned limit;       /* the draw rule in plies; 0: no rule values */
     unsigned stride;      /* values per position in units and outputs: 1, or 2 with a rule */
     const dk_wpair *pair; /* the pair of the unit being solved */
@@ -117,8 +120,8 @@ static void drop_above(dk_solver *s)
 }
 
 
-dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_plan_cache *plans,
-                         const char *dir, unsigned limit, uint64_t exit_cache_bytes)
+dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_exit_check *check,
+                         dk_plan_cache *plans, const char *dir, unsigned limit, uint64_t exit_cache_bytes)
 {
     dk_solver *s = calloc(1, sizeof *s);
     if (!s || !(s->dir = strdup(dir))) {
@@ -128,6 +131,8 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_plan_c
     s->g = g;
     s->v = g->v;
     s->finished = finished;
+    s->check = check;
+    s->corrupt_in = UINT64_MAX;
     s->limit = limit;
     s->stride = limit ? 2 : 1;
     s->plans = plans;
@@ -475,6 +480,40 @@ static void classify_rule(dk_solver *s, uint32_t l, int nmoves, int internal, bo
         s->cells[l].flag |= RULE_DRAW_EXIT;
 }
 
+/* The message of an exit read that the check's path reads otherwise. */
+static int exit_differs(const dk_solver *s, const dk_pos *p, const dk_pos *n, const dk_value got[2],
+                        const dk_value want[2], char *err, size_t errlen)
+{
+    char name[DK_MATERIAL_NAME_MAX], fen[DK_FEN_MAX], nfen[DK_FEN_MAX];
+    dk_material_name(dk_material_of(p), name, sizeof name);
+    dk_fen_format(s->v, p, false, fen, sizeof fen);
+    dk_fen_format(s->v, n, false, nfen, sizeof nfen);
+    char rule[2][32] = {"", ""};
+    for (int k = 0; s->limit && k < 2; k++)
+        snprintf(rule[k], sizeof rule[k], ", rule value %u", (unsigned)(k ? want : got)[1]);
+    return dk_errorf(err, errlen, "verification failed: material %s, position %s: the solver read "
+                     "DTW value %u%s for its exit to %s, verification's own reader %u%s", name, fen,
+                     (unsigned)got[0], rule[0], nfen, (unsigned)want[0], rule[1]);
+}
+
+/* The values of exit n of p (White to move, of material m) as the solver reads them, each
+ * checked against the check's own reading (exitcheck.h). */
+static int exit_value(dk_solver *s, const dk_pos *p, dk_material m, const dk_pos *n, dk_value e[2],
+                      char *err, size_t errlen)
+{
+    dk_value want[2];
+    if (dk_solver_value(s, m, n, e, err, errlen) != 0 ||
+        dk_exit_check_value(s->check, s->pair, m, n, want, err, errlen) != 0)
+        return -1;
+    if (s->corrupt_in == 0) { /* the test hook: this read altered */
+        e[0] = e[0] == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(e[0] + 2);
+        s->corrupt_in = UINT64_MAX;
+    }
+    if (e[0] != want[0] || (s->limit && e[1] != want[1]))
+        return exit_differs(s, p, n, e, want, err, errlen);
+    return 0;
+}
+
 /* First values of position l (p, White to move): from its exits, or final when it must
  * capture or has no move; otherwise the number of king moves still open. */
 static int classify(dk_solver *s, uint32_t l, const dk_pos *p, dk_value conv[2], char *err,
@@ -498,12 +537,14 @@ static int classify(dk_solver *s, uint32_t l, const dk_pos *p, dk_value conv[2],
     bool draw = false, rule_win = false, rule_draw = false;
     dk_expected x; /* the conversions as verification sees them: its own code, not this one */
     dk_expected_start(&x);
+    if (s->corrupt_in != UINT64_MAX && s->corrupt_in > 0)
+        s->corrupt_in--;
     for (int k = 0; k < list.n; k++) {
         const dk_move *m = &list.m[k];
         dk_pos after = dk_apply(p, m);
         dk_pos n = dk_pos_flip(v, &after);
         dk_value e[2];
-        if (dk_solver_value(s, dk_material_of(&n), &n, e, err, errlen) != 0)
+        if (exit_value(s, p, dk_material_of(&n), &n, e, err, errlen) != 0)
             return -1;
         dk_expected_add(&x, e, true, s->limit);
         dk_value t = dk_value_through(e[0]);
@@ -865,6 +906,8 @@ static void begin_unit(dk_solver *s, const dk_plan *plan)
         drop_above(s);
     s->pair = plan->pair;
 }
+
+void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after) { s->corrupt_in = after; }
 
 int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, size_t errlen)
 {

@@ -4,6 +4,7 @@
 #ifndef DK_SOLVE_H
 #define DK_SOLVE_H
 
+#include "exitcheck.h"
 #include "finished.h"
 #include "plan.h"
 
@@ -32,11 +33,17 @@ typedef struct dk_split_comm {
 
 /* A solver reading finished tables through `finished` and finished units from dir/work, with a
  * draw rule of `limit` plies (0: DTW only), keeping up to exit_cache_bytes of the units' blocks
- * decompressed (dk_budget's exit cache). It builds the plans of the units above with `plans`,
- * the caller's (shared with the caller's own plans of the same pairs, which it outlives). One per
- * thread. Returns NULL when out of memory. */
-dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_plan_cache *plans,
-                         const char *dir, unsigned limit, uint64_t exit_cache_bytes);
+ * decompressed (dk_budget's exit cache), and reading every exit again through `check`
+ * (exitcheck.h): a value the two read differently stops the unit. It builds the plans of the
+ * units above with `plans`, the caller's (shared with the caller's own plans of the same pairs,
+ * and with check, all of which it outlives). One per thread. Returns NULL when out of memory. */
+dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_exit_check *check,
+                         dk_plan_cache *plans, const char *dir, unsigned limit, uint64_t exit_cache_bytes);
+
+/* A test hook: the solver alters the first exit it reads once it has classified `after` more
+ * positions (of any unit, split ones too; UINT64_MAX: none), as if its path had read it wrong.
+ * The check's reading of that exit then stops the unit. */
+void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after);
 
 void dk_solver_free(dk_solver *s);
 
@@ -48,7 +55,9 @@ void dk_solver_idle(dk_solver *s);
 
 /* Solves the unit of plan into out (plan->npositions positions in the plan's order, each its
  * DTW value followed, with a draw rule, by its rule value). Exits
- * (captures, promotions, man moves) take their values from finished tables and units; king
+ * (captures, promotions, man moves) take their values from finished tables and units, each
+ * confirmed by the check's own reading (a disagreement: -1, naming the material, the position
+ * as FEN and the exit); king
  * moves inside a group are resolved backwards from the positions whose values are known, in
  * increasing distance, so the first value a position receives is exact; rule values the same
  * way in increasing distance to conversion, up to the limit. Returns 0, or -1 with one line in

@@ -18,11 +18,13 @@
 int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
                    bool dictionary, unsigned limit, const dk_budget *b)
 {
+    uint64_t check_bytes = dk_budget_check_cache(b->cache_bytes);
     *w = (dk_worker){g, dir, keep_work, dictionary, limit,
-                     dk_finished_new(dir, g->v, limit, b->cache_bytes), NULL, dk_plan_cache_new(g), *b, NULL, 0};
-    if (w->finished && w->plans)
-        w->solver = dk_solver_new(g, w->finished, w->plans, dir, limit, b->exit_cache_bytes);
-    if (!w->solver || !w->plans) {
+                     dk_finished_new(dir, g->v, limit, b->cache_bytes - check_bytes), NULL, NULL,
+                     dk_plan_cache_new(g), *b, NULL, 0};
+    if (w->finished && w->plans && (w->check = dk_exit_check_new(g, w->plans, dir, limit, check_bytes)))
+        w->solver = dk_solver_new(g, w->finished, w->check, w->plans, dir, limit, b->exit_cache_bytes);
+    if (!w->solver || !w->check || !w->plans) {
         dk_worker_free(w);
         return -1;
     }
@@ -34,6 +36,7 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
 static void worker_idle(dk_worker *w)
 {
     dk_solver_idle(w->solver);
+    dk_exit_check_idle(w->check);
     free(w->values);
     w->values = NULL;
     w->values_cap = 0;
@@ -57,9 +60,11 @@ void dk_worker_free(dk_worker *w)
     w->values = NULL;
     w->values_cap = 0;
     dk_solver_free(w->solver);
+    dk_exit_check_free(w->check);
     dk_finished_free(w->finished);
     dk_plan_cache_free(w->plans);
     w->solver = NULL;
+    w->check = NULL;
     w->finished = NULL;
     w->plans = NULL;
 }
@@ -121,6 +126,14 @@ static void corrupt_for_test(uint32_t u, bool split, dk_value *values, uint64_t 
         v[1] = dk_rule_is_decided(v[1]) ? (dk_value)(v[1] + 2) : dk_rule_win(1);
 }
 
+/* The test hook of the exit reads: when asked for unit u, the solver alters one exit it reads
+ * in its first quarter of positions (on one rank of a split unit: the last). */
+static void corrupt_exit_for_test(dk_worker *w, uint32_t u, bool split, uint64_t positions, bool this_rank)
+{
+    if (this_rank && corrupt_requested("DAMKA_TEST_CORRUPT_EXIT", u, split))
+        dk_solver_test_corrupt_exit(w->solver, positions / 4);
+}
+
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
 {
     dk_plan plan;
@@ -132,11 +145,13 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
     if (!values) {
         snprintf(err, errlen, "out of memory for a unit of %llu positions",
                  (unsigned long long)plan.npositions);
-    } else if (dk_solve_unit(w->solver, &plan, values, err, errlen) == 0 &&
+    } else if ((corrupt_exit_for_test(w, u, false, plan.npositions, true),
+                dk_solve_unit(w->solver, &plan, values, err, errlen) == 0) &&
                (corrupt_for_test(u, false, values, plan.npositions, stride),
                 verify_unit(w, &plan, values, err, errlen) == 0)) {
         rc = dk_unitfile_save(&plan, w->dir, 0, w->limit, values, err, errlen);
     }
+    dk_solver_test_corrupt_exit(w->solver, UINT64_MAX);
     dk_plan_free(&plan);
     return rc;
 }
@@ -180,7 +195,9 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
         bool bad_here;
         int side;
         uint64_t kings;
+        corrupt_exit_for_test(w, u, true, held, comm->rank == comm->nranks - 1);
         rc = dk_solve_split(w->solver, &plan, comm, values, serr, sizeof serr);
+        dk_solver_test_corrupt_exit(w->solver, UINT64_MAX);
         if (rc != 0) {
             dk_errorf(err, errlen, "solving a split unit of %s: %s", name, serr);
             rc = rc == -2 ? -2 : -1;

@@ -14,6 +14,7 @@ typedef struct dk_worker {
     unsigned limit;    /* the draw rule in plies (0: no rule-aware tables) */
     dk_finished *finished;
     dk_solver *solver;
+    dk_exit_check *check; /* verification's own reader of the exits */
     dk_plan_cache *plans;
     dk_budget budget;
     dk_value *values;  /* a unit's values, kept from one unit to the next, freed before a pair
@@ -33,7 +34,8 @@ void dk_worker_free(dk_worker *w);
  * the material and a failing position as FEN). For tests of that check, the environment
  * variable DAMKA_TEST_CORRUPT_UNIT=u makes unit u alter one of its DTW values before the check,
  * DAMKA_TEST_CORRUPT_RULE=u one of its rule values, DAMKA_TEST_CORRUPT_CAPTURE=u one of its
- * capture flags (unitfile.h) ("*": every unit; "split": every split unit, dk_task_split). */
+ * capture flags (unitfile.h), DAMKA_TEST_CORRUPT_EXIT=u one value the solver reads for an exit
+ * (dk_solver_test_corrupt_exit) ("*": every unit; "split": every split unit, dk_task_split). */
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
 
 /* Solves unit u, which the work graph marks oversize, together with the other ranks of comm

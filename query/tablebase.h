@@ -72,6 +72,16 @@ dk_tb_status dk_tb_probe_flags(dk_tablebase *tb, const dk_pos *p, dk_metric metr
 dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
                                 dk_metric metric, dk_value *out);
 
+/* dk_tb_probe_normal with `flags`, as dk_tb_probe_flags. Thread-safe. */
+dk_tb_status dk_tb_probe_normal_flags(dk_tablebase *tb, dk_material m, const dk_pos *p,
+                                      dk_metric metric, unsigned flags, dk_value *out);
+
+/* The DTW value (out[0]) and the rule value (out[1]) of p, White to move, of material m, with
+ * `flags`: what dk_tb_probe_normal_flags gives for both metrics, with one capture test and one
+ * index rank. Needs the material's DTC table too. Thread-safe. */
+dk_tb_status dk_tb_probe_normal_dtw_dtc(dk_tablebase *tb, dk_material m, const dk_pos *p,
+                                        unsigned flags, dk_value out[2]);
+
 /* The most pieces n such that every material of 2 to n pieces has its WLD and DTW files in the
  * directory (0 if not even the 2-piece ones): what `damka query` and damka_max_pieces say the
  * tables hold. Looked up once a handle, like the rule's limit. Thread-safe. */

@@ -151,6 +151,14 @@ for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_RULE DAMKA_TEST_CORRUPT_C
     grep "^damka: " "$TMP/err" | sed 's/^/   /'
 done
 
+# an exit read wrong by the solver on rank 2 of 3, in a split unit
+$MPIRUN -np 2 "$DAMKA" gen --pieces 3 --out "$TMP/corrupt-exit" --quiet --unit-positions 2000 --split-positions 2000 : \
+    -np 1 -x "DAMKA_TEST_CORRUPT_EXIT=split" "$DAMKA" gen --pieces 3 --out "$TMP/corrupt-exit" --quiet \
+    --unit-positions 2000 --split-positions 2000 >"$TMP/out" 2>"$TMP/err" && fail "DAMKA_TEST_CORRUPT_EXIT=split: exit status 0"
+grep -q "^damka: gen: rank 2: .*verification failed: material 0m.k-0m.k, position W:.* exit to " "$TMP/err" ||
+    fail "DAMKA_TEST_CORRUPT_EXIT=split: not rank 2's message: $(grep damka: "$TMP/err")"
+grep "^damka: " "$TMP/err" | sed 's/^/   /'
+
 echo "-- g. budgets that cannot work"
 for bad in "--memory-per-rank 10M" "--memory-per-rank 12Q" "--memory-per-rank 200M --unit-positions 100000000"; do
     # shellcheck disable=SC2086

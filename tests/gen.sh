@@ -274,8 +274,9 @@ fi
 
 # The check gen runs on every unit: a value, or the flag saying that a position must capture
 # (from which finishing takes the positions tables leave out), altered between solving and
-# checking stops the run with the material and a position named.
-for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_CAPTURE; do
+# checking, or one exit the solver reads (a capture, a promotion or a man move) read wrong,
+# stops the run with the material and a position named.
+for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_CAPTURE DAMKA_TEST_CORRUPT_EXIT; do
     rm -rf "$TMP/corrupt"
     env "$hook=30" "$DAMKA" gen --pieces 4 --out "$TMP/corrupt" --quiet 2>"$TMP/err"
     rc=$?

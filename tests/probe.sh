@@ -29,6 +29,8 @@ echo "   test_probe"
 DK_TABLES=$T "$BIN/tests/test_probe" || fails=$((fails + 1))
 echo "   test_replace"
 DK_TABLES=$T "$BIN/tests/test_replace" || fails=$((fails + 1))
+echo "   test_finished"
+DK_TABLES=$T "$BIN/tests/test_finished" || fails=$((fails + 1))
 echo "   install.sh"
 "$(dirname "$0")/install.sh" "$DAMKA" "$T" || fails=$((fails + 1))
 [ "$fails" -eq 0 ] || { echo "probe.sh: $fails failure(s)"; exit 1; }

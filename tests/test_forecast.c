@@ -119,7 +119,7 @@ static void test_single_pair(void **state)
     assert_int_equal(g->nunits, 1);
     uint64_t n = g->units[0].positions;
     assert_int_equal(n, 992); /* 32 x 31 placements of two kings */
-    dk_forecast_model m = {1e-3, 0, 0.5e-3, {8, 16, 8}, 32, 30, 1 << 20, 0};
+    dk_forecast_model m = {1e-3, 0, 0.5e-3, {8, 16, 8}, 32, 30, 1 << 20, 0, 2.0};
     for (uint32_t ranks = 1; ranks <= 4; ranks *= 2) {
         dk_forecast f;
         assert_int_equal(dk_forecast_run(g, &m, ranks, &f), 0);
@@ -243,8 +243,8 @@ static void test_rate(void **state)
 }
 
 /* Files: every table written once; the work directory empty at the end, so the disk's peak is
- * at least the tables. Reads: with an ample cache one rank decodes each table at most once;
- * without a cache every unit reads its tables again. */
+ * at least the tables. Reads: with an ample cache one rank decodes each part of a table at most
+ * once; without a cache every unit reads its parts again. */
 static void test_files_and_reads(void **state)
 {
     (void)state;
@@ -265,12 +265,12 @@ static void test_files_and_reads(void **state)
     assert_true(many.read_bytes >= ample.read_bytes && many.read_max_bytes <= many.read_bytes);
     m.cache_bytes = 0;
     assert_int_equal(dk_forecast_run(graphs[0], &m, 1, &none), 0);
-    assert_true(none.read_bytes > ample.read_bytes && none.held_peak_bytes == 0);
+    assert_true(none.read_bytes > ample.read_bytes && none.held_peak_bytes < ample.held_peak_bytes);
 }
 
-/* Decoding: on one rank the run is its tasks' costs plus the decoding of every table read, at
- * decode_seconds a position read (whole and split units alike); a smaller cache decodes more and
- * takes longer, none decodes nothing whole; on several ranks no schedule beats the work shared
+/* Decoding: on one rank the run is its tasks' costs plus the decoding of every part of a table
+ * read, at decode_seconds a position read (whole and split units alike); a smaller cache decodes
+ * more and takes longer, none the most; on several ranks no schedule beats the work shared
  * evenly. */
 static void test_decoding(void **state)
 {
@@ -295,11 +295,11 @@ static void test_decoding(void **state)
         with.cache_bytes = f.held_peak_bytes / 4;
         assert_int_equal(dk_forecast_run(gs[i], &with, 1, &small), 0);
         assert_true(small.decode_work > f.decode_work && small.wall > f.wall);
-        /* no table fits: each is read through its blocks, which the model does not charge */
+        /* nothing stays: every read decodes again */
+        dk_forecast none;
         with.cache_bytes = 0;
-        assert_int_equal(dk_forecast_run(gs[i], &with, 1, &small), 0);
-        assert_true(small.decode_work == 0 && small.read_bytes > f.read_bytes);
-        assert_close(small.wall, f0.wall);
+        assert_int_equal(dk_forecast_run(gs[i], &with, 1, &none), 0);
+        assert_true(none.decode_work >= small.decode_work && none.read_bytes > f.read_bytes);
         with.cache_bytes = m.cache_bytes;
         for (uint32_t r = 2; r <= 8; r *= 2) {
             assert_int_equal(dk_forecast_run(gs[i], &with, r, &f), 0);

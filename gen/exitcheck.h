@@ -1,0 +1,38 @@
+/* Verification's own reading of a unit's exits: the values of the positions a capture, a
+ * promotion or a man move leads to, read along a path that shares nothing with the solver's
+ * (gen/finished.c, the exit cache and unit lookup of gen/solve.c) but the file formats: the
+ * finished tables through libdamka's probe (query/tablebase.h: its block cache, and capture
+ * positions resolved here through their captures), the units of the level above through a
+ * unit file reader of its own, found from the position's full index. The solver reads every
+ * exit through both and stops at the first disagreement: a wrong table, a wrong child index
+ * or a stale cache entry on either side (design.md, section 4). */
+#ifndef DK_EXITCHECK_H
+#define DK_EXITCHECK_H
+
+#include "../query/value.h"
+#include "plan.h"
+
+typedef struct dk_exit_check dk_exit_check;
+
+/* A reader of the exits of units of graph g, over the finished tables and unit files of dir
+ * (its work/ folder), with a draw rule of `limit` plies (0: DTW only), its block cache of
+ * cache_bytes; plans is the caller's plan cache (which it outlives). One per thread. Returns
+ * NULL when out of memory. */
+dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
+                                 unsigned limit, uint64_t cache_bytes);
+
+void dk_exit_check_free(dk_exit_check *c);
+
+/* Closes the units above (their blocks are freed): between two pairs, and before a pair is
+ * finished. */
+void dk_exit_check_idle(dk_exit_check *c);
+
+/* The values of n (White to move, of material m) that an exit of a position of `pair` leads
+ * to: out[0] its DTW value, out[1] its rule value (with a draw rule; else a draw). From the
+ * unit of the level above that holds it when m is one of the pair's materials (a man move),
+ * else from the finished tables. Returns 0, or -1 with one line in err when a value cannot be
+ * read. */
+int dk_exit_check_value(dk_exit_check *c, const dk_wpair *pair, dk_material m, const dk_pos *n,
+                        dk_value out[2], char *err, size_t errlen);
+
+#endif

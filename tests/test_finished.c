@@ -1,0 +1,120 @@
+/* The generator's reader of finished tables (gen/finished.h), block by block, against libdamka's
+ * probe (query/tablebase.h) on every position of real tables, with a budget that holds every
+ * block and with one that holds none (every read decodes its block again, and a resolution
+ * keeps only the blocks it is using): the same DTW and rule values everywhere, capture
+ * positions (resolved through their captures) included.
+ *
+ * Needs Brazilian tables up to 4 pieces with the draw rule in the directory DK_TABLES
+ * (tests/probe.sh makes them and runs this test); without DK_TABLES it is skipped. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../gen/finished.h"
+#include "../index/subslice.h"
+#include "../query/drawrule.h"
+#include "../query/tablebase.h"
+#include "../rules/notation.h"
+
+static const char *DIR_;
+
+static int setup(void **state)
+{
+    (void)state;
+    DIR_ = getenv("DK_TABLES");
+    return 0;
+}
+
+/* Every position of every material up to 4 pieces through f, against tb. */
+static void compare_all(dk_finished *f, dk_tablebase *tb)
+{
+    const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
+    dk_material ms[64];
+#ifdef __SANITIZE_ADDRESS__
+    const int pieces = 3; /* about 8 times slower under the sanitizers */
+#else
+    const int pieces = 4;
+#endif
+    size_t n = dk_material_list(v, pieces, 0, ms, 64);
+    assert_true(n > 0 && n <= 64);
+    uint64_t positions = 0;
+    for (size_t k = 0; k < n; k++) {
+        dk_index ix;
+        assert_int_equal(dk_index_init(&ix, v, ms[k]), 0);
+        for (uint64_t men = 0; men < ix.men_count; men++) {
+            dk_subslice_iter it;
+            dk_subslice_begin(&it, &ix, men);
+            do {
+                dk_value got[2], want[2] = {0, DK_RULE_DRAW};
+                char err[512];
+                if (dk_finished_value(f, ms[k], &it.pos, got, err, sizeof err) != 0)
+                    fail_msg("%s", err);
+                assert_int_equal(dk_tb_probe_normal(tb, ms[k], &it.pos, DK_METRIC_DTW, &want[0]), DK_TB_OK);
+                assert_int_equal(dk_tb_probe_normal(tb, ms[k], &it.pos, DK_METRIC_DTC, &want[1]), DK_TB_OK);
+                assert_int_equal(got[0], want[0]);
+                assert_int_equal(got[1], want[1]);
+                positions++;
+            } while (dk_subslice_next(&it));
+        }
+    }
+    assert_true(positions > 10000);
+}
+
+static void test_every_position(void **state)
+{
+    (void)state;
+    if (!DIR_ || !*DIR_) {
+        print_message("DK_TABLES is not set: skipped (tests/probe.sh sets it)\n");
+        skip();
+    }
+    const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
+    dk_tablebase *tb = dk_tb_open(DIR_, v, NULL);
+    assert_non_null(tb);
+    unsigned limit = dk_tb_rule_limit(tb);
+    assert_true(limit > 0);
+    uint64_t budgets[2] = {(uint64_t)1 << 30, 1};
+    dk_finished_counters c[2];
+    for (int b = 0; b < 2; b++) {
+        dk_finished *f = dk_finished_new(DIR_, v, limit, budgets[b]);
+        assert_non_null(f);
+        compare_all(f, tb);
+        c[b] = dk_finished_get_counters(f);
+        dk_finished_free(f);
+    }
+    /* the ample budget decodes each block once and drops none; the empty one drops all the time */
+    assert_int_equal(c[0].evictions, 0);
+    assert_true(c[1].loads > 10 * c[0].loads && c[1].evictions + 8 > c[1].loads);
+    assert_true(c[0].resolved > 0 && c[1].resolved >= c[0].resolved);
+    dk_tb_close(tb);
+}
+
+/* A table that is not there, and a material no table holds: an error, not a value. */
+static void test_missing(void **state)
+{
+    (void)state;
+    if (!DIR_ || !*DIR_)
+        skip();
+    const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
+    dk_finished *f = dk_finished_new(DIR_, v, 30, 1 << 20);
+    assert_non_null(f);
+    dk_pos p;
+    char err[512];
+    assert_int_equal(dk_fen_parse(v, "W:W21,22,23:B1,2", &p, err, sizeof err), 0);
+    dk_value out[2];
+    assert_int_equal(dk_finished_value(f, dk_material_of(&p), &p, out, err, sizeof err), -1);
+    assert_non_null(strstr(err, "3m0k-2m0k"));
+    dk_finished_free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_position),
+        cmocka_unit_test(test_missing),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
