@@ -18,6 +18,7 @@
 #include "manifest.h"
 #include "progress.h"
 #include "setup.h"
+#include "tablecheck.h"
 #include "tasks.h"
 
 enum { TAG_REPORT = 1, TAG_TASK = 2 };
@@ -390,7 +391,7 @@ static int scan(sched *s, uint64_t *positions_done, uint32_t *materials_done)
         return -1;
     }
     for (uint32_t p = 0; p < g->npairs; p++)
-        if (dk_pair_finished(g, s->o->dir, p, s->o->rule_limit)) {
+        if (dk_pair_intact(g, s->o->dir, p, s->o->rule_limit)) {
             pairs[p / 64] |= (uint64_t)1 << (p % 64);
             *materials_done += g->pairs[p].self_twin ? 1 : 2;
         }
