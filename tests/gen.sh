@@ -304,6 +304,23 @@ flip_middle "$F"
 gen --variant brazilian --materials 1m0k-0m2k --draw-rule 15 --out "$B3" --quiet 2>"$TMP/err" ||
     fail "the repair verify names: $(cat "$TMP/err")"
 same_dir "$TMP/br3.ref" "$B3" "a flipped byte, repaired as verify says"
+# A statistics file that does not parse: stats and verify name it in one line with a non-zero
+# exit (they passed in silence, the table left out), and gen makes its table again.
+S=$TMP/badstats
+cp -r "$TMP/br3.ref" "$S"
+echo garbage >"$S/brazilian-2m0k-1m0k.stats"
+for cmd in stats verify; do
+    "$DAMKA" "$cmd" "$S" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+        grep -q "^damka: $cmd: $S/brazilian-2m0k-1m0k.stats is damaged: .*--out $S to make it again" "$TMP/err" ||
+        fail "$cmd on a .stats file that does not parse: status $rc, $(cat "$TMP/err")"
+done
+gen --pieces 3 --out "$S" 2>"$TMP/err" || fail "gen on a .stats file that does not parse: $(cat "$TMP/err")"
+grep -q "^gen: making brazilian 2m0k-1m0k again: .*brazilian-2m0k-1m0k.stats is damaged" "$TMP/err" ||
+    fail "gen on a .stats file that does not parse does not say so: $(head -n 3 "$TMP/err")"
+same_dir "$TMP/br3.ref" "$S" "a .stats file that does not parse, gen run again"
+
 # The check gen runs on every unit: a value, or the flag saying that a position must capture
 # (from which finishing takes the positions tables leave out), altered between solving and
 # checking stops the run with the material and a position named.
