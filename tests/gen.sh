@@ -349,6 +349,19 @@ ls -l --full-time "$BR" | grep -v ' lock$' >"$TMP/ls.after"
 cmp -s "$TMP/ls.before" "$TMP/ls.after" || fail "gen on a finished directory changed its listing"
 gen --pieces 4 --out "$BR" --quiet 2>"$TMP/err" || fail "gen --quiet on a finished directory failed"
 [ -s "$TMP/err" ] && fail "gen --quiet on a finished directory printed: $(cat "$TMP/err")"
+# A finished --keep-work directory, run again without --keep-work: its work/ (the .raw tables
+# kept for analysis) stays, and nothing else changes either.
+KW=$TMP/keep
+gen --pieces 3 --keep-work --out "$KW" --quiet 2>"$TMP/err" || fail "gen --keep-work: $(cat "$TMP/err")"
+ls "$KW"/work/*.raw >/dev/null 2>&1 || fail "gen --keep-work kept no .raw table"
+listing() { find "$1" -mindepth 1 ! -path "$1/lock" -printf '%P %s %T@\n' | sort; }
+listing "$KW" >"$TMP/ls.before"
+sleep 0.02
+gen --pieces 3 --out "$KW" 2>"$TMP/err" || fail "gen on a finished --keep-work directory: $(cat "$TMP/err")"
+grep -q "nothing to do" "$TMP/err" || fail "gen on a finished --keep-work directory: $(cat "$TMP/err")"
+listing "$KW" >"$TMP/ls.after"
+cmp -s "$TMP/ls.before" "$TMP/ls.after" ||
+    fail "gen on a finished --keep-work directory changed it: $(diff "$TMP/ls.before" "$TMP/ls.after" | head -n 4 | tr '\n' ' ')"
 # A run killed after its last table but before the manifest: the next run must write it.
 cp "$BR/manifest.json" "$TMP/manifest.json"
 rm "$BR/manifest.json"
