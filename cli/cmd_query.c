@@ -1,5 +1,6 @@
 /* damka query: a position's value and DTW, and every legal move's, best first; with draw-rule
  * tables, also under the rule at a given counter, moves ordered best first under the rule. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,12 @@
 #include "cli.h"
 
 int cmd_query(int argc, char **argv);
+
+/* A batch line holds at most BATCH_LINE_MAX bytes, its end (LF or CRLF) not counted: a longer
+ * one gets an error answer, and only its first bytes are kept in memory, however long it is. */
+#define BATCH_LINE_MAX 4096
+#define TEXT_OF(n) #n
+#define NUMBER_TEXT(n) TEXT_OF(n)
 
 const cli_command cli_query = {
     "query", cmd_query, "[--variant V] [--tables DIR] [--counter PLIES] [--json] (FEN | --batch [FILE])",
@@ -24,7 +31,11 @@ const cli_command cli_query = {
     "                         (default 0): the value under the rule at that counter\n"
     "  --json                 one JSON object an answer (fen, result, dtw, rule, moves)\n"
     "  --batch [FILE]         one FEN a line from FILE (default, or -: stdin), one answer a line;\n"
-    "                         blank lines and lines starting with # are skipped\n",
+    "                         blank lines and lines starting with # are skipped; a line holds at\n"
+    "                         most " NUMBER_TEXT(BATCH_LINE_MAX) " bytes (LF or CRLF ends it; a UTF-8 "
+    "byte-order mark may\n"
+    "                         start the file): a longer one, or one with a NUL byte, gets an\n"
+    "                         error answer\n",
 };
 
 /* What every answer shares: the rule's limit (0: the directory has no DTC tables) and the
@@ -153,6 +164,24 @@ static void no_answer(dk_tablebase *tb, const dk_pos *p, dk_tb_status st, const 
         snprintf(err, len, "%s (%.1500s)", status_text(st), dk_tb_last_error()[0] ? dk_tb_last_error() : dir);
 }
 
+/* Reports that fen has no answer: on stderr, or in batch mode as its answer line (a JSON object
+ * with "error", or FEN, "error" and the message separated by tabs). Returns 1. */
+static int answer_error(const char *fen, const char *err, bool json, bool batch)
+{
+    if (batch && json) {
+        fputs("{\"fen\": ", stdout);
+        json_string(stdout, fen);
+        fputs(", \"error\": ", stdout);
+        json_string(stdout, err);
+        fputs("}\n", stdout);
+    } else if (batch) {
+        printf("%s\terror\t%s\n", fen, err);
+    } else {
+        cli_error("query: %s", err);
+    }
+    return 1;
+}
+
 /* Answers one FEN on stdout; returns 0, or 1 after reporting an error (on stderr, or as a JSON
  * error object in batch mode). The text echoes a Brazilian FEN in the squares it was written
  * in; --json's fen is numeric, the key .stats, manifest.json and libdamka use. */
@@ -179,20 +208,8 @@ static int answer(dk_tablebase *tb, const dk_variant *v, const char *fen, bool j
         else
             err[0] = 0;
     }
-    if (err[0]) {
-        if (batch && json) {
-            fputs("{\"fen\": ", stdout);
-            json_string(stdout, fen);
-            fputs(", \"error\": ", stdout);
-            json_string(stdout, err);
-            fputs("}\n", stdout);
-        } else if (batch) {
-            printf("%s\terror\t%s\n", fen, err);
-        } else {
-            cli_error("query: %s", err);
-        }
-        return 1;
-    }
+    if (err[0])
+        return answer_error(fen, err, json, batch);
     char canon[DK_FEN_MAX];
     dk_fen_format(v, &p, !json && written_algebraic(v, fen), canon, sizeof canon);
     if (json) {
@@ -259,24 +276,82 @@ static int answer(dk_tablebase *tb, const dk_variant *v, const char *fen, bool j
     return 0;
 }
 
-static int run_batch(dk_tablebase *tb, const dk_variant *v, FILE *in, bool json, const char *dir,
-                     const rule_ctx *rc)
+/* One line of a batch file: its first bytes, NUL-terminated (room for the longest line, a
+ * byte-order mark and a CR); its length without the LF; whether it holds a NUL byte. */
+typedef struct batch_line {
+    char text[BATCH_LINE_MAX + 5];
+    size_t len, kept;
+    bool nul;
+} batch_line;
+
+/* Reads the next line of in into *l; false at the end of the input or on a read error. */
+static bool read_line(FILE *in, batch_line *l)
 {
-    char line[4096];
+    int c;
+    l->len = l->kept = 0;
+    l->nul = false;
+    while ((c = getc_unlocked(in)) != EOF && c != '\n') {
+        if (l->kept < sizeof l->text - 1)
+            l->text[l->kept++] = (char)c;
+        l->nul |= c == 0;
+        l->len++;
+    }
+    l->text[l->kept] = 0;
+    return c == '\n' || l->len > 0;
+}
+
+/* The start of a line that has no answer, echoed in its error answer (up to a NUL byte). */
+static const char *echo_of(const char *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.40s%s", s, strlen(s) > 40 ? "..." : "");
+    return buf;
+}
+
+/* Answers line `no` of a batch file unless it is blank or a comment (within the bound); returns
+ * 1 if it got an error answer. The file's first line loses a UTF-8 byte-order mark. */
+static int batch_answer(dk_tablebase *tb, const dk_variant *v, batch_line *l, unsigned long no,
+                        bool json, const char *dir, const rule_ctx *rc)
+{
+    if (no == 1 && l->kept >= 3 && memcmp(l->text, "\xef\xbb\xbf", 3) == 0) {
+        memmove(l->text, l->text + 3, l->kept - 2);
+        l->kept -= 3;
+        l->len -= 3;
+    }
+    size_t cr = l->len && l->len == l->kept && l->text[l->len - 1] == '\r';
+    char *s = l->text, err[128], echo[64];
+    if (l->len - cr > BATCH_LINE_MAX) { /* a comment too: the bound is every line's */
+        snprintf(err, sizeof err, "line %lu is too long: %zu bytes, a line holds at most %d", no,
+                 l->len - cr, BATCH_LINE_MAX);
+        return answer_error(echo_of(s, echo, sizeof echo), err, json, true);
+    }
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s == '#')
+        return 0;
+    if (l->nul) {
+        snprintf(err, sizeof err, "line %lu holds a NUL byte", no);
+        return answer_error(echo_of(s, echo, sizeof echo), err, json, true);
+    }
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
+        s[--n] = 0;
+    return *s ? answer(tb, v, s, json, true, dir, rc) : 0;
+}
+
+/* Answers every line of in (`name` in messages). Returns 0; 1 if a line got an error answer;
+ * 2 after one line on stderr if reading failed (a directory, say). */
+static int run_batch(dk_tablebase *tb, const dk_variant *v, FILE *in, const char *name, bool json,
+                     const char *dir, const rule_ctx *rc)
+{
+    batch_line line;
     int failures = 0;
-    while (fgets(line, sizeof line, in)) {
-        size_t n = strlen(line);
-        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
-            line[--n] = 0;
-        char *s = line;
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (!*s || *s == '#')
-            continue;
-        failures += answer(tb, v, s, json, true, dir, rc);
+    for (unsigned long no = 1; read_line(in, &line); no++) {
+        failures |= batch_answer(tb, v, &line, no, json, dir, rc);
         fflush(stdout);
     }
-    return failures ? 1 : 0;
+    if (ferror(in))
+        return cli_error("query: cannot read %s: %s", name, strerror(errno));
+    return failures;
 }
 
 int cmd_query(int argc, char **argv)
@@ -308,8 +383,10 @@ int cmd_query(int argc, char **argv)
     if (!batch && !arg)
         return cli_usage_error(&cli_query, "missing FEN");
     FILE *in = stdin;
-    if (batch && arg && strcmp(arg, "-") != 0 && !(in = fopen(arg, "r")))
-        return cli_error("query: cannot read %s", arg);
+    bool from_file = batch && arg && strcmp(arg, "-") != 0;
+    const char *name = from_file ? arg : "stdin";
+    if (from_file && !(in = fopen(arg, "r")))
+        return cli_error("query: cannot read %s: %s", name, strerror(errno));
     long n = 0;
     if (counter && !cli_parse_int(counter, 0, DK_RULE_MAX_LIMIT, &n)) {
         if (in != stdin)
@@ -329,7 +406,7 @@ int cmd_query(int argc, char **argv)
         rc = cli_error("query: --counter %u: the %u-move rule has drawn the game at %u plies", rule.counter,
                        rule.limit / 2, rule.limit);
     else
-        rc = batch ? run_batch(tb, v, in, json, dir, &rule) : answer(tb, v, arg, json, false, dir, &rule);
+        rc = batch ? run_batch(tb, v, in, name, json, dir, &rule) : answer(tb, v, arg, json, false, dir, &rule);
     if (in != stdin)
         fclose(in);
     dk_tb_close(tb);

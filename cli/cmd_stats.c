@@ -39,7 +39,13 @@ int cmd_stats(int argc, char **argv)
     }
     if (!dir)
         return cli_usage_error(&cli_stats, "missing DIR");
-    if (dk_manifest_print(dir, v, json, stdout) == 0) {
+    char err[4096];
+    int found = dk_manifest_print(dir, v, json, stdout, err, sizeof err);
+    if (found < 0) {
+        cli_error("stats: %s", err);
+        return 1;
+    }
+    if (found == 0) {
         fprintf(stderr, "damka: stats: no tables in %s\n", dir);
         return 1;
     }

@@ -12,8 +12,9 @@ const cli_command cli_verify = {
     "verify", cmd_verify, "[--variant V] [--threads T] [--quiet] DIR", "check every table of a directory",
     "Checks every table of DIR: every byte (the whole file's CRC, each block's checksum), each WLD\n"
     "table against its DTW table, and every value by an independent forward pass (a position's\n"
-    "value must be the best its moves lead to). One line a table, then the count; a failure names\n"
-    "the table and a position on stderr, and the exit status is 1.\n",
+    "value must be the best its moves lead to), and each table's .stats file against its files.\n"
+    "One line a table, then the count; a failure names the table (and a position) on stderr with\n"
+    "the damka gen command that makes it again, and the exit status is 1.\n",
     "  --variant V            only that variant's tables (default: every variant DIR holds)\n"
     "  --threads T            threads, 1 to 64 (default: the processors online)\n"
     "  --quiet                no line a table and no count: failures on stderr and the exit\n"

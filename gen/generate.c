@@ -18,6 +18,7 @@
 #include "manifest.h"
 #include "progress.h"
 #include "setup.h"
+#include "tablecheck.h"
 #include "tasks.h"
 
 enum { TAG_REPORT = 1, TAG_TASK = 2 };
@@ -390,7 +391,7 @@ static int scan(sched *s, uint64_t *positions_done, uint32_t *materials_done)
         return -1;
     }
     for (uint32_t p = 0; p < g->npairs; p++)
-        if (dk_pair_finished(g, s->o->dir, p, s->o->rule_limit)) {
+        if (dk_pair_intact(g, s->o->dir, p, s->o->rule_limit)) {
             pairs[p / 64] |= (uint64_t)1 << (p % 64);
             *materials_done += g->pairs[p].self_twin ? 1 : 2;
         }
@@ -444,8 +445,8 @@ static int check_rule(const dk_gen_options *o, char *err, size_t errlen)
     return -1;
 }
 
-/* Creates DIR and DIR/work and takes DIR's lock (dirlock.h); only then are the temporary files
- * of a killed run removed, never those of a live one. */
+/* Creates DIR and takes its lock (dirlock.h); only then are the temporary files of a killed run
+ * removed, never those of a live one. */
 static int make_dirs(const dk_gen_options *o, dk_dirlock *lock, char *err, size_t errlen)
 {
     char work[4096], note[1024];
@@ -456,10 +457,19 @@ static int make_dirs(const dk_gen_options *o, dk_dirlock *lock, char *err, size_
         return -1;
     if (note[0] && !o->quiet)
         fprintf(stderr, "%s\n", note);
-    if (mkdir(work, 0755) != 0 && errno != EEXIST)
-        return dk_errorf(err, errlen, "cannot create %.900s: %s", work, strerror(errno));
     remove_files(o->dir, ".tmp.");
     remove_files(work, ".tmp.");
+    return 0;
+}
+
+/* Creates DIR/work, for the units: only when there is work, so that a finished directory is
+ * left as it is. */
+static int make_work(const dk_gen_options *o, char *err, size_t errlen)
+{
+    char work[4096];
+    snprintf(work, sizeof work, "%s/work", o->dir);
+    if (mkdir(work, 0755) != 0 && errno != EEXIST)
+        return dk_errorf(err, errlen, "cannot create %.900s: %s", work, strerror(errno));
     return 0;
 }
 
@@ -477,6 +487,8 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
             snprintf(s.err, sizeof s.err, "out of memory");
         s.failed = true;
     }
+    if (!s.failed && !all_done(&s) && make_work(o, s.err, sizeof s.err) != 0)
+        s.failed = true;
     for (uint32_t p = 0; p < g->npairs; p++) {
         total_pos += g->pairs[p].positions;
         total_mat += g->pairs[p].self_twin ? 1 : 2;
@@ -536,10 +548,11 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
         if (dk_manifest_write(o->dir, g, s.err, sizeof s.err) == 0) {
             char work[4096];
             snprintf(work, sizeof work, "%s/work", o->dir);
-            if (!o->keep_work) {
+            /* the work of this run, not what an earlier one kept (--keep-work) */
+            if (!o->keep_work && !nothing_to_do)
                 remove_files(work, "");
-                rmdir(work);
-            }
+            if (!o->keep_work)
+                rmdir(work); /* if empty */
             status = 0;
         }
     }

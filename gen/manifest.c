@@ -9,14 +9,15 @@
 #include "../query/tablebase.h"
 #include "../rules/errors.h"
 #include "stats.h"
+#include "tablecheck.h"
 #include "tasks.h"
 
 /* Every material of v with a statistics file in dir, in generation order, loaded into *out
- * (*n of them). strict (for the manifest): a statistics file that is there but cannot be read
- * is an error, as is running out of memory; otherwise (for `damka stats`) it is left out.
- * Returns 0, or -1 with one line in err. */
-static int load_all(const char *dir, const dk_variant *v, bool strict, dk_stats **out, size_t *nout,
-                    char *err, size_t errlen)
+ * (*n of them). A statistics file that is there but cannot be read is an error (a table left
+ * out would go unnoticed), as is running out of memory. Returns 0, or -1 with one line in err
+ * (for a damaged file, with the command that makes its table again). */
+static int load_all(const char *dir, const dk_variant *v, dk_stats **out, size_t *nout, char *err,
+                    size_t errlen)
 {
     size_t n = dk_material_list(v, DK_TB_MAX_PIECES, 0, NULL, 0), found = 0;
     dk_material *mats = malloc(n * sizeof *mats);
@@ -35,10 +36,13 @@ static int load_all(const char *dir, const dk_variant *v, bool strict, dk_stats 
         dk_stats_path(dir, v, mats[i], path, sizeof path);
         if (access(path, F_OK) != 0)
             continue;
-        if (dk_stats_read(&st[found], path, err, errlen) == 0)
+        char why[1536], hint[3072];
+        if (dk_stats_read(&st[found], path, why, sizeof why) == 0) {
             found++;
-        else if (strict)
-            rc = -1;
+            continue;
+        }
+        dk_table_repair_hint(dir, v, mats[i], false, hint, sizeof hint);
+        rc = dk_errorf(err, errlen, "%s; %s", why, hint);
     }
     free(mats);
     *out = st;
@@ -111,8 +115,7 @@ int dk_manifest_write(const char *dir, const dk_workgraph *g, char *err, size_t 
     size_t n;
     char path[4096];
     snprintf(path, sizeof path, "%s/manifest.json", dir);
-    /* a table missing from the manifest would go unnoticed: every statistics file must load */
-    if (load_all(dir, g->v, true, &st, &n, err, errlen) != 0) {
+    if (load_all(dir, g->v, &st, &n, err, errlen) != 0) {
         free_all(st, n);
         return -1;
     }
@@ -168,25 +171,25 @@ static void print_text(const dk_variant *v, const dk_stats *st, size_t n, FILE *
     }
 }
 
-int dk_manifest_print(const char *dir, const dk_variant *v, bool json, FILE *f)
+int dk_manifest_print(const char *dir, const dk_variant *v, bool json, FILE *f, char *err, size_t errlen)
 {
-    int total = 0;
+    dk_stats *st[DK_NVARIANTS] = {NULL};
+    size_t n[DK_NVARIANTS] = {0};
+    int total = 0, rc = 0;
+    /* all read before any is printed: a damaged file prints nothing */
+    for (int id = 0; id < DK_NVARIANTS && rc == 0; id++) {
+        const dk_variant *var = dk_variant_get((dk_variant_id)id);
+        if (!v || v == var)
+            rc = load_all(dir, var, &st[id], &n[id], err, errlen);
+        total += (int)n[id];
+    }
     for (int id = 0; id < DK_NVARIANTS; id++) {
         const dk_variant *var = dk_variant_get((dk_variant_id)id);
-        if (v && v != var)
-            continue;
-        dk_stats *st;
-        size_t n;
-        char err[256];
-        load_all(dir, var, false, &st, &n, err, sizeof err);
-        if (n) {
-            if (json)
-                print_json(dir, var, st, n, f);
-            else
-                print_text(var, st, n, f);
-        }
-        free_all(st, n);
-        total += (int)n;
+        if (rc == 0 && n[id] && json)
+            print_json(dir, var, st[id], n[id], f);
+        else if (rc == 0 && n[id])
+            print_text(var, st[id], n[id], f);
+        free_all(st[id], n[id]);
     }
-    return total;
+    return rc ? -1 : total;
 }

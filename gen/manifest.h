@@ -13,7 +13,10 @@
 int dk_manifest_write(const char *dir, const dk_workgraph *g, char *err, size_t errlen);
 
 /* Prints the statistics of every table in dir (variant v, or every variant if NULL): a table
- * for people, or the manifest's JSON. Returns the number of tables found. */
-int dk_manifest_print(const char *dir, const dk_variant *v, bool json, FILE *f);
+ * for people, or the manifest's JSON. Returns the number of tables found, or -1 with one line
+ * in err (and nothing printed) when a statistics file is there but cannot be read, naming it
+ * and the command that makes its table again, or when memory runs out. */
+int dk_manifest_print(const char *dir, const dk_variant *v, bool json, FILE *f, char *err,
+                      size_t errlen);
 
 #endif

@@ -250,7 +250,14 @@ int dk_stats_load(dk_stats *st, const char *path)
 
 int dk_stats_read(dk_stats *st, const char *path, char *err, size_t errlen)
 {
+    bool damaged;
+    return dk_stats_read_why(st, path, &damaged, err, errlen);
+}
+
+int dk_stats_read_why(dk_stats *st, const char *path, bool *damaged, char *err, size_t errlen)
+{
     memset(st, 0, sizeof *st);
+    *damaged = false;
     FILE *f = fopen(path, "r");
     if (!f)
         return dk_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
@@ -280,6 +287,7 @@ int dk_stats_read(dk_stats *st, const char *path, char *err, size_t errlen)
         return dk_errorf(err, errlen, "cannot read %s: %s", path, strerror(e));
     if (rc == -2)
         return dk_errorf(err, errlen, "cannot read %s: out of memory", path);
+    *damaged = true;
     return dk_errorf(err, errlen, "%s is damaged: not a statistics file", path);
 }
 

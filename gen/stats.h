@@ -50,6 +50,10 @@ int dk_stats_write(const dk_stats *st, const char *path, char *err, size_t errle
  * ("cannot open P: ..."), or it is malformed (or memory ran out while reading it). */
 int dk_stats_read(dk_stats *st, const char *path, char *err, size_t errlen);
 
+/* dk_stats_read, saying in *damaged whether a failure is in the file's bytes (it is malformed)
+ * rather than in reading them. */
+int dk_stats_read_why(dk_stats *st, const char *path, bool *damaged, char *err, size_t errlen);
+
 /* The same without the message: -1 if it is missing or malformed. */
 int dk_stats_load(dk_stats *st, const char *path);
 

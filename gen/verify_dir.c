@@ -9,6 +9,8 @@
 #include "../rules/errors.h"
 #include "../rules/notation.h"
 #include "progress.h"
+#include "tablecheck.h"
+#include "tasks.h"
 #include "verify.h"
 
 /* Values come from the compressed DTW tables (and DTC tables, with a draw rule); for the
@@ -58,7 +60,8 @@ static void *run_job(void *arg)
 }
 
 /* Checks one material with nthreads threads; returns 0 or prints the failure and returns 1. */
-static int verify_material(dk_tablebase *tb, const dk_index *ix, unsigned limit, int nthreads)
+static int verify_material(dk_tablebase *tb, const char *dir, const dk_index *ix, unsigned limit,
+                           int nthreads)
 {
     source src = {tb, ix->m, limit};
     job jobs[64];
@@ -86,11 +89,45 @@ static int verify_material(dk_tablebase *tb, const dk_index *ix, unsigned limit,
             char fen[DK_FEN_MAX];
             dk_pos p = dk_index_unrank(ix, jobs[t].bad);
             dk_fen_format(ix->v, &p, false, fen, sizeof fen);
-            fprintf(stderr, "damka: verify: %s %s: wrong value at %s\n", ix->v->name, name, fen);
+            char hint[3072];
+            dk_table_repair_hint(dir, ix->v, ix->m, true, hint, sizeof hint);
+            fprintf(stderr, "damka: verify: %s %s: wrong value at %s; %s\n", ix->v->name, name, fen,
+                    hint);
             return 1;
         }
     }
     return 0;
+}
+
+/* Checks every byte of material m's files and, if it has one, its statistics file against them
+ * (tablecheck.h); sets *ix and *limit (the rule of its DTC file, 0 if none). Returns 0, or -1
+ * after printing the failure, with the command that makes the table again. */
+static int check_files(dk_tablebase *tb, const char *dir, const dk_variant *v, dk_material m,
+                       const dk_index **ix, unsigned *limit)
+{
+    char path[4096], dtc[4096], stats[4096], err[1536] = "", hint[3072];
+    for (int k = DK_METRIC_WLD; k <= DK_METRIC_DTW && !err[0]; k++) {
+        dk_tb_path(dir, v, m, dk_tb_metric_ext((dk_metric)k), path, sizeof path);
+        if (access(path, F_OK) != 0)
+            snprintf(err, sizeof err, "%.1400s is missing", path);
+    }
+    dk_tb_path(dir, v, m, dk_tb_metric_ext(DK_METRIC_DTC), dtc, sizeof dtc);
+    dk_stats_path(dir, v, m, stats, sizeof stats);
+    dk_tb_status st;
+    bool damaged;
+    *ix = NULL;
+    if (!err[0] && dk_tb_check_files(tb, m, err, sizeof err) == 0 &&
+        !(*ix = dk_tb_index(tb, m, DK_METRIC_DTW, &st)))
+        snprintf(err, sizeof err, "%s", dk_tb_last_error());
+    /* the DTC file was opened by dk_tb_check_files: the limit is known; the statistics must
+     * name the directory's rule, and with one a DTC file */
+    *limit = access(dtc, F_OK) == 0 ? dk_tb_rule_limit(tb) : 0;
+    if (*ix && (access(stats, F_OK) != 0 ||
+                dk_table_check(dir, *ix, dk_tb_rule_limit(tb), &damaged, err, sizeof err) == 0))
+        return 0;
+    dk_table_repair_hint(dir, v, m, false, hint, sizeof hint);
+    fprintf(stderr, "damka: verify: %s; %s\n", err, hint);
+    return -1;
 }
 
 int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
@@ -111,26 +148,22 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
     }
     dk_material_list(v, DK_TB_MAX_PIECES, 0, mats, n);
     for (size_t i = 0; i < n; i++) {
-        char wld[4096], dtw[4096], dtc[4096], name[DK_MATERIAL_NAME_MAX], err[1024];
+        char wld[4096], dtw[4096], stats[4096], name[DK_MATERIAL_NAME_MAX];
         dk_tb_path(dir, v, mats[i], "wld", wld, sizeof wld);
         dk_tb_path(dir, v, mats[i], "dtw", dtw, sizeof dtw);
-        dk_tb_path(dir, v, mats[i], dk_tb_metric_ext(DK_METRIC_DTC), dtc, sizeof dtc);
-        if (access(wld, F_OK) != 0 && access(dtw, F_OK) != 0)
+        dk_stats_path(dir, v, mats[i], stats, sizeof stats);
+        if (access(wld, F_OK) != 0 && access(dtw, F_OK) != 0 && access(stats, F_OK) != 0)
             continue;
         dk_material_name(mats[i], name, sizeof name);
         sum->tables++;
         double t0 = dk_now();
-        dk_tb_status st;
-        const dk_index *ix = NULL;
-        if (dk_tb_check_files(tb, mats[i], err, sizeof err) != 0 ||
-            !(ix = dk_tb_index(tb, mats[i], DK_METRIC_DTW, &st))) {
-            fprintf(stderr, "damka: verify: %s\n", ix ? err : err[0] ? err : dk_tb_last_error());
+        const dk_index *ix;
+        unsigned limit;
+        if (check_files(tb, dir, v, mats[i], &ix, &limit) != 0) {
             sum->failed++;
             continue;
         }
-        /* the DTC file was opened by dk_tb_check_files: the limit is known */
-        unsigned limit = access(dtc, F_OK) == 0 ? dk_tb_rule_limit(tb) : 0;
-        int bad = verify_material(tb, ix, limit, threads);
+        int bad = verify_material(tb, dir, ix, limit, threads);
         sum->failed += bad;
         sum->positions += ix->size;
         if (out)

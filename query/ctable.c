@@ -245,10 +245,17 @@ dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *unit, uint32_t at)
     return (dk_value)(unit[2 * at] | unit[2 * at + 1] << 8);
 }
 
-int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen)
+int dk_ctable_check_crc(const dk_ctable *t, char *err, size_t errlen)
 {
     if (dk_crc32c(0, t->map, t->map_len - TRAILER) != t->info.file_crc)
         return dk_errorf(err, errlen, "%s is damaged: checksum mismatch", t->path);
+    return 0;
+}
+
+int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen)
+{
+    if (dk_ctable_check_crc(t, err, errlen) != 0)
+        return -1;
     void *dctx = dk_ctable_dctx_new();
     uint8_t *buf = malloc(dk_ctable_max_unit_bytes(t));
     int rc = dctx && buf ? 0 : dk_errorf(err, errlen, "cannot check %s: out of memory", t->path);

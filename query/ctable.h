@@ -116,6 +116,10 @@ static inline dk_value dk_value_of_code(uint8_t code)
     return code == DK_CODE_DRAW ? DK_DRAW : code == DK_CODE_WIN ? 2 : 1;
 }
 
+/* Checks the whole-file CRC alone (reads every byte, decodes nothing). Returns 0, or -1 with
+ * one line in err. */
+int dk_ctable_check_crc(const dk_ctable *t, char *err, size_t errlen);
+
 /* Checks every byte: the whole-file CRC, then every unit (dk_ctable_read_unit). Returns 0, or
  * -1 with one line in err. */
 int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen);

@@ -36,6 +36,47 @@ int dk_square_format(const dk_variant *v, int s, bool algebraic, char *buf, size
     return snprintf(buf, len, "%d", s + 1);
 }
 
+/* The square at t as written: up to the next ',', '-' or ':' (at most 12 bytes quoted). */
+static int token_len(const char *t)
+{
+    size_t n = strcspn(t, ",-:");
+    return n > 12 ? 12 : (int)n;
+}
+
+/* Why the square written at t is not one of v's, as one error line: the offending token
+ * quoted, and where it is clear, the reason (a light square, a file or rank the board lacks). */
+static int bad_square(const dk_variant *v, const char *what, const char *t, char *err, size_t errlen)
+{
+    int n = token_len(t);
+    const char *more = t[n] && !strchr(",-:", t[n]) ? "..." : "";
+    bool letter = isalpha((unsigned char)t[0]) && n >= 2, digits = true;
+    for (int i = letter; i < n; i++)
+        digits &= isdigit((unsigned char)t[i]) != 0;
+    if (n == 0 && *t)
+        return dk_errorf(err, errlen, "missing %s before '%c'", what, *t);
+    if (n == 0)
+        return dk_errorf(err, errlen, "missing %s at the end", what);
+    if (letter && digits && v->size > 8)
+        return dk_errorf(err, errlen, "bad %s '%.*s%s': algebraic squares are for 8x8 boards, the %s board "
+                         "numbers its squares 1-%d", what, n, t, more, v->name, v->nsq);
+    if (letter && digits && *more == 0) {
+        int file = t[0] - 'a', rank = n == 2 ? t[1] - '0' : 0;
+        if (file < 0 || file >= v->size)
+            return dk_errorf(err, errlen, "bad %s '%.*s': no file %c (a-%c)", what, n, t, t[0],
+                             'a' + v->size - 1);
+        if (rank < 1 || rank > v->size)
+            return dk_errorf(err, errlen, "bad %s '%.*s': no rank %.*s (1-%d)", what, n, t, n - 1, t + 1,
+                             v->size);
+        return dk_errorf(err, errlen, "bad %s '%.*s': a light square (pieces stand on the dark squares: "
+                         "a1, c1, ..., h8)", what, n, t);
+    }
+    if (!letter && digits)
+        return dk_errorf(err, errlen, "bad %s '%.*s%s': the %s board has squares 1-%d", what, n, t, more,
+                         v->name, v->nsq);
+    return dk_errorf(err, errlen, "bad %s '%.*s%s' (the %s board has squares 1-%d%s)", what, n, t, more,
+                     v->name, v->nsq, v->size <= 8 ? " or a1-h8" : "");
+}
+
 /* Parses one colour's list: "K31,32-35,c3". Stops at ':' or the end. */
 static int parse_pieces(const dk_variant *v, const char **text, dk_pos *p, int colour, char *err,
                         size_t errlen)
@@ -50,14 +91,16 @@ static int parse_pieces(const dk_variant *v, const char **text, dk_pos *p, int c
         const char *at = t;
         int a = dk_square_parse(v, &t), b = a;
         if (a < 0)
-            return dk_errorf(err, errlen, "bad square '%.8s' (the %s board has squares 1-%d%s)", at,
-                        v->name, v->nsq, v->size <= 8 ? " or a1-h8" : "");
+            return bad_square(v, "square", at, err, errlen);
         if (*t == '-') {
             t++;
-            at = t;
+            const char *end = t;
             b = dk_square_parse(v, &t);
-            if (b < 0 || b < a)
-                return dk_errorf(err, errlen, "bad range end '%.8s'", at);
+            if (b < 0)
+                return bad_square(v, "range end", end, err, errlen);
+            if (b < a)
+                return dk_errorf(err, errlen, "bad range '%.*s-%.*s': it ends before it starts",
+                                 token_len(at), at, token_len(end), end);
         }
         for (int s = a; s <= b; s++) {
             if (dk_occupied(p) & dk_bit(s))

@@ -217,6 +217,43 @@ printf 'W:Wb6,d6:Bc7,e7\n' | "$DAMKA" query --tables "$TMP/t3" --batch >"$TMP/ou
 grep -q "error	not in the tables: the position has 4 pieces, the tables in $TMP/t3 hold at most 3" "$TMP/out" ||
     fail "query --batch, 4 pieces on 3-piece tables: $(cat "$TMP/out")"
 
+# --batch: exactly one answer a line, however long the line (over 4096 bytes: an error answer)
+# and whatever it holds (a NUL byte: an error answer); CRLF ends and a UTF-8 byte-order mark
+# are accepted; an input that cannot be read is refused with one line
+# batch_answers FILE [options]: the answers to FILE in $TMP/out, their count on stdout
+batch_answers() {
+    f=$1; shift
+    "$DAMKA" query --tables "$TMP/t3" "$@" --batch "$f" >"$TMP/out" 2>"$TMP/err"
+    wc -l <"$TMP/out" | tr -d ' '
+}
+{ printf '%4095s' '' | tr ' ' x; echo W:WK25:BK4; } >"$TMP/b1"
+[ "$(batch_answers "$TMP/b1")" = 1 ] || fail "--batch, a line of 4105 bytes: $(cut -c 1-60 "$TMP/out")"
+grep -q '	error	line 1 is too long: 4105 bytes' "$TMP/out" || fail "--batch, a line of 4105 bytes: $(cut -c 1-99 "$TMP/out")"
+grep -q '^W:WK25:BK4' "$TMP/out" && fail "--batch answered the end of a long line as a line of its own"
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "W:WK25:BK4"; print ""; print "W:W6:B7,8" }' >"$TMP/b2"
+[ "$(batch_answers "$TMP/b2")" = 2 ] || fail "--batch, a line of 30000 bytes: $(wc -l <"$TMP/out") answers to 2 lines"
+[ "$(batch_answers "$TMP/b2" --json)" = 2 ] || fail "--batch --json, a line of 30000 bytes: $(wc -l <"$TMP/out") answers"
+printf 'W:WK25:\000BK4\nW:W6:B7,8\n' >"$TMP/b3"
+[ "$(batch_answers "$TMP/b3")" = 2 ] || fail "--batch, a NUL byte: $(cat "$TMP/out")"
+head -n 1 "$TMP/out" | grep -q '	error	line 1 holds a NUL byte' || fail "--batch, a NUL byte: $(head -n 1 "$TMP/out")"
+printf '\357\273\277W:WK25:BK4\r\n# c\r\n\r\n%4086sW:WK25:BK4\r\n' '' >"$TMP/b4"
+[ "$(batch_answers "$TMP/b4")" = 2 ] && [ "$(cut -f 1,2 "$TMP/out" | sort -u)" = "W:WK25:BK4	win 3" ] ||
+    fail "--batch, a byte-order mark, CRLF, a line of 4096 bytes: $(cat "$TMP/out")"
+"$DAMKA" query --tables "$TMP/t3" --batch "$TMP/b4" >/dev/null 2>&1 || fail "--batch on answerable lines: exit status $?"
+expect_bad query --tables "$TMP/t3" --batch "$TMP"
+grep -q "cannot read $TMP: Is a directory" "$TMP/err" || fail "--batch DIR: $(cat "$TMP/err")"
+expect_bad query --tables "$TMP/t3" --batch "$TMP/absent"
+"$DAMKA" query --tables "$TMP/t3" --batch <"$TMP" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^damka: query: cannot read stdin' "$TMP/err" ||
+    fail "--batch < DIR: status $rc, $(cat "$TMP/err")"
+: >"$TMP/unreadable"
+chmod 000 "$TMP/unreadable"
+[ -r "$TMP/unreadable" ] || expect_bad query --tables "$TMP/t3" --batch "$TMP/unreadable" # (root reads it)
+# a FEN error quotes the bad square, not the rest of the FEN
+expect_bad query --tables "$TMP/t3" W:Wa2:Bh8
+grep -q "bad square 'a2': a light square" "$TMP/err" || fail "query W:Wa2:Bh8: $(cat "$TMP/err")"
+
 # garbage never crashes
 for arg in "W:" "B:W" "W:W1-" "W:WK" "W:W-" "W:W,,,:B" "W:W1-99:B" "B:B:W" "W:W00:B1" \
     "W:W31-50:B1-20:W1" "$(printf 'W:W%0300d:B1' 1)"; do

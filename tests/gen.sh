@@ -265,12 +265,61 @@ if [ -x "$TAMPER" ]; then
     if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
         fail "verify of a wrong value: exit status $rc"
     fi
-    grep -qxF "damka: verify: brazilian 0m3k-0m1k: wrong value at $fen" "$TMP/err" ||
+    # its checksums are right: gen would take it as finished, unless its statistics go first
+    repair="remove $TMP/wrong/brazilian-0m3k-0m1k.stats, then run damka gen --variant brazilian --materials 0m3k-0m1k --draw-rule 15 --out $TMP/wrong to make it again"
+    grep -qxF "damka: verify: brazilian 0m3k-0m1k: wrong value at $fen; $repair" "$TMP/err" ||
         fail "verify of a wrong value at $fen: $(cat "$TMP/err")"
     grep -q checksum "$TMP/err" && fail "verify of a wrong value blames the checksum: $(cat "$TMP/err")"
+    rm "$TMP/wrong/brazilian-0m3k-0m1k.stats"
+    gen --variant brazilian --materials 0m3k-0m1k --draw-rule 15 --out "$TMP/wrong" --quiet 2>"$TMP/err" ||
+        fail "the repair verify names for a wrong value: $(cat "$TMP/err")"
+    same_dir "$BR" "$TMP/wrong" "a wrong value, repaired as verify says"
 else
     fail "$TAMPER is missing (make builds it)"
 fi
+
+# A flipped byte in the middle of a finished table: verify names the command that makes it
+# again; gen on the directory, with that command or the one that made it, makes it again (the
+# restart checks every finished file's CRC against its statistics), the same bytes.
+B3=$TMP/br3
+timed "brazilian up to 3 pieces" gen --pieces 3 --out "$B3" --quiet
+cp -r "$B3" "$TMP/br3.ref"
+flip_middle() {
+    off=$(($(wc -c <"$1") / 2))
+    byte=$(od -An -tu1 -j "$off" -N1 "$1" | tr -d ' ')
+    printf "\\$(printf %o $((byte ^ 2)))" | dd of="$1" bs=1 seek="$off" conv=notrunc 2>/dev/null
+    cmp -s "$1" "$TMP/br3.ref/${1##*/}" && fail "could not alter $1"
+}
+F=$B3/brazilian-1m0k-0m2k.dtw
+flip_middle "$F"
+"$DAMKA" verify --quiet "$B3" 2>"$TMP/err" && fail "verify of a flipped byte in $F passes"
+repair="run damka gen --variant brazilian --materials 1m0k-0m2k --draw-rule 15 --out $B3 to make it again"
+head -n 1 "$TMP/err" | grep -qF "brazilian-1m0k-0m2k.dtw is damaged: checksum mismatch; $repair" ||
+    fail "verify of a flipped byte does not name the repair: $(head -n 1 "$TMP/err")"
+gen --pieces 3 --out "$B3" 2>"$TMP/err" || fail "gen on a damaged table: $(cat "$TMP/err")"
+grep -q "^gen: making brazilian 1m0k-0m2k again: .*brazilian-1m0k-0m2k.dtw is damaged: checksum mismatch" \
+    "$TMP/err" || fail "gen on a damaged table does not say it makes it again: $(head -n 3 "$TMP/err")"
+same_dir "$TMP/br3.ref" "$B3" "a flipped byte, gen run again"
+flip_middle "$F"
+gen --variant brazilian --materials 1m0k-0m2k --draw-rule 15 --out "$B3" --quiet 2>"$TMP/err" ||
+    fail "the repair verify names: $(cat "$TMP/err")"
+same_dir "$TMP/br3.ref" "$B3" "a flipped byte, repaired as verify says"
+# A statistics file that does not parse: stats and verify name it in one line with a non-zero
+# exit (they passed in silence, the table left out), and gen makes its table again.
+S=$TMP/badstats
+cp -r "$TMP/br3.ref" "$S"
+echo garbage >"$S/brazilian-2m0k-1m0k.stats"
+for cmd in stats verify; do
+    "$DAMKA" "$cmd" "$S" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+        grep -q "^damka: $cmd: $S/brazilian-2m0k-1m0k.stats is damaged: .*--out $S to make it again" "$TMP/err" ||
+        fail "$cmd on a .stats file that does not parse: status $rc, $(cat "$TMP/err")"
+done
+gen --pieces 3 --out "$S" 2>"$TMP/err" || fail "gen on a .stats file that does not parse: $(cat "$TMP/err")"
+grep -q "^gen: making brazilian 2m0k-1m0k again: .*brazilian-2m0k-1m0k.stats is damaged" "$TMP/err" ||
+    fail "gen on a .stats file that does not parse does not say so: $(head -n 3 "$TMP/err")"
+same_dir "$TMP/br3.ref" "$S" "a .stats file that does not parse, gen run again"
 
 # The check gen runs on every unit: a value, or the flag saying that a position must capture
 # (from which finishing takes the positions tables leave out), altered between solving and
@@ -301,6 +350,19 @@ ls -l --full-time "$BR" | grep -v ' lock$' >"$TMP/ls.after"
 cmp -s "$TMP/ls.before" "$TMP/ls.after" || fail "gen on a finished directory changed its listing"
 gen --pieces 4 --out "$BR" --quiet 2>"$TMP/err" || fail "gen --quiet on a finished directory failed"
 [ -s "$TMP/err" ] && fail "gen --quiet on a finished directory printed: $(cat "$TMP/err")"
+# A finished --keep-work directory, run again without --keep-work: its work/ (the .raw tables
+# kept for analysis) stays, and nothing else changes either.
+KW=$TMP/keep
+gen --pieces 3 --keep-work --out "$KW" --quiet 2>"$TMP/err" || fail "gen --keep-work: $(cat "$TMP/err")"
+ls "$KW"/work/*.raw >/dev/null 2>&1 || fail "gen --keep-work kept no .raw table"
+listing() { find "$1" -mindepth 1 ! -path "$1/lock" -printf '%P %s %T@\n' | sort; }
+listing "$KW" >"$TMP/ls.before"
+sleep 0.02
+gen --pieces 3 --out "$KW" 2>"$TMP/err" || fail "gen on a finished --keep-work directory: $(cat "$TMP/err")"
+grep -q "nothing to do" "$TMP/err" || fail "gen on a finished --keep-work directory: $(cat "$TMP/err")"
+listing "$KW" >"$TMP/ls.after"
+cmp -s "$TMP/ls.before" "$TMP/ls.after" ||
+    fail "gen on a finished --keep-work directory changed it: $(diff "$TMP/ls.before" "$TMP/ls.after" | head -n 4 | tr '\n' ' ')"
 # A run killed after its last table but before the manifest: the next run must write it.
 cp "$BR/manifest.json" "$TMP/manifest.json"
 rm "$BR/manifest.json"

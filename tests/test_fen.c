@@ -92,6 +92,35 @@ static void bad(const dk_variant *v, const char *fen)
     assert_null(strchr(err, '\n'));
 }
 
+/* A refusal quotes the token at fault, not the rest of the FEN, and says why. */
+static void bad_says(const dk_variant *v, const char *fen, const char *want)
+{
+    dk_pos p;
+    char err[DK_ERR_MAX] = "";
+    if (dk_fen_parse(v, fen, &p, err, sizeof err) == 0)
+        fail_msg("'%s' accepted for %s", fen, v->name);
+    if (!strstr(err, want))
+        fail_msg("'%s' for %s: '%s' does not say '%s'", fen, v->name, err, want);
+}
+
+static void test_bad_square_messages(void **state)
+{
+    (void)state;
+    bad_says(braz(), "W:Wa2:Bh8", "bad square 'a2': a light square");
+    bad_says(braz(), "W:Wh8,a2:B1", "bad square 'a2': a light square");
+    bad_says(braz(), "W:Wi1:B1", "bad square 'i1': no file i");
+    bad_says(braz(), "W:Wa9:B1", "bad square 'a9': no rank 9");
+    bad_says(braz(), "W:W33:B1", "bad square '33': the brazilian board has squares 1-32");
+    bad_says(braz(), "W:W30:Bxyz", "bad square 'xyz' ");
+    bad_says(braz(), "W:W30,,31:B1", "missing square before ','");
+    bad_says(braz(), "W:WK:B1", "missing square before ':'");
+    bad_says(braz(), "W:W30-28:B1", "bad range '30-28'");
+    bad_says(braz(), "W:W30-:B1", "missing range end before ':'");
+    bad_says(braz(), "W:W1-33:B1", "bad range end '33'");
+    bad_says(intl(), "W:Wa1:B1", "bad square 'a1': algebraic squares are for 8x8 boards");
+    bad_says(intl(), "W:W99999999999999:B1", "bad square '999999999999...'");
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -127,6 +156,7 @@ int main(void)
         cmocka_unit_test(test_forms),
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_bad_square_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /* The .stats reader (dk_stats_load) and what `damka stats` makes of the files: the input is a
  * .stats file. What loads must print as JSON (its FENs needing no escaping there), save, and
- * load back to the same JSON; the directory listing (dk_manifest_print, text or JSON) must find
- * the file exactly when it loads. manifest.json itself is only written (gen/manifest.c), never
- * read back, so there is no manifest reader to fuzz. */
+ * load back to the same JSON; the directory listing (dk_manifest_print, text or JSON) must list
+ * the file when it loads, and else refuse the directory with one line naming it. manifest.json
+ * itself is only written (gen/manifest.c), never read back, so there is no manifest reader to
+ * fuzz. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +54,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dk_stats st, again;
     bool loaded = dk_stats_load(&st, in_path) == 0;
     /* one listing per input (each looks for every material's file), text or JSON */
-    int found = dk_manifest_print(fuzz_tmpdir(), dk_variant_get(DK_BRAZILIAN), size & 1, devnull);
-    FUZZ_CHECK(found == loaded, "damka stats lists %d tables, the file %s", found,
+    char why[4096] = "";
+    int found = dk_manifest_print(fuzz_tmpdir(), dk_variant_get(DK_BRAZILIAN), size & 1, devnull, why,
+                                  sizeof why);
+    FUZZ_CHECK(found == (loaded ? 1 : -1), "damka stats lists %d tables, the file %s", found,
                loaded ? "loads" : "does not load");
+    FUZZ_CHECK(loaded || (strstr(why, in_path) && !strchr(why, '\n')),
+               "damka stats refuses the file without naming it in one line: %s", why);
     if (!loaded)
         return 0;
     FUZZ_CHECK(json_safe(st.longest_fen) && json_safe(st.longest_dtc_fen),

@@ -1,6 +1,7 @@
 /* tests/gen.sh's helper: alters one stored value of a material's compressed tables and rewrites
- * them with every checksum right, so that they are consistent byte by byte and with each other
- * but hold a wrong value, which only the value-by-value check of `damka verify` can catch.
+ * them with every checksum right, and the sizes and CRCs its .stats file records (if there is
+ * one), so that they are consistent byte by byte and with each other but hold a wrong value,
+ * which only the value-by-value check of `damka verify` can catch.
  *
  * Usage: tamper FILE INDEX, FILE a .dtw table (rewritten with its .wld) or a .dtc table. From
  * INDEX on, takes the first White-to-move position without a capture (whose value the tables
@@ -13,6 +14,7 @@
 
 #include "../../index/perfect.h"
 #include "../../gen/ctable_write.h"
+#include "../../gen/stats.h"
 #include "../../query/drawrule.h"
 #include "../../rules/movegen.h"
 #include "../../rules/notation.h"
@@ -66,13 +68,24 @@ int main(int argc, char **argv)
         values[at] = dk_rule_is_decided(values[at]) ? (dk_value)(values[at] + 2) : dk_rule_win(1);
     else
         values[at] = values[at] == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(values[at] + 2);
+    char stats_path[4096];
+    dk_stats st;
     snprintf(wld, sizeof wld, "%.*s.wld", (int)(strlen(path) - 4), path);
+    snprintf(stats_path, sizeof stats_path, "%.*s.stats", (int)(strlen(path) - 4), path);
+    bool has_stats = dk_stats_read(&st, stats_path, err, sizeof err) == 0;
     for (int k = dtc ? 1 : 0; k < 2; k++) {
         dk_metric metric = k ? (dk_metric)in->metric : DK_METRIC_WLD;
         dk_ctable_params cp = {in->variant, {m.wm, m.wk, m.bm, m.bk}, metric, 0, 1, false, in->limit, 1, 0};
-        if (dk_ctable_write(k ? path : wld, &cp, values, dont_care, in->count, NULL, err, sizeof err) != 0)
+        dk_ctable_info ci;
+        if (dk_ctable_write(k ? path : wld, &cp, values, dont_care, in->count, &ci, err, sizeof err) != 0)
             return die(err, k ? path : wld);
+        st.file_size[metric - 1] = ci.file_size;
+        st.file_crc[metric - 1] = ci.file_crc;
     }
+    if (has_stats && dk_stats_write(&st, stats_path, err, sizeof err) != 0)
+        return die(err, stats_path);
+    if (has_stats)
+        dk_stats_free(&st);
     char fen[DK_FEN_MAX];
     dk_pos p = dk_index_unrank(&ix, at);
     dk_fen_format(v, &p, false, fen, sizeof fen);
