@@ -117,6 +117,25 @@ done
 for opt in --variant --pieces --per-side --unit-positions --json; do
     "$DAMKA" --help | grep -A1 'damka info' | grep -q -- "$opt" || fail "damka --help: info lacks $opt"
 done
+# plan over materials whose units are split (kings only), rank counts and budgets: an answer or
+# a one-line refusal, never a crash (a heap too small for the ranks of a split unit aborted)
+for mat in 0m4k-0m3k 0m5k-0m2k 0m3k-0m3k 0m4k-0m2k; do
+    for ranks in 1 2 3 64; do
+        for mem in 2G 4G 11G; do
+            "$DAMKA" plan --materials $mat --ranks $ranks --memory-per-rank $mem >"$TMP/out" 2>"$TMP/err"
+            rc=$?
+            if [ "$rc" -eq 0 ]; then
+                grep -q '^wall time on' "$TMP/out" || fail "plan --materials $mat --ranks $ranks --memory-per-rank $mem: no wall time"
+            elif [ "$rc" -ge 128 ] || [ "$(wc -l <"$TMP/err")" -ne 1 ]; then
+                fail "plan --materials $mat --ranks $ranks --memory-per-rank $mem: exit $rc: $(head -c 300 "$TMP/err")"
+            fi
+        done
+    done
+done
+for ranks in 1 3 8; do
+    "$DAMKA" plan --pieces 5 --ranks $ranks --memory-per-rank 1G --unit-positions 65536 --split-positions 65536 \
+        >"$TMP/out" 2>"$TMP/err" || fail "plan with split 5-piece units on $ranks ranks: $(cat "$TMP/err")"
+done
 expect_bad plan
 expect_bad plan --pieces 5
 expect_bad plan --pieces 5 --ranks 0
