@@ -11,8 +11,9 @@
 #include "unitfile.h"
 #include "verify.h"
 
-/* Units of the level above kept open: man moves from one unit reach a few. */
-enum { OPEN_ABOVE = 8 };
+/* Units of the level above kept open: man moves from one unit reach a few, and fewer open
+ * than the solver keeps (16) would close and reopen files all the time. */
+enum { OPEN_ABOVE = 16 };
 
 /* Where the subslices man moves lead to are (direct-mapped): the positions of one subslice
  * lead to the same few again and again. */
@@ -48,6 +49,7 @@ struct dk_exit_check {
     char *dir;
     unsigned limit;
     dk_tablebase *tb;
+    dk_block_pool *blocks; /* the open units' decompressed blocks: an instance of its own */
     open_unit open[OPEN_ABOVE];
     uint64_t tick;
     place places[PLACES];
@@ -55,7 +57,7 @@ struct dk_exit_check {
 };
 
 dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
-                                 unsigned limit, uint64_t cache_bytes)
+                                 unsigned limit, uint64_t cache_bytes, uint64_t unit_cache_bytes)
 {
     dk_exit_check *c = calloc(1, sizeof *c);
     if (!c)
@@ -65,7 +67,8 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, co
     c->limit = limit;
     c->dir = strdup(dir);
     c->tb = dk_tb_open(dir, g->v, &(dk_tb_options){(size_t)cache_bytes});
-    if (!c->dir || !c->tb) {
+    c->blocks = dk_block_pool_new(unit_cache_bytes, DK_VFILE_SLOT_BYTES);
+    if (!c->dir || !c->tb || !c->blocks) {
         dk_exit_check_free(c);
         return NULL;
     }
@@ -89,13 +92,16 @@ void dk_exit_check_idle(dk_exit_check *c)
 {
     for (int i = 0; i < OPEN_ABOVE; i++)
         close_unit(c, &c->open[i]);
+    dk_block_pool_idle(c->blocks);
 }
 
 void dk_exit_check_free(dk_exit_check *c)
 {
     if (!c)
         return;
-    dk_exit_check_idle(c);
+    for (int i = 0; i < OPEN_ABOVE; i++)
+        close_unit(c, &c->open[i]);
+    dk_block_pool_free(c->blocks);
     dk_tb_close(c->tb);
     free(c->dir);
     free(c);
@@ -117,7 +123,7 @@ static open_unit *unit_above(dk_exit_check *c, uint32_t u, char *err, size_t err
     close_unit(c, pick);
     if (dk_plan_build(&pick->plan, c->plans, u) != 0)
         return dk_errorf(err, errlen, "out of memory"), NULL;
-    if (!(pick->file = dk_unitfile_open(&pick->plan, c->dir, c->limit, false, NULL, err, errlen))) {
+    if (!(pick->file = dk_unitfile_open(&pick->plan, c->dir, c->limit, false, c->blocks, err, errlen))) {
         dk_plan_free(&pick->plan);
         return NULL;
     }

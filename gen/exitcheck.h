@@ -15,16 +15,16 @@
 typedef struct dk_exit_check dk_exit_check;
 
 /* A reader of the exits of units of graph g, over the finished tables and unit files of dir
- * (its work/ folder), with a draw rule of `limit` plies (0: DTW only), its block cache of
- * cache_bytes; plans is the caller's plan cache (which it outlives). One per thread. Returns
- * NULL when out of memory. */
+ * (its work/ folder), with a draw rule of `limit` plies (0: DTW only), libdamka's block cache
+ * of cache_bytes for the tables and a pool of unit_cache_bytes for the units' blocks
+ * (blockpool.h, an instance of its own); plans is the caller's plan cache (which it outlives).
+ * One per thread. Returns NULL when out of memory. */
 dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
-                                 unsigned limit, uint64_t cache_bytes);
+                                 unsigned limit, uint64_t cache_bytes, uint64_t unit_cache_bytes);
 
 void dk_exit_check_free(dk_exit_check *c);
 
-/* Closes the units above (their blocks are freed): between two pairs, and before a pair is
- * finished. */
+/* Closes the units above and gives their blocks' memory back: before a pair is finished. */
 void dk_exit_check_idle(dk_exit_check *c);
 
 /* The values of n (White to move, of material m) that an exit of a position of `pair` leads

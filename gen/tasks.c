@@ -18,11 +18,14 @@
 int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
                    bool dictionary, unsigned limit, const dk_budget *b)
 {
+    /* the check's reader: a quarter of the cache of tables, its unit pool out of it (as large
+     * as the solver's exit cache, if the quarter allows) */
     uint64_t check_bytes = dk_budget_check_cache(b->cache_bytes);
+    uint64_t check_units = b->exit_cache_bytes < check_bytes / 2 ? b->exit_cache_bytes : check_bytes / 2;
     *w = (dk_worker){g, dir, keep_work, dictionary, limit,
                      dk_finished_new(dir, g->v, limit, b->cache_bytes - check_bytes), NULL, NULL,
                      dk_plan_cache_new(g), *b, NULL, 0};
-    if (w->finished && w->plans && (w->check = dk_exit_check_new(g, w->plans, dir, limit, check_bytes)))
+    if (w->finished && w->plans && (w->check = dk_exit_check_new(g, w->plans, dir, limit, check_bytes - check_units, check_units)))
         w->solver = dk_solver_new(g, w->finished, w->check, w->plans, dir, limit, b->exit_cache_bytes);
     if (!w->solver || !w->check || !w->plans) {
         dk_worker_free(w);
