@@ -37,14 +37,16 @@ const cli_command cli_plan = {
     "% of the critical path:\n"
     "                     beyond them the wall time stops falling\n"
     "  memory a rank      the larger of solving the largest unit (of a split unit, the rank's\n"
-    "                     share) and finishing the largest pair, plus the decoded tables the\n"
-    "                     rank holds (at most its cache)\n"
+    "                     share) and finishing the largest pair, plus the decoded blocks the\n"
+    "                     rank holds (at most three quarters of its cache) and verification's\n"
+    "                     own reader of the exits (the other quarter)\n"
     "  disk               the compressed tables at calibrated bits a position, and the unit files\n"
     "                     in DIR/work of the pairs not finished yet\n"
-    "  tables read        compressed bytes a rank reads: it decodes a table its units' captures\n"
-    "                     and promotions reach when first needed, and keeps it while its cache\n"
-    "                     allows (an estimate: the reachable materials are a superset); the\n"
-    "                     share of the ranks' work that decoding them takes\n"
+    "  tables read        compressed bytes a rank reads: it decodes the parts of the tables its\n"
+    "                     units' captures and promotions reach when first needed, and keeps\n"
+    "                     them while its cache allows (an estimate: a unit reads a span of each\n"
+    "                     table twice its share of its pair); the share of the ranks' work that\n"
+    "                     decoding them takes\n"
     "\n"
     "Cost model: a unit takes its positions times a time a position that grows with the kings of\n"
     "its material, plus the positions of the tables it decodes times a decoding time; finishing\n"
@@ -155,18 +157,20 @@ static void print_targets(const dk_gen_options *o, bool json)
     printf(json ? "]" : " and what they need");
 }
 
-/* The most a rank holds: its largest task (with the exit cache beside a unit) and the decoded
- * tables it keeps. */
+/* The most a rank holds: its largest task (with the exit cache beside a unit), the decoded
+ * blocks the solver keeps, and the quarter of the cache verification's own reader of the exits
+ * may fill (gen/exitcheck.h). */
 static uint64_t peak_memory(const plan_facts *f, const dk_forecast *at)
 {
-    return dk_budget_task_bytes(f->unit_bytes, f->b.exit_cache_bytes, f->finish_bytes) +
-           (at->held_peak_bytes < f->b.cache_bytes ? at->held_peak_bytes : f->b.cache_bytes);
+    uint64_t check = dk_budget_check_cache(f->b.cache_bytes), solver = f->b.cache_bytes - check;
+    return dk_budget_task_bytes(f->unit_bytes, f->b.exit_cache_bytes, f->finish_bytes) + check +
+           (at->held_peak_bytes < solver ? at->held_peak_bytes : solver);
 }
 
 static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forecast_model *m, const plan_facts *f,
                        const dk_forecast *at, const dk_forecast *unl, uint32_t sat, const dk_forecast *at_sat)
 {
-    char t[7][TEXT_MAX], what[96];
+    char t[8][TEXT_MAX], what[96];
     printf("plan: %s, ", p->o.v->name);
     print_targets(&p->o, false);
     printf(p->o.rule_limit ? ", draw rule %u moves\n" : ", no draw rule\n", p->o.rule_limit / 2);
@@ -186,12 +190,14 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
            sat, time_text(at_sat->wall, t[0]), 100 * PLAN_TOLERANCE);
     printf("memory a rank: at most %s of its %s: %s to solve the largest unit or share of a split one (%llu "
            "positions) or %s to finish "
-           "the largest pair (%llu positions), %s of exit cache and %s of decoded tables (the cache may take %s)\n",
+           "the largest pair (%llu positions), %s of exit cache, %s of decoded tables (the cache may take %s) "
+           "and %s of verification's own reader of the exits\n",
            bytes_text((double)peak_memory(f, at), t[0]), bytes_text((double)f->b.memory, t[1]),
            bytes_text((double)f->unit_bytes, t[2]), (unsigned long long)f->unit_max,
            bytes_text((double)f->finish_bytes, t[3]), (unsigned long long)f->pair_max,
            bytes_text((double)f->b.exit_cache_bytes, t[6]), bytes_text((double)at->held_peak_bytes, t[4]),
-           bytes_text((double)f->b.cache_bytes, t[5]));
+           bytes_text((double)(f->b.cache_bytes - dk_budget_check_cache(f->b.cache_bytes)), t[5]),
+           bytes_text((double)dk_budget_check_cache(f->b.cache_bytes), t[7]));
     printf("disk: %s of tables (bits a position: WLD %.2f, DTW %.2f, DTC %.2f), unit files in DIR/work at most "
            "%s, at most %s at once\n", bytes_text((double)at->table_bytes, t[0]), m->table_bits[0], m->table_bits[1],
            m->table_bits[2], bytes_text((double)at->work_peak_bytes, t[1]),
