@@ -49,6 +49,7 @@ struct dk_exit_check {
     char *dir;
     unsigned limit;
     dk_tablebase *tb;
+    bool rule_checked; /* the tables' draw rule was found to be the run's */
     dk_block_pool *blocks; /* the open units' decompressed blocks: an instance of its own */
     open_unit open[OPEN_ABOVE];
     uint64_t tick;
@@ -193,10 +194,14 @@ static int table_value(dk_exit_check *c, dk_material m, const dk_pos *n, dk_valu
         out[1] = c->limit ? s->v[1] : DK_RULE_DRAW;
         return 0;
     }
-    if (st == DK_TB_OK && c->limit && dk_tb_rule_limit(c->tb) != c->limit)
+    if (st != DK_TB_OK)
+        return dk_errorf(err, errlen, "%s", dk_tb_last_error());
+    /* libdamka refuses DTC tables of another rule than its first: that one is checked once */
+    if (c->limit && !c->rule_checked && dk_tb_rule_limit(c->tb) != c->limit)
         return dk_errorf(err, errlen, "the finished tables follow a draw rule of %u plies, this run %u",
                          dk_tb_rule_limit(c->tb), c->limit);
-    return st == DK_TB_OK ? 0 : dk_errorf(err, errlen, "%s", dk_tb_last_error());
+    c->rule_checked = true;
+    return 0;
 }
 
 int dk_exit_check_value(dk_exit_check *c, const dk_wpair *pair, dk_material m, const dk_pos *n,

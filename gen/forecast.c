@@ -25,11 +25,10 @@
  * ranks took 1134 s at --memory-per-rank 1G against 1078 s at 12G (14e244e, quiet, one after
  * the other), while the simulation has the ranks decode 5.2 GiB more of compressed tables each
  * (2.6e10 positions): 2.0e-9 s a position. That is fast for decoding (zstd and two bytes a value
- * each), which says the simulation's reads are a superset (a unit reads every table its pair's
- * captures and promotions reach); without the rule a decoded table holds one value a position,
- * not two: half the time, assumed. Tables larger than the whole cache are read through their
- * compressed blocks, which the model does not charge (5 pieces on 1 rank at 256M took 1.3 times
- * as long as at 12G: see README). */
+ * each), which says that measurement's reads were a superset (units then decoded whole tables);
+ * without the rule a decoded table holds one value a position, not two: half the time, assumed.
+ * read_spread: with it the reads of Brazilian up to 5 pieces on one rank at an ample budget
+ * come to 1.19e8 positions, as the run's counter of decoded blocks says (docs/measurements.md). */
 static const double unit_seconds = 0.828e-7, king_weight = 1.22, finish_seconds = 0.486e-7;
 static const double decode_seconds = 2.0e-9, read_spread = 2.0;
 static const double plain_unit = 0.73, plain_finish = 0.64, plain_decode = 0.5;
@@ -175,7 +174,6 @@ typedef struct sim {
     dk_heap idle;          /* idle ranks among those made, by number */
     sim_rank *ranks;       /* ranks[0..nranks) exist; more are made on demand */
     uint32_t nranks, cap;
-    uint64_t tick;
     reads rd;
     double *unit_pos;      /* by unit: its positions (all_unit_positions) */
     double *unit_at;       /* by unit: the share of its pair's positions in the units before it */
@@ -391,12 +389,14 @@ static double pair_bytes(const dk_workgraph *g, uint32_t p, double bits)
 static int start(sim *s, uint32_t r, dk_wg_task t, double now)
 {
     const dk_workgraph *g = s->g;
-    double cost = dk_forecast_cost(g, s->m, t);
+    double cost;
     if (t.kind == DK_WG_UNIT) {
         double decode = read_tables(s, r, t.id, s->unit_at[t.id], s->unit_at[t.id] + unit_share(s, t.id));
         if (decode < 0)
             return -1;
         cost = unit_cost(g, s->m, t.id, s->unit_pos[t.id]) + decode;
+    } else {
+        cost = dk_forecast_cost(g, s->m, t);
     }
     s->out->work += cost;
     if (cost > s->out->longest) {
