@@ -8,6 +8,7 @@
 #include "../query/tablebase.h"
 #include "../rules/errors.h"
 #include "../rules/movegen.h"
+#include "../rules/notation.h"
 #include "unitfile.h"
 #include "verify.h"
 
@@ -26,15 +27,29 @@ typedef struct place {
     uint64_t base;      /* where the subslice's kings index 0 is in the unit */
 } place;
 
-/* Positions of finished tables that must capture, resolved through their captures (libdamka
- * resolves them anew at each probe), remembered by position (direct-mapped, 512 KiB): the
- * exits of a unit's positions lead to the same ones again and again. */
-enum { SEEN_BITS = 14 };
+/* The exits the solver read, queued and checked in batches in the order of their tables:
+ * sorted by material and index, the exits of many positions that lead to one position are read
+ * once, and the reads of one block of a table follow each other. Read one by one, each exit
+ * cost a probe of libdamka (a lock, a hash chain, a cache miss on the block) and a capture
+ * position's resolution again: the check cost as much as the rest of the run. */
+typedef struct queued {
+    uint64_t key;     /* the exit's material slot << INDEX_BITS | its index */
+    uint32_t from;    /* the position whose exit it is, in `from` */
+    dk_value got[2];  /* what the solver read */
+} queued;
 
-typedef struct seen {
-    dk_bb pieces[2], kings; /* the position (White to move); no white piece: empty */
+/* The values of capture positions, resolved through their captures, remembered by material and
+ * index (direct-mapped, neighbouring indices side by side): the exits of the positions of a
+ * unit reach the same ones batch after batch, and each resolution reads every capture's
+ * position. An entry's tag is the material's slot and the index's bits above the entry's
+ * place; an index too large for the tag is not remembered. */
+typedef struct resolved {
+    uint32_t tag; /* 0: empty (slot 0 is no material) */
     dk_value v[2];
-} seen;
+} resolved;
+
+enum { INDEX_BITS = 48, RADIX_BITS = 11, TAG_INDEX_BITS = 19 };
+_Static_assert(DK_TB_MATERIAL_SLOTS <= 1 << (64 - INDEX_BITS), "a slot fits above the index");
 
 typedef struct open_unit {
     uint32_t unit;
@@ -54,7 +69,14 @@ struct dk_exit_check {
     open_unit open[OPEN_ABOVE];
     uint64_t tick;
     place places[PLACES];
-    seen seen[1 << SEEN_BITS];
+    dk_index *ix[DK_TB_MATERIAL_SLOTS]; /* of the materials of the tables read, made at the first read */
+    const dk_wpair *pair;               /* of the exits queued */
+    queued *queue, *sorted;             /* cap each */
+    dk_pos *from;                       /* the positions of the exits queued, each once */
+    resolved *memo;                     /* memo_mask + 1 entries, made at the first resolution */
+    uint64_t memo_mask;
+    int memo_bits;
+    uint32_t n, nfrom, cap;
 };
 
 dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
@@ -67,9 +89,22 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, co
     c->plans = plans;
     c->limit = limit;
     c->dir = strdup(dir);
-    c->tb = dk_tb_open(dir, g->v, &(dk_tb_options){(size_t)cache_bytes});
+    /* the queue takes an eighth of the cache (from 1024 to 2^18 exits), libdamka the rest */
+    const size_t each = 2 * sizeof(queued) + sizeof(dk_pos);
+    c->cap = 1024;
+    while (c->cap < 1u << 18 && 2 * c->cap * each <= cache_bytes / 8)
+        c->cap *= 2;
+    c->queue = malloc(c->cap * sizeof *c->queue);
+    c->sorted = malloc(c->cap * sizeof *c->sorted);
+    c->from = malloc(c->cap * sizeof *c->from);
+    /* the memo a quarter, from 2^16 entries */
+    for (c->memo_bits = 16; ((uint64_t)2 << c->memo_bits) * sizeof(resolved) <= cache_bytes / 4; c->memo_bits++)
+        ;
+    c->memo_mask = ((uint64_t)1 << c->memo_bits) - 1;
+    uint64_t own = c->cap * each + (c->memo_mask + 1) * sizeof(resolved);
+    c->tb = dk_tb_open(dir, g->v, &(dk_tb_options){(size_t)(cache_bytes > 2 * own ? cache_bytes - own : cache_bytes / 2)});
     c->blocks = dk_block_pool_new(unit_cache_bytes, DK_VFILE_SLOT_BYTES);
-    if (!c->dir || !c->tb || !c->blocks) {
+    if (!c->dir || !c->tb || !c->blocks || !c->queue || !c->sorted || !c->from) {
         dk_exit_check_free(c);
         return NULL;
     }
@@ -94,6 +129,8 @@ void dk_exit_check_idle(dk_exit_check *c)
     for (int i = 0; i < OPEN_ABOVE; i++)
         close_unit(c, &c->open[i]);
     dk_block_pool_idle(c->blocks);
+    free(c->memo);
+    c->memo = NULL;
 }
 
 void dk_exit_check_free(dk_exit_check *c)
@@ -103,6 +140,12 @@ void dk_exit_check_free(dk_exit_check *c)
     for (int i = 0; i < OPEN_ABOVE; i++)
         close_unit(c, &c->open[i]);
     dk_block_pool_free(c->blocks);
+    free(c->queue);
+    free(c->sorted);
+    free(c->from);
+    free(c->memo);
+    for (int k = 0; k < DK_TB_MATERIAL_SLOTS; k++)
+        free(c->ix[k]);
     dk_tb_close(c->tb);
     free(c->dir);
     free(c);
@@ -133,12 +176,23 @@ static open_unit *unit_above(dk_exit_check *c, uint32_t u, char *err, size_t err
     return pick;
 }
 
-/* The values of n (White to move) of material m, one of the pair's, after a man move: from
- * the finished unit of the level above that holds it, found from n's full index. */
-static int above_value(dk_exit_check *c, const dk_index *ix, const dk_pos *n, dk_value out[2],
-                       char *err, size_t errlen)
+static dk_index *index_of(dk_exit_check *c, dk_material m, char *err, size_t errlen)
 {
-    uint64_t i = dk_index_rank(ix, n), men = i / ix->kings_count;
+    dk_index *ix = malloc(sizeof *ix);
+    if (ix && dk_index_init(ix, c->g->v, m) == 0)
+        return ix;
+    free(ix);
+    char name[DK_MATERIAL_NAME_MAX];
+    dk_material_name(m, name, sizeof name);
+    return dk_errorf(err, errlen, "an exit leads to material %s, which has no tables", name), NULL;
+}
+
+/* The values of position i of ix's material, one of the pair's (an exit by a man move): from
+ * the finished unit of the level above that holds it, found from the full index. */
+static int above_value(dk_exit_check *c, const dk_index *ix, uint64_t i, dk_value out[2], char *err,
+                       size_t errlen)
+{
+    uint64_t men = i / ix->kings_count;
     place *pl = &c->places[((men ^ (uintptr_t)ix) * 0x9E3779B97F4A7C15ull) >> 58];
     if (pl->ix != ix || pl->men != men) {
         int64_t u = dk_workgraph_unit_of(c->g, ix->m, men);
@@ -152,69 +206,189 @@ static int above_value(dk_exit_check *c, const dk_index *ix, const dk_pos *n, dk
         *pl = (place){ix, men, o, o->plan.groups[gi].offset + (uint64_t)side * o->plan.K};
     }
     uint64_t at = pl->base + i % ix->kings_count;
-    open_unit *o = pl->o;
     unsigned stride = c->limit ? 2 : 1;
     out[1] = DK_RULE_DRAW;
-    if (dk_unitfile_read(o->file, at * stride, stride, out, err, errlen) != 0)
+    if (dk_unitfile_read(pl->o->file, at * stride, stride, out, err, errlen) != 0)
         return -1;
     out[0] = dk_unit_dtw(out[0]);
     return 0;
 }
 
-static int table_value(dk_exit_check *c, dk_material m, const dk_pos *n, dk_value out[2],
+static int table_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_value out[2],
                        char *err, size_t errlen);
+
+/* The index of n in material m's numbering, and m's slot in *k. Returns -1 with one line in
+ * err when m has no tables. */
+static int64_t index_in(dk_exit_check *c, dk_material m, const dk_pos *n, int *k, char *err, size_t errlen)
+{
+    *k = dk_tb_material_slot(m);
+    if (*k < 0 || (!c->ix[*k] && !(c->ix[*k] = index_of(c, m, err, errlen))))
+        return *k < 0 ? dk_errorf(err, errlen, "an exit leads to a material no table holds") : -1;
+    return (int64_t)dk_index_rank(c->ix[*k], n);
+}
 
 /* table_value as verify.h's dk_value_fn, for the resolution of a capture position. */
 static int table_value_fn(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err,
                           size_t errlen)
 {
-    return table_value(ctx, m, p, out, err, errlen);
+    int k;
+    int64_t i = index_in(ctx, m, p, &k, err, errlen);
+    return i < 0 ? -1 : table_value(ctx, k, (uint64_t)i, p, out, err, errlen);
 }
 
-/* The values of n (White to move) of material m from the finished tables: a position that must
- * capture through its captures (dk_expected_values), remembered in `seen`. */
-static int table_value(dk_exit_check *c, dk_material m, const dk_pos *n, dk_value out[2],
+/* Where index i of the material in slot k is remembered, and its tag in *tag (0: too large to
+ * be remembered). NULL when out of memory. */
+static resolved *memo_entry(dk_exit_check *c, int k, uint64_t i, uint32_t *tag)
+{
+    if (!c->memo && !(c->memo = calloc(c->memo_mask + 1, sizeof *c->memo)))
+        return NULL;
+    uint64_t h = i + (((uint64_t)k * 0x9E3779B97F4A7C15ull) & c->memo_mask); /* k's own offset */
+    uint64_t high = h >> c->memo_bits; /* with the place, gives h and so i back */
+    *tag = high < (1u << TAG_INDEX_BITS) ? (uint32_t)k << TAG_INDEX_BITS | (uint32_t)high : 0;
+    return &c->memo[h & c->memo_mask];
+}
+
+/* The values of n (White to move), index i of the material in slot k, from the finished
+ * tables: a position that must capture through its captures (dk_expected_values),
+ * remembered. */
+static int table_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_value out[2],
                        char *err, size_t errlen)
 {
+    uint32_t tag;
+    resolved *e = memo_entry(c, k, i, &tag);
+    if (!e)
+        return dk_errorf(err, errlen, "out of memory");
+    if (tag && e->tag == tag) {
+        out[0] = e->v[0];
+        out[1] = e->v[1];
+        return 0;
+    }
     out[1] = DK_RULE_DRAW;
+    dk_material m = c->ix[k]->m;
     dk_tb_status st = c->limit ? dk_tb_probe_normal_dtw_dtc(c->tb, m, n, DK_TB_NO_CAPTURES, out)
                                : dk_tb_probe_normal_flags(c->tb, m, n, DK_METRIC_DTW, DK_TB_NO_CAPTURES, out);
     if (st == DK_TB_MUST_CAPTURE) {
-        uint64_t h = (n->pieces[DK_WHITE] * 0x9E3779B97F4A7C15ull) ^ (n->pieces[DK_BLACK] * 0xC2B2AE3D27D4EB4Full) ^
-                     (n->kings * 0x165667B19E3779F9ull);
-        seen *s = &c->seen[h >> (64 - SEEN_BITS)];
-        if (s->pieces[DK_WHITE] != n->pieces[DK_WHITE] || s->pieces[DK_BLACK] != n->pieces[DK_BLACK] ||
-            s->kings != n->kings) {
-            dk_value v[2];
-            if (dk_expected_values(c->g->v, n, c->limit, table_value_fn, c, v, err, errlen) != 0)
-                return -1;
-            *s = (seen){{n->pieces[DK_WHITE], n->pieces[DK_BLACK]}, n->kings, {v[0], v[1]}};
-        }
-        out[0] = s->v[0];
-        out[1] = c->limit ? s->v[1] : DK_RULE_DRAW;
-        return 0;
-    }
-    if (st != DK_TB_OK)
+        if (dk_expected_values(c->g->v, n, c->limit, table_value_fn, c, out, err, errlen) != 0)
+            return -1;
+        if (!c->limit)
+            out[1] = DK_RULE_DRAW;
+    } else if (st != DK_TB_OK) {
         return dk_errorf(err, errlen, "%s", dk_tb_last_error());
-    /* libdamka refuses DTC tables of another rule than its first: that one is checked once */
-    if (c->limit && !c->rule_checked && dk_tb_rule_limit(c->tb) != c->limit)
+    } else if (c->limit && !c->rule_checked && dk_tb_rule_limit(c->tb) != c->limit) {
+        /* libdamka refuses DTC tables of another rule than its first: that one is checked once */
         return dk_errorf(err, errlen, "the finished tables follow a draw rule of %u plies, this run %u",
                          dk_tb_rule_limit(c->tb), c->limit);
-    c->rule_checked = true;
+    }
+    c->rule_checked |= st == DK_TB_OK;
+    if (tag) /* a resolution may have used the entry: written now */
+        *e = (resolved){tag, {out[0], out[1]}};
     return 0;
 }
 
-int dk_exit_check_value(dk_exit_check *c, const dk_wpair *pair, dk_material m, const dk_pos *n,
-                        dk_value out[2], char *err, size_t errlen)
+/* Sorts the queue by key into c->queue (least significant digits first, the digits where all
+ * keys agree skipped). */
+static void sort_queue(dk_exit_check *c)
 {
-    if (!n->pieces[DK_WHITE]) {
-        out[0] = dk_value_of_dtw(0);
-        out[1] = dk_rule_loss(0);
-        return 0;
+    uint64_t differ = 0;
+    for (uint32_t k = 1; k < c->n; k++)
+        differ |= c->queue[k].key ^ c->queue[0].key;
+    queued *from = c->queue, *to = c->sorted;
+    for (int shift = 0; shift < 64; shift += RADIX_BITS) {
+        const uint64_t mask = (1u << RADIX_BITS) - 1;
+        if (!((differ >> shift) & mask))
+            continue;
+        uint32_t count[1u << RADIX_BITS] = {0};
+        for (uint32_t k = 0; k < c->n; k++)
+            count[(from[k].key >> shift) & mask]++;
+        for (uint32_t d = 0, sum = 0; d <= mask; d++) {
+            uint32_t here = count[d];
+            count[d] = sum;
+            sum += here;
+        }
+        for (uint32_t k = 0; k < c->n; k++)
+            to[count[(from[k].key >> shift) & mask]++] = from[k];
+        queued *t = from;
+        from = to;
+        to = t;
     }
-    if (dk_material_equal(m, pair->m))
-        return above_value(c, &pair->ix, n, out, err, errlen);
-    if (dk_material_equal(m, pair->twin))
-        return above_value(c, &pair->ix_twin, n, out, err, errlen);
-    return table_value(c, m, n, out, err, errlen);
+    if (from != c->queue) {
+        c->sorted = c->queue;
+        c->queue = from;
+    }
+}
+
+/* The message of an exit n of p the solver read otherwise. */
+static int differs(const dk_exit_check *c, const dk_pos *p, const dk_pos *n, const dk_value got[2],
+                   const dk_value want[2], char *err, size_t errlen)
+{
+    char name[DK_MATERIAL_NAME_MAX], fen[DK_FEN_MAX], nfen[DK_FEN_MAX];
+    dk_material_name(dk_material_of(p), name, sizeof name);
+    dk_fen_format(c->g->v, p, false, fen, sizeof fen);
+    dk_fen_format(c->g->v, n, false, nfen, sizeof nfen);
+    char rule[2][32] = {"", ""};
+    for (int k = 0; c->limit && k < 2; k++)
+        snprintf(rule[k], sizeof rule[k], ", rule value %u", (unsigned)(k ? want : got)[1]);
+    return dk_errorf(err, errlen, "verification failed: material %s, position %s: the solver read "
+                     "DTW value %u%s for its exit to %s, verification's own reader %u%s", name, fen,
+                     (unsigned)got[0], rule[0], nfen, (unsigned)want[0], rule[1]);
+}
+
+static bool same(const dk_exit_check *c, const dk_value a[2], const dk_value b[2])
+{
+    return a[0] == b[0] && (!c->limit || a[1] == b[1]);
+}
+
+int dk_exit_check_flush(dk_exit_check *c, char *err, size_t errlen)
+{
+    sort_queue(c);
+    uint32_t n = c->n;
+    c->n = c->nfrom = 0;
+    for (uint32_t k = 0, end; k < n; k = end) {
+        const queued *q = &c->queue[k];
+        int slot = (int)(q->key >> INDEX_BITS);
+        uint64_t i = q->key & ((1ull << INDEX_BITS) - 1);
+        const dk_index *ix = slot == dk_tb_material_slot(c->pair->m)      ? &c->pair->ix
+                             : slot == dk_tb_material_slot(c->pair->twin) ? &c->pair->ix_twin
+                                                                          : NULL;
+        dk_value want[2];
+        dk_pos exit = {{0, 0}, 0, DK_WHITE}; /* for a table, or for the message */
+        if (!ix)
+            exit = dk_index_unrank(c->ix[slot], i);
+        if ((ix ? above_value(c, ix, i, want, err, errlen)
+                : table_value(c, slot, i, &exit, want, err, errlen)) != 0)
+            return -1;
+        for (end = k; end < n && c->queue[end].key == q->key; end++)
+            if (!same(c, c->queue[end].got, want)) {
+                if (ix)
+                    exit = dk_index_unrank(ix, i);
+                return differs(c, &c->from[c->queue[end].from], &exit, c->queue[end].got, want, err, errlen);
+            }
+    }
+    return 0;
+}
+
+int dk_exit_check_add(dk_exit_check *c, const dk_wpair *pair, const dk_pos *p, dk_material m,
+                      const dk_pos *n, const dk_value got[2], char *err, size_t errlen)
+{
+    if (!n->pieces[DK_WHITE]) { /* no piece left: lost, nothing to read */
+        const dk_value want[2] = {dk_value_of_dtw(0), dk_rule_loss(0)};
+        return same(c, got, want) ? 0 : differs(c, p, n, got, want, err, errlen);
+    }
+    if (c->n && c->pair != pair && dk_exit_check_flush(c, err, errlen) != 0)
+        return -1;
+    c->pair = pair;
+    const dk_index *ix = dk_material_equal(m, pair->m)      ? &pair->ix
+                         : dk_material_equal(m, pair->twin) ? &pair->ix_twin
+                                                            : NULL;
+    int k = dk_tb_material_slot(m);
+    int64_t i = ix ? (int64_t)dk_index_rank(ix, n) : index_in(c, m, n, &k, err, errlen);
+    if (i < 0)
+        return -1;
+    const dk_pos *last = c->nfrom ? &c->from[c->nfrom - 1] : NULL;
+    if (!last || last->pieces[0] != p->pieces[0] || last->pieces[1] != p->pieces[1] || last->kings != p->kings)
+        c->from[c->nfrom++] = *p;
+    c->queue[c->n] = (queued){(uint64_t)k << INDEX_BITS | (uint64_t)i, c->nfrom - 1, {got[0], got[1]}};
+    if (++c->n == c->cap)
+        return dk_exit_check_flush(c, err, errlen);
+    return 0;
 }

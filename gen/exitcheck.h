@@ -3,9 +3,10 @@
  * (gen/finished.c, the exit cache and unit lookup of gen/solve.c) but the file formats: the
  * finished tables through libdamka's probe (query/tablebase.h: its block cache, and capture
  * positions resolved here through their captures), the units of the level above through a
- * unit file reader of its own, found from the position's full index. The solver reads every
- * exit through both and stops at the first disagreement: a wrong table, a wrong child index
- * or a stale cache entry on either side (design.md, section 4). */
+ * unit file reader of its own, found from the position's full index. Every exit the solver
+ * reads is queued here and read again before its group's values are final; the run stops at the
+ * first disagreement: a wrong table, a wrong child index or a stale cache entry on either side
+ * (design.md, section 4). */
 #ifndef DK_EXITCHECK_H
 #define DK_EXITCHECK_H
 
@@ -15,8 +16,8 @@
 typedef struct dk_exit_check dk_exit_check;
 
 /* A reader of the exits of units of graph g, over the finished tables and unit files of dir
- * (its work/ folder), with a draw rule of `limit` plies (0: DTW only), libdamka's block cache
- * of cache_bytes for the tables and a pool of unit_cache_bytes for the units' blocks
+ * (its work/ folder), with a draw rule of `limit` plies (0: DTW only), cache_bytes for the
+ * tables (libdamka's block cache, and the queue of exits: an eighth) and a pool of unit_cache_bytes for the units' blocks
  * (blockpool.h, an instance of its own); plans is the caller's plan cache (which it outlives).
  * One per thread. Returns NULL when out of memory. */
 dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
@@ -27,12 +28,18 @@ void dk_exit_check_free(dk_exit_check *c);
 /* Closes the units above and gives their blocks' memory back: before a pair is finished. */
 void dk_exit_check_idle(dk_exit_check *c);
 
-/* The values of n (White to move, of material m) that an exit of a position of `pair` leads
- * to: out[0] its DTW value, out[1] its rule value (with a draw rule; else a draw). From the
- * unit of the level above that holds it when m is one of the pair's materials (a man move),
- * else from the finished tables. Returns 0, or -1 with one line in err when a value cannot be
- * read. */
-int dk_exit_check_value(dk_exit_check *c, const dk_wpair *pair, dk_material m, const dk_pos *n,
-                        dk_value out[2], char *err, size_t errlen);
+/* Queues the exit n (White to move, of material m) of p (White to move), a position of
+ * `pair`, with got[0] its DTW value and got[1] its rule value (with a draw rule) as the solver
+ * read them. n is read again when the queue is flushed: from the unit of the level above that
+ * holds it when m is one of the pair's materials (a man move), else from the finished tables.
+ * Flushes a full queue, and one of another pair. Returns 0, or -1 with one line in err: a
+ * value read otherwise ("verification failed: material M, position FEN: ...", naming p and n)
+ * or one that cannot be read. */
+int dk_exit_check_add(dk_exit_check *c, const dk_wpair *pair, const dk_pos *p, dk_material m,
+                      const dk_pos *n, const dk_value got[2], char *err, size_t errlen);
+
+/* Reads every queued exit again, in the order of the tables (each position once), and compares;
+ * the queue is empty afterwards. Returns as dk_exit_check_add. */
+int dk_exit_check_flush(dk_exit_check *c, char *err, size_t errlen);
 
 #endif

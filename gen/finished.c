@@ -10,8 +10,6 @@
 #include "../rules/errors.h"
 #include "../rules/movegen.h"
 
-enum { RADIX = DK_TB_MAX_PIECES + 1, NSLOTS = RADIX * RADIX * RADIX * RADIX };
-
 struct ftable;
 
 /* One block of a material's tables, decoded: the DTW values of its positions and, with a draw
@@ -44,7 +42,7 @@ struct dk_finished {
     unsigned limit;
     int nmetrics;         /* DTW, and DTC with a rule */
     uint64_t budget, held;
-    ftable *slots[NSLOTS];
+    ftable *slots[DK_TB_MATERIAL_SLOTS];
     fblock **ring;        /* the blocks held, swept by the clock's hand */
     uint32_t nring, ring_cap, hand;
     void *dctx;
@@ -82,7 +80,7 @@ void dk_finished_free(dk_finished *f)
         return;
     while (f->nring)
         drop(f, f->ring[f->nring - 1]);
-    for (int i = 0; i < NSLOTS; i++)
+    for (int i = 0; i < DK_TB_MATERIAL_SLOTS; i++)
         if (f->slots[i]) {
             for (int k = 0; k < 2; k++)
                 dk_ctable_close(f->slots[i]->ct[k]);
@@ -215,9 +213,8 @@ static fblock *load(dk_finished *f, ftable *t, uint32_t b, char *err, size_t err
 
 static ftable *get_table(dk_finished *f, dk_material m, char *err, size_t errlen)
 {
-    bool in_range = m.wm < RADIX && m.wk < RADIX && m.bm < RADIX && m.bk < RADIX;
-    int k = in_range ? ((m.wm * RADIX + m.wk) * RADIX + m.bm) * RADIX + m.bk : 0;
-    ftable *t = in_range ? f->slots[k] : NULL;
+    int k = dk_tb_material_slot(m);
+    ftable *t = k >= 0 ? f->slots[k] : NULL;
     if (t) /* open: the material was checked when its slot was made */
         return t;
     if (dk_material_pieces(m) > DK_TB_MAX_PIECES || !dk_material_valid(f->v, m))

@@ -13,7 +13,7 @@
 #include "cache.h"
 #include "drawrule.h"
 
-enum { RADIX = DK_TB_MAX_PIECES + 1, NSLOTS = RADIX * RADIX * RADIX * RADIX, NMETRICS = 4 };
+enum { NSLOTS = DK_TB_MATERIAL_SLOTS, NMETRICS = 4 };
 
 typedef struct slot {
     dk_index ix;
@@ -109,7 +109,7 @@ static int slot_number(const dk_variant *v, dk_material m)
 {
     if (dk_material_pieces(m) > DK_TB_MAX_PIECES || !dk_material_valid(v, m))
         return -1;
-    return ((m.wm * RADIX + m.wk) * RADIX + m.bm) * RADIX + m.bk;
+    return dk_tb_material_slot(m);
 }
 
 static slot *get_slot(dk_tablebase *tb, dk_material m, dk_tb_status *st)

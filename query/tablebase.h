@@ -32,6 +32,21 @@ enum {
 
 enum { DK_TB_MAX_PIECES = 8 };
 
+/* A number for each material of up to DK_TB_MAX_PIECES pieces (four base-9 digits), for
+ * arrays indexed by material; 0 is no material (no pieces). */
+enum { DK_TB_MATERIAL_SLOTS = (DK_TB_MAX_PIECES + 1) * (DK_TB_MAX_PIECES + 1) * (DK_TB_MAX_PIECES + 1) *
+                              (DK_TB_MAX_PIECES + 1) };
+
+/* The slot of m (0..DK_TB_MATERIAL_SLOTS-1), or -1 when a count is above DK_TB_MAX_PIECES.
+ * It does not check that m is a material of a variant. Pure. */
+static inline int dk_tb_material_slot(dk_material m)
+{
+    enum { R = DK_TB_MAX_PIECES + 1 };
+    if (m.wm >= R || m.wk >= R || m.bm >= R || m.bk >= R)
+        return -1;
+    return ((m.wm * R + m.wk) * R + m.bm) * R + m.bk;
+}
+
 typedef struct dk_tb_options {
     size_t cache_bytes;   /* the block cache budget (0: 64 MiB) */
 } dk_tb_options;
