@@ -105,8 +105,11 @@ $(GENLIB): $(GEN_OBJ)
 # libdamka: what engines link (no MPI). `make install PREFIX=...` (default /usr/local) installs
 # include/damka.h, lib/libdamka.a, lib/libdamka.so (soname libdamka.so.0), lib/pkgconfig/damka.pc.
 PREFIX      ?= /usr/local
-SO_VERSION  := 0.1
-SONAME      := libdamka.so.0
+# The version is defined once, in query/damka.h (DAMKA_VERSION_MAJOR, DAMKA_VERSION_MINOR).
+VERSION_OF   = $(shell sed -n 's/^\#define DAMKA_VERSION_$(1) \([0-9]*\)$$/\1/p' query/damka.h)
+SO_MAJOR    := $(call VERSION_OF,MAJOR)
+SO_VERSION  := $(SO_MAJOR).$(call VERSION_OF,MINOR)
+SONAME      := libdamka.so.$(SO_MAJOR)
 STATIC_LIB  := $(BUILD)/libdamka.a
 SHARED_LIB  := $(BUILD)/libdamka.so
 lib: $(STATIC_LIB) $(SHARED_LIB)

@@ -41,13 +41,9 @@ int cmd_stats(int argc, char **argv)
         return cli_usage_error(&cli_stats, "missing DIR");
     char err[4096];
     int found = dk_manifest_print(dir, v, json, stdout, err, sizeof err);
-    if (found < 0) {
-        cli_error("stats: %s", err);
-        return 1;
-    }
-    if (found == 0) {
-        fprintf(stderr, "damka: stats: no tables in %s\n", dir);
-        return 1;
-    }
+    if (found < 0)
+        return cli_fail("stats: %s", err);
+    if (found == 0)
+        return cli_error("stats: no tables in %s", dir);
     return 0;
 }

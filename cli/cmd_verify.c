@@ -14,7 +14,7 @@ const cli_command cli_verify = {
     "table against its DTW table, and every value by an independent forward pass (a position's\n"
     "value must be the best its moves lead to), and each table's .stats file against its files.\n"
     "One line a table, then the count; a failure names the table (and a position) on stderr with\n"
-    "the damka gen command that makes it again, and the exit status is 1.\n",
+    "the damka gen command that makes it again, and the exit status is 1 (2: no tables in DIR).\n",
     "  --variant V            only that variant's tables (default: every variant DIR holds)\n"
     "  --threads T            threads, 1 to 64 (default: the processors online)\n"
     "  --quiet                no line a table and no count: failures on stderr and the exit\n"
@@ -59,10 +59,8 @@ int cmd_verify(int argc, char **argv)
         tables += sum.tables;
         failed += sum.failed;
     }
-    if (!tables && !failed) {
-        fprintf(stderr, "damka: verify: no tables in %s\n", dir);
-        return 1;
-    }
+    if (!tables && !failed)
+        return cli_error("verify: no tables in %s", dir);
     if (!quiet)
         printf("%d tables, %d failed\n", tables, failed);
     return failed ? 1 : 0;

@@ -481,8 +481,14 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     uint64_t done_pos = 0, total_pos = 0;
     uint32_t done_mat = 0, total_mat = 0;
     dk_dirlock lock = {-1, ""};
-    if (!s.local || check_rule(o, s.err, sizeof s.err) != 0 || make_dirs(o, &lock, s.err, sizeof s.err) != 0 ||
-        scan(&s, &done_pos, &done_mat) != 0) {
+    /* the local worker's memory first: a worker that cannot start leaves nothing in DIR */
+    const char *why_not = "out of memory";
+    bool local_ok = s.local &&
+                    dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b) == 0;
+    if (!local_ok)
+        snprintf(s.err, sizeof s.err, "rank 0: its worker cannot start: out of memory");
+    bool refused = local_ok && check_rule(o, s.err, sizeof s.err) != 0; /* bad input: exit status 2 */
+    if (!local_ok || refused || make_dirs(o, &lock, s.err, sizeof s.err) != 0 || scan(&s, &done_pos, &done_mat) != 0) {
         if (!s.err[0])
             snprintf(s.err, sizeof s.err, "out of memory");
         s.failed = true;
@@ -506,9 +512,6 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     s.pr.done_materials = done_mat;
     /* the local worker always runs, so that the stop protocol is the same for every rank */
     pthread_t th;
-    const char *why_not = "out of memory";
-    bool local_ok = s.local &&
-                    dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b) == 0;
     if (local_ok) {
         pthread_mutex_init(&s.local->box.lock, NULL);
         pthread_cond_init(&s.local->box.cond, NULL);
@@ -558,6 +561,8 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     }
     if (status != 0)
         fprintf(stderr, "damka: gen: %s\n", s.err[0] ? s.err : "a rank failed without saying why");
+    if (refused)
+        status = 2;
     if (s.local && local_ok)
         dk_worker_free(&s.local->w);
     free(s.local);
@@ -600,25 +605,25 @@ int dk_generate(const dk_gen_options *o)
 #endif
     dk_budget b;
     char err[ERR_MAX];
-    if (dk_budget_split(least_memory(o), o->unit_positions, o->rule_limit, &b, err, sizeof err) != 0) {
+    /* a budget beyond a node's memory would fail late, out of memory: refused here */
+    uint64_t node = dk_budget_node_share(1), most = o->memory_per_rank && node && o->memory_per_rank > node ? node : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (most) {
         if (rank == 0)
-            fprintf(stderr, "damka: gen: --memory-per-rank: %s\n", err);
-        return 1;
+            fprintf(stderr, "damka: gen: --memory-per-rank: a rank may hold at most its node's memory, %llu MiB, "
+                    "got %llu MiB\n", (unsigned long long)(most >> 20),
+                    (unsigned long long)(o->memory_per_rank >> 20));
+        return 2;
     }
-    dk_workgraph *g = dk_setup_graph(o, &b);
+    bool refused;
+    dk_workgraph *g = dk_setup_run(o, least_memory(o), nranks, &b, &refused, err, sizeof err);
     int ok = g != NULL, all_ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all_ok) {
         if (rank == 0)
-            fprintf(stderr, "damka: gen: cannot build the work graph (out of memory or a bad material)\n");
+            fprintf(stderr, "damka: gen: %s%s\n", refused ? "--memory-per-rank: " : "", g ? "another rank ran out of memory" : err);
         dk_workgraph_free(g);
-        return 1;
-    }
-    if (dk_setup_reserve(g, nranks, o->rule_limit, &b, err, sizeof err) != 0) {
-        if (rank == 0)
-            fprintf(stderr, "damka: gen: --memory-per-rank: %s\n", err);
-        dk_workgraph_free(g);
-        return 1;
+        return refused ? 2 : 1;
     }
     int status = 0;
     if (rank == 0) {

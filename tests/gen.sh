@@ -474,7 +474,7 @@ fi
 "$DAMKA" query --tables "$BR" --batch "$TMP/batch" >"$TMP/out" 2>"$TMP/err"
 [ "$?" -eq 1 ] || fail "query --batch FILE with bad lines: exit status not 1"
 [ "$(grep -c '	error	' "$TMP/out")" -eq 3 ] || fail "query --batch: expected 3 error lines"
-grep -q '^W:W21:B1	win 5	15-move rule: win, ' "$TMP/out" || fail "query --batch: W:W21:B1 not answered"
+grep -q '^W:W21:B1	win in 5 plies	15-move rule: win, ' "$TMP/out" || fail "query --batch: W:W21:B1 not answered"
 printf 'W:W21:B1\nB:WK29:BK4,K1\n' | "$DAMKA" query --tables "$BR" --batch >"$TMP/out" 2>"$TMP/err" ||
     fail "query --batch of good lines: exit status $?"
 printf 'W:WK1,K2:BK32\n' | "$DAMKA" query --tables "$TMP/trunc" --batch --json >"$TMP/out" 2>/dev/null
@@ -523,7 +523,8 @@ check_query() {
                 if (i == 2 && field(mrule, "category: [a-z-]+") != field(rule, "category: [a-z-]+"))
                     print "the best move is " mrule " under the rule, the position " rule
                 if (mr == r && md == d) carried = 1
-                k = cat(field(mrule, "category: [a-z-]+")) * 100000 + rank(mr, md)
+                c = cat(field(mrule, "category: [a-z-]+")); t = field(mrule, "dtc: (null|[0-9]+)"); sub(/^dtc: /, "", t)
+                k = c * 1e9 + rank(mr, md) * 1e4 + (c == 2 ? -t : c == -2 ? t : 0) # then the shorter DTC of a win
                 if (k > prev) print "move " i - 1 " (" mr " " md ") is better than the one before"
                 prev = k
             }
@@ -548,10 +549,10 @@ grep -q '"notation": "b6xf6", "from": 9, "to": 11, "captures": \[6, 7\]' "$TMP/q
     fail "query --json: the capture b6xf6 is not described: $(cat "$TMP/q")"
 "$DAMKA" query --tables "$BR" W:WK1,K2:B28 >"$TMP/q" 2>"$TMP/err"
 case $(head -n 1 "$TMP/q") in
-"W:WK1,K2:B28  win 7 (White to move) · 15-move rule: "*) ;;
+"W:WK1,K2:B28  win in 7 plies (White to move) · 15-move rule: "*) ;;
 *) fail "query: $(head -n 1 "$TMP/q")" ;;
 esac
-[ "$(sed -n 2p "$TMP/q" | awk '{print $2, $3}')" = "win 7" ] || fail "query: the best move is not first"
+[ "$(sed -n 2p "$TMP/q" | awk '{print $2, $3, $4, $5}')" = "win in 7 plies" ] || fail "query: the best move is not first"
 
 # ============================================================================================
 echo "-- Brazilian three kings against one king"
