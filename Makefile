@@ -194,11 +194,14 @@ python-test: $(DAMKA) lib | $(DEPS_OK) $(PLOTS_OK)
 	DAMKA=$(abspath $(DAMKA)) DAMKA_LIB=$(abspath $(SHARED_LIB)) pytest-3 -q -p no:cacheprovider python/tests
 
 # The figures of a table directory (scripts/plot-stats): `make figures TABLES=DIR` writes the
-# PNG files into FIGURES (default docs/figures, where README shows them).
-FIGURES ?= docs/figures
+# PNG files into FIGURES, by default $(BUILD)/figures, so that the committed docs/figures (the
+# 6-piece ones README shows) change only when asked: FIGURES=docs/figures.
+FIGURES ?= $(BUILD)/figures
 .PHONY: figures
 figures: $(DAMKA) | $(PLOTS_OK)
+	@mkdir -p $(FIGURES)
 	DAMKA=$(abspath $(DAMKA)) scripts/plot-stats $(TABLES) $(FIGURES)
+	@echo "figures of $(TABLES) in $(FIGURES)"
 
 # Open MPI keeps memory until exit: its leaks are suppressed (full unwinding lets the
 # suppressions see through its plugins), damka's are not. Under the sanitizers every cmocka suite

@@ -548,7 +548,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
                     s.ran * nranks);
     }
     if (!s.failed) {
-        if (dk_manifest_write(o->dir, g, s.err, sizeof s.err) == 0) {
+        if (dk_manifest_write(o->dir, s.err, sizeof s.err) == 0) {
             char work[4096];
             snprintf(work, sizeof work, "%s/work", o->dir);
             /* the work of this run, not what an earlier one kept (--keep-work) */

@@ -348,6 +348,43 @@ fi
 expect_status 2 "a rank may hold at most its node's memory" gen --pieces 2 --memory-per-rank 100T --out "$TMP/never"
 [ ! -e "$TMP/never" ] || fail "a refused gen wrote $TMP/never"
 
+# both variants in one directory: one manifest lists every table of both, generating the second
+# loses none of the first's entries; both verify; stats --json prints one document; verify
+# names a manifest that does not list the tables
+cp -r "$TMP/t3" "$TMP/mixed"
+"$DAMKA" gen --variant international --pieces 3 --out "$TMP/mixed" --quiet 2>"$TMP/err" ||
+    fail "gen international into a directory of brazilian tables: $(cat "$TMP/err")"
+"$DAMKA" verify --quiet "$TMP/mixed" 2>"$TMP/err" || fail "verify of both variants: $(cat "$TMP/err")"
+for v in brazilian international; do
+    "$DAMKA" verify --quiet --variant $v "$TMP/mixed" 2>"$TMP/err" || fail "verify --variant $v: $(cat "$TMP/err")"
+done
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys,glob,os
+d = sys.argv[1]
+m = json.load(open(d + "/manifest.json"))
+listed = sorted(v["variant"] + "-" + t["material"] for v in m["variants"] for t in v["tables"])
+stats = sorted(os.path.basename(p)[:-6] for p in glob.glob(d + "/*.stats"))
+assert m["manifest"] == "damka-manifest-2" and [v["variant"] for v in m["variants"]] == ["brazilian", "international"], m.keys()
+assert listed == stats and len(listed) == 32, (listed, stats)' "$TMP/mixed" || fail "the manifest of both variants"
+    "$DAMKA" stats --json "$TMP/mixed" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["variants"]) == 2' ||
+        fail "stats --json on both variants is not one JSON document of both"
+    "$DAMKA" stats --json --variant international "$TMP/mixed" |
+        python3 -c 'import json,sys; d=json.load(sys.stdin); assert [v["variant"] for v in d["variants"]] == ["international"]' ||
+        fail "stats --json --variant international"
+fi
+"$DAMKA" stats --json "$TMP/mixed" | cmp -s - "$TMP/mixed/manifest.json" || fail "stats --json differs from manifest.json"
+# the manifest of one variant only (as gen wrote it before): verify names it, gen writes it again
+"$DAMKA" stats --json --variant brazilian "$TMP/mixed" >"$TMP/mixed/manifest.json"
+expect_status 1 "manifest.json does not list the tables as their .stats files do" verify --quiet "$TMP/mixed"
+"$DAMKA" gen --variant international --pieces 2 --out "$TMP/mixed" --quiet 2>"$TMP/err" || fail "gen rewriting the manifest: $(cat "$TMP/err")"
+"$DAMKA" verify --quiet "$TMP/mixed" 2>"$TMP/err" || fail "verify after the manifest was written again: $(cat "$TMP/err")"
+
+# make figures draws into the build directory unless FIGURES says otherwise, never over the
+# committed docs/figures by default
+ROOT=$(dirname "$0")/..
+figs=$(make -s -n -C "$ROOT" figures TABLES="$TMP/t3" BUILD="$(dirname "$ABS")" 2>/dev/null | grep 'plot-stats')
+case $figs in *"plot-stats $TMP/t3 $(dirname "$ABS")/figures") ;; *) fail "make figures: '$figs'" ;; esac
+
 # smaller things: one version; moves without a legal move; "1 leaf"; --per-side as gen's
 version=$(sed -n 's/^#define DAMKA_VERSION_MAJOR \([0-9]*\)$/\1/p' "$(dirname "$0")/../query/damka.h").$(sed -n 's/^#define DAMKA_VERSION_MINOR \([0-9]*\)$/\1/p' "$(dirname "$0")/../query/damka.h")
 [ "$("$DAMKA" --version)" = "damka $version" ] || fail "damka --version: '$("$DAMKA" --version)', expected 'damka $version'"
