@@ -159,9 +159,13 @@ static void mpi_min(void *ctx, int64_t *v, int n)
     MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
 }
 
-static int run_split(dk_worker *w, uint32_t u, char *err, size_t errlen)
+/* The progress of a split unit on rank 0 (dk_split_comm.progress): its stage in the progress
+ * line's note, the line printed when it is time to. ctx: the scheduler. */
+static void split_progress(void *ctx, const char *stage, uint64_t done, uint64_t total, uint64_t rounds);
+
+static int run_split(dk_worker *w, uint32_t u, void *progress_ctx, char *err, size_t errlen)
 {
-    dk_split_comm comm = {0, 1, NULL, mpi_exchange, mpi_min};
+    dk_split_comm comm = {0, 1, progress_ctx, mpi_exchange, mpi_min, progress_ctx ? split_progress : NULL};
     MPI_Comm_rank(MPI_COMM_WORLD, &comm.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &comm.nranks);
     return dk_task_split(w, u, &comm, err, errlen);
@@ -183,7 +187,7 @@ static void remote_worker(dk_worker *w, const char *why_not)
             return;
         if (t.kind == TASK_SPLIT) {
             r = (report){TASK_SPLIT, t.id, 0, ""};
-            r.status = run_split(w, (uint32_t)t.id, r.err, sizeof r.err);
+            r.status = run_split(w, (uint32_t)t.id, NULL, r.err, sizeof r.err);
         } else {
             run_task(w, &t, &r);
         }
@@ -294,7 +298,8 @@ static void start_split(sched *s, int *waiting)
     for (int r = 0; r < s->nranks; r++)
         stop_waiting(s, r);
     report r = {TASK_SPLIT, t.id, 0, ""};
-    r.status = run_split(&s->local->w, (uint32_t)t.id, r.err, sizeof r.err);
+    r.status = run_split(&s->local->w, (uint32_t)t.id, s, r.err, sizeof r.err);
+    s->pr.note[0] = 0;
     s->since[0] = dk_now(); /* rank 0's worker waits again */
     s->split = -1;
     if (r.status != 0) {
@@ -305,6 +310,22 @@ static void start_split(sched *s, int *waiting)
     s->splits++;
     s->pr.done_positions += s->g->units[t.id].positions;
     dk_workgraph_done(s->g, (dk_wg_task){DK_WG_UNIT, (uint32_t)t.id});
+    dk_progress_update(&s->pr, false);
+}
+
+static void split_progress(void *ctx, const char *stage, uint64_t done, uint64_t total, uint64_t rounds)
+{
+    sched *s = ctx;
+    const dk_unit *un = &s->g->units[s->split];
+    char name[DK_MATERIAL_NAME_MAX], where[96];
+    dk_material_name(s->g->pairs[un->pair].m, name, sizeof name);
+    if (total)
+        snprintf(where, sizeof where, "%s, %.0f%% of rank 0's share", stage, 100.0 * (double)done / (double)total);
+    else
+        snprintf(where, sizeof where, "%s, distance %llu, round %llu", stage, (unsigned long long)done,
+                 (unsigned long long)rounds);
+    snprintf(s->pr.note, sizeof s->pr.note, "split unit of %s (level %d, %.3g positions on %d ranks): %s", name,
+             un->level, (double)un->positions, s->nranks, where);
     dk_progress_update(&s->pr, false);
 }
 
