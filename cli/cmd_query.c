@@ -187,12 +187,13 @@ static void no_answer(const query_ctx *q, const dk_pos *p, dk_tb_status st, char
         snprintf(err, len, "%s (%.1500s)", status_text(st), dk_tb_last_error()[0] ? dk_tb_last_error() : q->dir);
 }
 
-/* Why fen does not parse for the variant, into err; without --variant, a hint when it is a FEN
- * of another variant. */
+/* Why fen does not parse for the variant, into err; for a FEN on the command line without
+ * --variant, a hint when it is a FEN of another variant (a batch's answers keep libdamka's
+ * words, "bad FEN for V: ...", which programs compare). */
 static void bad_fen(const query_ctx *q, const char *fen, const char *why, char *err, size_t len)
 {
     int at = snprintf(err, len, "bad FEN for %s: %s", q->v->name, why);
-    for (int id = 0; id < DK_NVARIANTS && !q->variant_given && at > 0 && (size_t)at < len; id++) {
+    for (int id = 0; id < DK_NVARIANTS && !q->variant_given && !q->batch && at > 0 && (size_t)at < len; id++) {
         const dk_variant *w = dk_variant_get((dk_variant_id)id);
         dk_pos p;
         char ignored[DK_ERR_MAX];
