@@ -193,25 +193,28 @@ int dk_manifest_write(const char *dir, char *err, size_t errlen)
 int dk_manifest_check(const char *dir, char *err, size_t errlen)
 {
     char path[4096], *text;
-    size_t len;
+    size_t len, have = 0;
+    const uint8_t *map = NULL;
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     if (access(path, F_OK) != 0)
         return 0; /* a run under way: nothing to compare */
     if (manifest_text(dir, &text, &len, err, errlen) != 0)
         return -1;
+    int mapped = dk_map_file(path, 0, &map, &have, err, errlen); /* -2: empty */
+    if (mapped == -1) {
+        free(text);
+        return -1;
+    }
     int rc = 0;
-    if (!same_content(path, text, len)) {
-        char head[256] = "";
-        FILE *f = fopen(path, "rb");
-        size_t got = f ? fread(head, 1, sizeof head - 1, f) : 0;
-        head[got] = 0;
-        if (f)
-            fclose(f);
-        rc = strstr(head, "\"" DK_MANIFEST_FORMAT "\"") ? 1 : 2;
+    if (mapped != 0 || have != len || memcmp(map, text, len) != 0) {
+        bool current = mapped == 0 && memmem(map, have < 256 ? have : 256, "\"" DK_MANIFEST_FORMAT "\"",
+                                             strlen(DK_MANIFEST_FORMAT) + 2);
+        rc = current || mapped != 0 ? 1 : 2;
         dk_errorf(err, errlen, "%s %s (damka gen --variant V --pieces 2 --draw-rule MOVES --out %s, with a "
                   "variant and the rule of its tables, writes it again)", path,
                   rc == 1 ? "does not list the tables as their .stats files do" : "is of an older format", dir);
     }
+    dk_unmap_file(map, have);
     free(text);
     return rc;
 }

@@ -22,7 +22,7 @@ int dk_manifest_write(const char *dir, char *err, size_t errlen);
 /* Whether <dir>/manifest.json, if there, is what dk_manifest_write would write now. Returns 0
  * (the same, or no manifest), 1 with one line in err when it differs (out of date: tables
  * missing from it or gone), 2 with one line in err when it is of an older format (written
- * before DK_MANIFEST_FORMAT), -1 with one line in err when a .stats file cannot be read. */
+ * before DK_MANIFEST_FORMAT), -1 with one line in err when it or a .stats file cannot be read. */
 int dk_manifest_check(const char *dir, char *err, size_t errlen);
 
 /* Prints the statistics of every table in dir (variant v, or every variant if NULL): a table

@@ -869,7 +869,7 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_value
     int64_t status = 0;
     held_iter h;
     for (bool more = held_begin(&h, c); more; more = held_next(&h)) {
-        if ((h.l & 0xffff) == 0)
+        if ((h.l & 0xfff) == 0)
             report(c, "classifying", h.l, c->L.nlocal, 0);
         if (classify(s, h.l, &h.it.pos, conv + 2 * (size_t)h.l, err, errlen) != 0) {
             status = -1;
