@@ -105,8 +105,11 @@ $(GENLIB): $(GEN_OBJ)
 # libdamka: what engines link (no MPI). `make install PREFIX=...` (default /usr/local) installs
 # include/damka.h, lib/libdamka.a, lib/libdamka.so (soname libdamka.so.0), lib/pkgconfig/damka.pc.
 PREFIX      ?= /usr/local
-SO_VERSION  := 0.1
-SONAME      := libdamka.so.0
+# The version is defined once, in query/damka.h (DAMKA_VERSION_MAJOR, DAMKA_VERSION_MINOR).
+VERSION_OF   = $(shell sed -n 's/^\#define DAMKA_VERSION_$(1) \([0-9]*\)$$/\1/p' query/damka.h)
+SO_MAJOR    := $(call VERSION_OF,MAJOR)
+SO_VERSION  := $(SO_MAJOR).$(call VERSION_OF,MINOR)
+SONAME      := libdamka.so.$(SO_MAJOR)
 STATIC_LIB  := $(BUILD)/libdamka.a
 SHARED_LIB  := $(BUILD)/libdamka.so
 lib: $(STATIC_LIB) $(SHARED_LIB)
@@ -191,11 +194,14 @@ python-test: $(DAMKA) lib | $(DEPS_OK) $(PLOTS_OK)
 	DAMKA=$(abspath $(DAMKA)) DAMKA_LIB=$(abspath $(SHARED_LIB)) pytest-3 -q -p no:cacheprovider python/tests
 
 # The figures of a table directory (scripts/plot-stats): `make figures TABLES=DIR` writes the
-# PNG files into FIGURES (default docs/figures, where README shows them).
-FIGURES ?= docs/figures
+# PNG files into FIGURES, by default $(BUILD)/figures, so that the committed docs/figures (the
+# 6-piece ones README shows) change only when asked: FIGURES=docs/figures.
+FIGURES ?= $(BUILD)/figures
 .PHONY: figures
 figures: $(DAMKA) | $(PLOTS_OK)
+	@mkdir -p $(FIGURES)
 	DAMKA=$(abspath $(DAMKA)) scripts/plot-stats $(TABLES) $(FIGURES)
+	@echo "figures of $(TABLES) in $(FIGURES)"
 
 # Open MPI keeps memory until exit: its leaks are suppressed (full unwinding lets the
 # suppressions see through its plugins), damka's are not. Under the sanitizers every cmocka suite

@@ -8,15 +8,29 @@
 
 #include "../rules/notation.h"
 
+static void print_error(const char *fmt, va_list ap)
+{
+    fputs("damka: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 int cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("damka: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    print_error(fmt, ap);
     va_end(ap);
-    return 2;
+    return CLI_BAD_INPUT;
+}
+
+int cli_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    print_error(fmt, ap);
+    va_end(ap);
+    return CLI_FAILED;
 }
 
 void cli_print_usage(const cli_command *c, const char *prefix, FILE *f)
@@ -48,7 +62,7 @@ int cli_usage_error(const cli_command *c, const char *fmt, ...)
     for (const char *s = c->usage; *s; s++)
         fputc(*s == '\n' ? ' ' : *s, stderr);
     fputs(")\n", stderr);
-    return 2;
+    return CLI_BAD_INPUT;
 }
 
 int cli_unknown_option(const cli_command *c, const char *arg)

@@ -40,8 +40,19 @@ int cli_usage_error(const cli_command *c, const char *fmt, ...) __attribute__((f
 /* "damka: NAME: unknown option 'ARG' (damka NAME --help lists them)"; returns 2. */
 int cli_unknown_option(const cli_command *c, const char *arg);
 
-/* Prints "damka: <message>" as one line on stderr; returns the exit status 2 (bad input). */
+/* The exit statuses of every command (docs/cli.md): 0 done (an answer, tables made, every check
+ * passed), 1 the command ran and failed or has no answer (not in the tables, a damaged table, a
+ * failed check, an I/O error, out of memory), 2 bad usage or input, refused before any work
+ * (an unknown option, a malformed or out-of-range value, a FEN that does not parse, a memory
+ * budget below what the run needs, a named file or directory that is missing or of the wrong
+ * kind). */
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_BAD_INPUT = 2 };
+
+/* Prints "damka: <message>" as one line on stderr; returns CLI_BAD_INPUT. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "damka: <message>" as one line on stderr; returns CLI_FAILED. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* If argv[*i] is "--variant V" or "--variant=V", sets *v (exit status in *status on an unknown
  * variant) and advances *i; returns whether it consumed the option. */

@@ -18,7 +18,7 @@ const cli_command cli_info = {
     "number of pieces, and the work units gen would make (with the memory the largest needs).\n",
     VARIANT_HELP
     "  --pieces N             materials of 2 to N pieces, N up to 8 (required)\n"
-    "  --per-side K           at most K pieces a side\n"
+    "  --per-side K           at most K pieces a side (1 to 12 on 8x8, 20 on 10x10)\n"
     "  --unit-positions P     at most P positions a work unit (default 4194304)\n"
     "  --json                 one JSON object\n",
 };
@@ -149,7 +149,9 @@ int cmd_info(int argc, char **argv)
 {
     const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
     bool json = false;
-    long pieces = 0, per_side = 0;
+    long pieces = 0;
+    int per_side = 0;
+    const char *per_side_text = NULL;
     uint64_t unit = DK_DEFAULT_UNIT_POSITIONS;
     int status = 0;
     for (int i = 1; i < argc; i++) {
@@ -163,9 +165,9 @@ int cmd_info(int argc, char **argv)
             if (status || !cli_parse_int(val, 2, INFO_MAX_PIECES, &pieces))
                 return status ? status : cli_error("info: --pieces needs a whole number from 2 to %d, got '%s'",
                                                    INFO_MAX_PIECES, val);
-        } else if (cli_option_value(argc, argv, &i, "--per-side", &val, &status)) {
-            if (status || !cli_parse_int(val, 1, 20, &per_side))
-                return status ? status : cli_error("info: --per-side needs a whole number from 1 to 20, got '%s'", val);
+        } else if (cli_option_value(argc, argv, &i, "--per-side", &per_side_text, &status)) {
+            if (status)
+                return status;
         } else if (cli_option_value(argc, argv, &i, "--unit-positions", &val, &status)) {
             if (status || cli_parse_unit_positions("info", val, &unit) != 0)
                 return 2;
@@ -177,6 +179,8 @@ int cmd_info(int argc, char **argv)
     }
     if (!pieces)
         return cli_usage_error(&cli_info, "missing --pieces");
+    if (per_side_text && cli_parse_per_side("info", v, per_side_text, &per_side) != 0)
+        return 2;
 
     size_t n = dk_material_list(v, (int)pieces, (int)per_side, NULL, 0);
     material_row *rows = calloc(n ? n : 1, sizeof *rows);
@@ -184,8 +188,7 @@ int cmd_info(int argc, char **argv)
     if (!rows || !ms) {
         free(rows);
         free(ms);
-        fputs("damka: info: out of memory\n", stderr);
-        return 1;
+        return cli_fail("info: out of memory");
     }
     dk_material_list(v, (int)pieces, (int)per_side, ms, n);
     for (size_t i = 0; i < n; i++) {

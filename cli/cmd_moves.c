@@ -11,7 +11,8 @@ int cmd_moves(int argc, char **argv);
 const cli_command cli_moves = {
     "moves", cmd_moves, "[--variant V] [--json] FEN", "list the legal moves of a position",
     "Prints the legal moves of FEN, one a line, in the variant's notation: algebraic on 8x8\n"
-    "(c3-d4, c3xe5), numeric on 10x10 (32-28, 28x19).\n",
+    "(c3-d4, c3xe5), numeric on 10x10 (32-28, 28x19). Without a legal move it prints one line\n"
+    "saying so (the side to move has lost; --json: an empty array).\n",
     VARIANT_HELP
     "  --json                 one JSON array of objects with from, to, captures (numeric squares,\n"
     "                         sorted), promotes and notation\n",
@@ -64,6 +65,8 @@ int cmd_moves(int argc, char **argv)
         print_json(v, &list);
         return 0;
     }
+    if (list.n == 0)
+        printf("no legal move: %s, to move, has lost\n", p.side == DK_WHITE ? "White" : "Black");
     for (int i = 0; i < list.n; i++) {
         char text[DK_MOVE_TEXT_MAX];
         dk_move_format(v, &list, i, v->algebraic, text, sizeof text);

@@ -74,7 +74,7 @@ int cmd_perft(int argc, char **argv)
     }
     double dt = now() - t0;
     printf("%llu\n", (unsigned long long)total);
-    fprintf(stderr, "perft %s depth %ld: %llu leaves in %.3f s, %.1f M leaves/s\n", v->name, depth,
-            (unsigned long long)total, dt, dt > 0 ? total / dt / 1e6 : 0.0);
+    fprintf(stderr, "perft %s depth %ld: %llu %s in %.3f s, %.1f M leaves/s\n", v->name, depth,
+            (unsigned long long)total, total == 1 ? "leaf" : "leaves", dt, dt > 0 ? total / dt / 1e6 : 0.0);
     return 0;
 }

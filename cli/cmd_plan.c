@@ -242,26 +242,19 @@ static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forec
 }
 
 /* The budget and graph gen would use, as dk_generate sets them up. */
-static dk_workgraph *setup(const plan_args *p, plan_facts *f)
+static dk_workgraph *setup(const plan_args *p, plan_facts *f, int *status)
 {
     char err[1024];
     uint64_t memory = p->o.memory_per_rank ? p->o.memory_per_rank : dk_budget_node_share(1);
     if (!memory) {
-        cli_error("plan: cannot tell this machine's memory: give --memory-per-rank");
+        *status = cli_error("plan: cannot tell this machine's memory: give --memory-per-rank");
         return NULL;
     }
-    if (dk_budget_split(memory, p->o.unit_positions, p->o.rule_limit, &f->b, err, sizeof err) != 0) {
-        fprintf(stderr, "damka: plan: gen would refuse: --memory-per-rank: %s\n", err);
-        return NULL;
-    }
-    dk_workgraph *g = dk_setup_graph(&p->o, &f->b);
+    bool refused;
+    dk_workgraph *g = dk_setup_run(&p->o, memory, (int)p->ranks, &f->b, &refused, err, sizeof err);
     if (!g) {
-        fputs("damka: plan: cannot build the work graph (out of memory)\n", stderr);
-        return NULL;
-    }
-    if (dk_setup_reserve(g, (int)p->ranks, p->o.rule_limit, &f->b, err, sizeof err) != 0) {
-        fprintf(stderr, "damka: plan: gen would refuse: --memory-per-rank: %s\n", err);
-        dk_workgraph_free(g);
+        *status = refused ? cli_error("plan: gen would refuse: --memory-per-rank: %s", err)
+                          : cli_fail("plan: %s", err);
         return NULL;
     }
     dk_setup_largest(g, (int)p->ranks, &f->unit_max, &f->pair_max);
@@ -281,9 +274,9 @@ int cmd_plan(int argc, char **argv)
     if (status)
         return status;
     plan_facts f;
-    dk_workgraph *g = setup(&p, &f);
+    dk_workgraph *g = setup(&p, &f, &status);
     if (!g)
-        return 1;
+        return status;
     dk_forecast_model m = dk_forecast_default_model(g, p.o.rule_limit, f.b.cache_bytes, p.rate);
     dk_forecast at, unl, at_sat;
     uint32_t sat = 0;
@@ -292,7 +285,7 @@ int cmd_plan(int argc, char **argv)
     if (sat)
         (p.json ? print_json : print_text)(&p, g, &m, &f, &at, &unl, sat, &at_sat);
     else
-        fputs("damka: plan: out of memory\n", stderr);
+        cli_fail("plan: out of memory");
     dk_workgraph_free(g);
     return sat ? 0 : 1;
 }

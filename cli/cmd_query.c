@@ -7,6 +7,7 @@
 
 #include "../query/drawrule.h"
 #include "../query/rank.h"
+#include "../query/tabledir.h"
 #include "../rules/notation.h"
 #include "cli.h"
 
@@ -24,11 +25,17 @@ const cli_command cli_query = {
     "Prints the value of FEN for its side to move (win or loss in so many plies, or draw), its value\n"
     "under the draw rule when DIR has rule-aware tables, then every legal move with the value it\n"
     "leads to, best first. A Brazilian FEN written with algebraic squares (W:Wa1,c3:Bh8) is echoed\n"
-    "with algebraic squares, a numeric one with numbers; --json's fen is always numeric.\n",
-    VARIANT_HELP
+    "with algebraic squares, a numeric one with numbers; --json's fen is always numeric. Exit\n"
+    "status: 0 answered, 1 no answer (not in the tables, a damaged table; in a batch, any line\n"
+    "without an answer), 2 bad usage or input (docs/cli.md).\n",
+    "  --variant V            brazilian (8x8, PDN GameType 26) or international (10x10, GameType\n"
+    "                         20); also 26 and 20. Default: the variant of DIR's tables when it\n"
+    "                         holds one, else brazilian\n"
     "  --tables DIR           the tables (default $DAMKA_TABLES, else ./tables)\n"
-    "  --counter PLIES        quiet king plies played since the last capture or man move\n"
-    "                         (default 0): the value under the rule at that counter\n"
+    "  --counter PLIES        quiet king plies played since the last capture or man move, from 0\n"
+    "                         (the default) to the rule's limit: the value under the rule at that\n"
+    "                         counter (at the limit the rule has drawn the game: the moves are\n"
+    "                         listed without rule values)\n"
     "  --json                 one JSON object an answer (fen, result, dtw, rule, moves)\n"
     "  --batch [FILE]         one FEN a line from FILE (default, or -: stdin), one answer a line;\n"
     "                         blank lines and lines starting with # are skipped; a line holds at\n"
@@ -38,11 +45,21 @@ const cli_command cli_query = {
     "                         error answer\n",
 };
 
-/* What every answer shares: the rule's limit (0: the directory has no DTC tables) and the
- * counter positions are met with. */
-typedef struct rule_ctx {
+/* What every answer shares: the tables, their directory and what it holds, the variant (and
+ * whether --variant chose it), the rule's limit (0: the directory has no DTC tables) and the
+ * counter positions are met with, the output's form. */
+typedef struct query_ctx {
+    dk_tablebase *tb;
+    const char *dir;
+    dk_tb_dir held;
+    const dk_variant *v;
+    bool variant_given, json, batch;
     unsigned limit, counter;
-} rule_ctx;
+} query_ctx;
+
+/* Whether moves get values under the rule: the directory has DTC tables and the rule has not
+ * drawn the game yet (at counter = limit it has: damka_rank_moves_rule's range ends below). */
+static bool moves_under_rule(const query_ctx *q) { return q->limit && q->counter < q->limit; }
 
 static const char *category_name(dk_value r)
 {
@@ -50,20 +67,22 @@ static const char *category_name(dk_value r)
     return names[dk_rule_category(r) - DK_CAT_LOSS];
 }
 
-static void json_rule(FILE *f, dk_value r, const rule_ctx *rc)
+static void json_rule(FILE *f, dk_value r, const query_ctx *q)
 {
     fprintf(f, ", \"rule\": {\"limit\": %u, \"counter\": %u, \"category\": \"%s\", \"dtc\": ",
-            rc->limit, rc->counter, category_name(r));
+            q->limit, q->counter, category_name(r));
     if (dk_rule_is_decided(r))
         fprintf(f, "%u}", dk_rule_dtc(r));
     else
         fputs("null}", f);
 }
 
+static const char *plies(unsigned n) { return n == 1 ? "ply" : "plies"; }
+
 /* The value under the rule in words: "15-move rule: win, 11 plies to conversion", "cursed
  * win: a draw under the 15-move rule"; brief (for a move): "rule: win, 11 plies to
  * conversion", "rule: cursed win (draw)". */
-static void text_rule(FILE *f, dk_value r, const rule_ctx *rc, bool brief)
+static void text_rule(FILE *f, dk_value r, const query_ctx *q, bool brief)
 {
     char rule[64];
     dk_category c = dk_rule_category(r);
@@ -73,17 +92,17 @@ static void text_rule(FILE *f, dk_value r, const rule_ctx *rc, bool brief)
     }
     if (brief)
         snprintf(rule, sizeof rule, "rule");
-    else if (rc->counter)
-        snprintf(rule, sizeof rule, "%u-move rule (counter %u)", rc->limit / 2, rc->counter);
+    else if (q->counter)
+        snprintf(rule, sizeof rule, "%u-move rule (counter %u)", q->limit / 2, q->counter);
     else
-        snprintf(rule, sizeof rule, "%u-move rule", rc->limit / 2);
+        snprintf(rule, sizeof rule, "%u-move rule", q->limit / 2);
     if (c == DK_CAT_CURSED_WIN || c == DK_CAT_BLESSED_LOSS)
         fprintf(f, "%s: a draw under the %s", c > 0 ? "cursed win" : "blessed loss", rule);
     else if (c == DK_CAT_DRAW)
         fprintf(f, "%s: draw", rule);
     else
         fprintf(f, "%s: %s, %u %s to conversion", rule, c > 0 ? "win" : "loss", dk_rule_dtc(r),
-                dk_rule_dtc(r) == 1 ? "ply" : "plies");
+                plies(dk_rule_dtc(r)));
 }
 
 static const char *result_name(dk_value v)
@@ -128,12 +147,13 @@ static void json_value(FILE *f, dk_value v)
         fprintf(f, "%u", dk_value_dtw(v));
 }
 
+/* "win in 3 plies", "loss in 1 ply", "draw". */
 static void text_value(FILE *f, dk_value v)
 {
     if (dk_value_is_draw(v))
         fputs("draw", f);
     else
-        fprintf(f, "%s %u", result_name(v), dk_value_dtw(v));
+        fprintf(f, "%s in %u %s", result_name(v), dk_value_dtw(v), plies(dk_value_dtw(v)));
 }
 
 /* Whether a FEN that parsed for v writes a square in algebraic form ("W:Wa1,c3:Bh8"): only then
@@ -144,134 +164,170 @@ static bool written_algebraic(const dk_variant *v, const char *fen)
 }
 
 /* Why the tables have no answer for p (status st), into err. A position with more pieces than
- * the tables hold says how many it has and how many they hold. */
-static void no_answer(dk_tablebase *tb, const dk_pos *p, dk_tb_status st, const char *dir, char *err,
-                      size_t len)
+ * any table of the directory says how many it has and how many they hold; a table file missing
+ * among them is named. */
+static void no_answer(const query_ctx *q, const dk_pos *p, dk_tb_status st, char *err, size_t len)
 {
-    int pieces = dk_popcount(dk_occupied(p)), most = 0;
+    int pieces = dk_popcount(dk_occupied(p)), most = q->held.most_pieces[q->v->id];
     bool both = p->pieces[DK_WHITE] && p->pieces[DK_BLACK];
-    if (both && (st == DK_TB_MISSING || st == DK_TB_BAD_POSITION))
-        most = dk_tb_max_pieces(tb);
-    if (both && most && pieces > most)
+    if (both && (st == DK_TB_MISSING || st == DK_TB_BAD_POSITION) && pieces > most)
         snprintf(err, len, "not in the tables: the position has %d pieces, the tables in %.1500s hold at most %d",
-                 pieces, dir, most);
+                 pieces, q->dir, most);
     else if (both && pieces > DK_TB_MAX_PIECES)
         snprintf(err, len, "not in the tables: the position has %d pieces, no table holds more than %d", pieces,
                  DK_TB_MAX_PIECES);
+    else if (st == DK_TB_MISSING && dk_tb_max_pieces(q->tb) >= 2)
+        snprintf(err, len, "not in the tables: no table file %.1500s (the tables in %.1500s hold every "
+                 "material up to %d pieces)", dk_tb_last_error(), q->dir, dk_tb_max_pieces(q->tb));
+    else if (st == DK_TB_MISSING)
+        snprintf(err, len, "not in the tables: no table file %.1500s", dk_tb_last_error());
     else if (st == DK_TB_BAD_POSITION)
         snprintf(err, len, "%s (the side not to move has no piece)", status_text(st));
     else
-        snprintf(err, len, "%s (%.1500s)", status_text(st), dk_tb_last_error()[0] ? dk_tb_last_error() : dir);
+        snprintf(err, len, "%s (%.1500s)", status_text(st), dk_tb_last_error()[0] ? dk_tb_last_error() : q->dir);
+}
+
+/* Why fen does not parse for the variant, into err; for a FEN on the command line without
+ * --variant, a hint when it is a FEN of another variant (a batch's answers keep libdamka's
+ * words, "bad FEN for V: ...", which programs compare). */
+static void bad_fen(const query_ctx *q, const char *fen, const char *why, char *err, size_t len)
+{
+    int at = snprintf(err, len, "bad FEN for %s: %s", q->v->name, why);
+    for (int id = 0; id < DK_NVARIANTS && !q->variant_given && !q->batch && at > 0 && (size_t)at < len; id++) {
+        const dk_variant *w = dk_variant_get((dk_variant_id)id);
+        dk_pos p;
+        char ignored[DK_ERR_MAX];
+        if (w != q->v && dk_fen_parse(w, fen, &p, ignored, sizeof ignored) == 0) {
+            snprintf(err + at, len - (size_t)at, " (a FEN of %s: pass --variant %s%s)", w->name, w->name,
+                     q->held.variants >> id & 1 ? "" : " and tables of that variant");
+            break;
+        }
+    }
 }
 
 /* Reports that fen has no answer: on stderr, or in batch mode as its answer line (a JSON object
- * with "error", or FEN, "error" and the message separated by tabs). Returns 1. */
-static int answer_error(const char *fen, const char *err, bool json, bool batch)
+ * with "error", or FEN, "error" and the message separated by tabs). Returns `status`. */
+static int answer_error(const query_ctx *q, const char *fen, const char *err, int status)
 {
-    if (batch && json) {
+    if (q->batch && q->json) {
         fputs("{\"fen\": ", stdout);
         json_string(stdout, fen);
         fputs(", \"error\": ", stdout);
         json_string(stdout, err);
         fputs("}\n", stdout);
-    } else if (batch) {
+    } else if (q->batch) {
         printf("%s\terror\t%s\n", fen, err);
     } else {
-        cli_error("query: %s", err);
+        fprintf(stderr, "damka: query: %s\n", err);
     }
-    return 1;
+    return status;
 }
 
-/* Answers one FEN on stdout; returns 0, or 1 after reporting an error (on stderr, or as a JSON
- * error object in batch mode). The text echoes a Brazilian FEN in the squares it was written
- * in; --json's fen is numeric, the key .stats, manifest.json and libdamka use. */
-static int answer(dk_tablebase *tb, const dk_variant *v, const char *fen, bool json, bool batch,
-                  const char *dir, const rule_ctx *rc)
+static void print_json(const query_ctx *q, const char *canon, dk_value value, dk_value rule,
+                       const dk_movelist *list, const dk_value *values, const dk_value *rules)
+{
+    const dk_variant *v = q->v;
+    fputs("{\"fen\": ", stdout);
+    json_string(stdout, canon);
+    fputs(", ", stdout);
+    json_value(stdout, value);
+    if (q->limit)
+        json_rule(stdout, rule, q);
+    else
+        fputs(", \"rule\": null", stdout);
+    fputs(", \"moves\": [", stdout);
+    for (int i = 0; i < list->n; i++) {
+        char text[DK_MOVE_TEXT_MAX];
+        dk_move_format(v, list, i, v->algebraic, text, sizeof text);
+        printf("%s{\"notation\": \"%s\", \"from\": %d, \"to\": %d, \"captures\": [", i ? ", " : "", text,
+               list->m[i].from + 1, list->m[i].to + 1);
+        const char *sep = "";
+        for (dk_bb c = list->m[i].captures; c; c &= c - 1, sep = ", ")
+            printf("%s%d", sep, dk_lsb(c) + 1);
+        fputs("], ", stdout);
+        json_value(stdout, values[i]);
+        if (moves_under_rule(q))
+            json_rule(stdout, rules[i], q);
+        else if (q->limit)
+            fputs(", \"rule\": null", stdout);
+        fputs("}", stdout);
+    }
+    fputs("]}\n", stdout);
+}
+
+static void print_text(const query_ctx *q, const dk_pos *p, const char *canon, dk_value value, dk_value rule,
+                       const dk_movelist *list, const dk_value *values, const dk_value *rules)
+{
+    const dk_variant *v = q->v;
+    printf("%s  ", canon);
+    text_value(stdout, value);
+    printf(" (%s to move)", p->side == DK_WHITE ? "White" : "Black");
+    if (q->limit) {
+        fputs(" \xc2\xb7 ", stdout);
+        text_rule(stdout, rule, q, false);
+    }
+    fputc('\n', stdout);
+    if (list->n == 0)
+        printf("  no legal move: %s has lost\n", p->side == DK_WHITE ? "White" : "Black");
+    for (int i = 0; i < list->n; i++) {
+        char text[DK_MOVE_TEXT_MAX], gt[32];
+        dk_move_format(v, list, i, v->algebraic, text, sizeof text);
+        printf("  %-16s ", text);
+        if (!moves_under_rule(q)) {
+            text_value(stdout, values[i]);
+            fputc('\n', stdout);
+            continue;
+        }
+        FILE *g = fmemopen(gt, sizeof gt, "w");
+        if (g) {
+            text_value(g, values[i]);
+            fclose(g);
+        }
+        printf("%-15s \xc2\xb7 ", g ? gt : "");
+        text_rule(stdout, rules[i], q, true);
+        fputc('\n', stdout);
+    }
+}
+
+/* Answers one FEN on stdout; returns 0, or after reporting why there is no answer (on stderr,
+ * or as its answer line in batch mode) 2 for a FEN that does not parse, 1 for a position the
+ * tables do not answer. The text echoes a Brazilian FEN in the squares it was written in;
+ * --json's fen is numeric, the key .stats, manifest.json and libdamka use. */
+static int answer(const query_ctx *q, const char *fen)
 {
     dk_pos p;
-    char err[2048], why[DK_ERR_MAX];
+    char err[4096], why[DK_ERR_MAX];
     dk_movelist list;
     dk_value values[DK_MAX_MOVES], rules[DK_MAX_MOVES], value = DK_DRAW, rule = DK_RULE_DRAW;
-    dk_tb_status st = DK_TB_OK;
-    if (dk_fen_parse(v, fen, &p, why, sizeof why) != 0) {
-        snprintf(err, sizeof err, "bad FEN for %s: %s", v->name, why);
-    } else {
-        st = dk_tb_probe(tb, &p, DK_METRIC_DTW, &value);
-        if (st == DK_TB_OK && rc->limit)
-            st = dk_tb_probe(tb, &p, DK_METRIC_DTC, &rule);
-        rule = dk_rule_at(rule, rc->counter, rc->limit);
-        if (st == DK_TB_OK)
-            st = rc->limit ? dk_tb_rank_moves_rule(tb, &p, rc->counter, rc->limit, &list, values, rules)
-                           : dk_tb_rank_moves(tb, &p, &list, values);
-        if (st != DK_TB_OK)
-            no_answer(tb, &p, st, dir, err, sizeof err);
-        else
-            err[0] = 0;
+    if (dk_fen_parse(q->v, fen, &p, why, sizeof why) != 0) {
+        bad_fen(q, fen, why, err, sizeof err);
+        return answer_error(q, fen, err, 2);
     }
-    if (err[0])
-        return answer_error(fen, err, json, batch);
+    dk_tb_status st = dk_tb_probe(q->tb, &p, DK_METRIC_DTW, &value);
+    if (st == DK_TB_OK && q->limit)
+        st = dk_tb_probe(q->tb, &p, DK_METRIC_DTC, &rule);
+    rule = dk_rule_at(rule, q->counter, q->limit);
+    if (st == DK_TB_OK)
+        st = moves_under_rule(q) ? dk_tb_rank_moves_rule(q->tb, &p, q->counter, q->limit, &list, values, rules)
+                                 : dk_tb_rank_moves(q->tb, &p, &list, values);
+    if (st != DK_TB_OK) {
+        no_answer(q, &p, st, err, sizeof err);
+        return answer_error(q, fen, err, 1);
+    }
     char canon[DK_FEN_MAX];
-    dk_fen_format(v, &p, !json && written_algebraic(v, fen), canon, sizeof canon);
-    if (json) {
-        fputs("{\"fen\": ", stdout);
-        json_string(stdout, canon);
-        fputs(", ", stdout);
-        json_value(stdout, value);
-        if (rc->limit)
-            json_rule(stdout, rule, rc);
-        else
-            fputs(", \"rule\": null", stdout);
-        fputs(", \"moves\": [", stdout);
-        for (int i = 0; i < list.n; i++) {
-            char text[DK_MOVE_TEXT_MAX];
-            dk_move_format(v, &list, i, v->algebraic, text, sizeof text);
-            printf("%s{\"notation\": \"%s\", \"from\": %d, \"to\": %d, \"captures\": [", i ? ", " : "",
-                   text, list.m[i].from + 1, list.m[i].to + 1);
-            const char *sep = "";
-            for (dk_bb c = list.m[i].captures; c; c &= c - 1, sep = ", ")
-                printf("%s%d", sep, dk_lsb(c) + 1);
-            fputs("], ", stdout);
-            json_value(stdout, values[i]);
-            if (rc->limit)
-                json_rule(stdout, rules[i], rc);
-            fputs("}", stdout);
-        }
-        fputs("]}\n", stdout);
-    } else if (batch) {
+    dk_fen_format(q->v, &p, !q->json && written_algebraic(q->v, fen), canon, sizeof canon);
+    if (q->json)
+        print_json(q, canon, value, rule, &list, values, rules);
+    else if (q->batch) {
         printf("%s\t", canon);
         text_value(stdout, value);
-        if (rc->limit) {
+        if (q->limit) {
             fputc('\t', stdout);
-            text_rule(stdout, rule, rc, false);
+            text_rule(stdout, rule, q, false);
         }
         fputc('\n', stdout);
     } else {
-        printf("%s  ", canon);
-        text_value(stdout, value);
-        printf(" (%s to move)", p.side == DK_WHITE ? "White" : "Black");
-        if (rc->limit) {
-            fputs(" \xc2\xb7 ", stdout);
-            text_rule(stdout, rule, rc, false);
-        }
-        fputc('\n', stdout);
-        for (int i = 0; i < list.n; i++) {
-            char text[DK_MOVE_TEXT_MAX], gt[32];
-            dk_move_format(v, &list, i, v->algebraic, text, sizeof text);
-            printf("  %-16s ", text);
-            if (!rc->limit) {
-                text_value(stdout, values[i]);
-                fputc('\n', stdout);
-                continue;
-            }
-            FILE *g = fmemopen(gt, sizeof gt, "w");
-            if (g) {
-                text_value(g, values[i]);
-                fclose(g);
-            }
-            printf("%-9s \xc2\xb7 ", g ? gt : "");
-            text_rule(stdout, rules[i], rc, true);
-            fputc('\n', stdout);
-        }
+        print_text(q, &p, canon, value, rule, &list, values, rules);
     }
     return 0;
 }
@@ -309,8 +365,7 @@ static const char *echo_of(const char *s, char *buf, size_t len)
 
 /* Answers line `no` of a batch file unless it is blank or a comment (within the bound); returns
  * 1 if it got an error answer. The file's first line loses a UTF-8 byte-order mark. */
-static int batch_answer(dk_tablebase *tb, const dk_variant *v, batch_line *l, unsigned long no,
-                        bool json, const char *dir, const rule_ctx *rc)
+static int batch_answer(const query_ctx *q, batch_line *l, unsigned long no)
 {
     if (no == 1 && l->kept >= 3 && memcmp(l->text, "\xef\xbb\xbf", 3) == 0) {
         memmove(l->text, l->text + 3, l->kept - 2);
@@ -322,7 +377,7 @@ static int batch_answer(dk_tablebase *tb, const dk_variant *v, batch_line *l, un
     if (l->len - cr > BATCH_LINE_MAX) { /* a comment too: the bound is every line's */
         snprintf(err, sizeof err, "line %lu is too long: %zu bytes, a line holds at most %d", no,
                  l->len - cr, BATCH_LINE_MAX);
-        return answer_error(echo_of(s, echo, sizeof echo), err, json, true);
+        return answer_error(q, echo_of(s, echo, sizeof echo), err, 1);
     }
     while (*s == ' ' || *s == '\t')
         s++;
@@ -330,23 +385,22 @@ static int batch_answer(dk_tablebase *tb, const dk_variant *v, batch_line *l, un
         return 0;
     if (l->nul) {
         snprintf(err, sizeof err, "line %lu holds a NUL byte", no);
-        return answer_error(echo_of(s, echo, sizeof echo), err, json, true);
+        return answer_error(q, echo_of(s, echo, sizeof echo), err, 1);
     }
     size_t n = strlen(s);
     while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
         s[--n] = 0;
-    return *s ? answer(tb, v, s, json, true, dir, rc) : 0;
+    return *s && answer(q, s) != 0 ? 1 : 0;
 }
 
 /* Answers every line of in (`name` in messages). Returns 0; 1 if a line got an error answer;
  * 2 after one line on stderr if reading failed (a directory, say). */
-static int run_batch(dk_tablebase *tb, const dk_variant *v, FILE *in, const char *name, bool json,
-                     const char *dir, const rule_ctx *rc)
+static int run_batch(const query_ctx *q, FILE *in, const char *name)
 {
     batch_line line;
     int failures = 0;
     for (unsigned long no = 1; read_line(in, &line); no++) {
-        failures |= batch_answer(tb, v, &line, no, json, dir, rc);
+        failures |= batch_answer(q, &line, no);
         fflush(stdout);
     }
     if (ferror(in))
@@ -354,24 +408,54 @@ static int run_batch(dk_tablebase *tb, const dk_variant *v, FILE *in, const char
     return failures;
 }
 
+/* Checks the table directory and settles the variant: the one --variant gave, which the
+ * directory must hold, else the directory's only one, else Brazilian. Returns 0, or 2 after one
+ * line on stderr (no such directory, not a directory, no tables, none of that variant). */
+static int open_dir(query_ctx *q)
+{
+    if (!*q->dir)
+        return cli_error("query: the table directory is an empty name (--tables DIR or $DAMKA_TABLES)");
+    if (dk_tb_dir_scan(q->dir, &q->held) != 0) {
+        if (errno == ENOTDIR)
+            return cli_error("query: %s is not a directory (--tables DIR names the directory of the tables)",
+                             q->dir);
+        return cli_error("query: cannot read the table directory %s: %s (--tables DIR or $DAMKA_TABLES says "
+                         "where the tables are)", q->dir, strerror(errno));
+    }
+    if (!q->held.variants)
+        return cli_error("query: %s holds no tables (damka gen --pieces N --out %s makes them)", q->dir, q->dir);
+    const dk_variant *only = dk_tb_dir_only_variant(&q->held);
+    if (!q->variant_given && only)
+        q->v = only;
+    if (!(q->held.variants >> q->v->id & 1)) {
+        char names[64];
+        dk_tb_dir_variant_names(&q->held, names, sizeof names);
+        return cli_error("query: %s holds no %s tables, only %s ones (pass --variant %s)", q->dir, q->v->name,
+                         names, only ? only->name : "V");
+    }
+    return 0;
+}
+
 int cmd_query(int argc, char **argv)
 {
-    const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
-    const char *dir = getenv("DAMKA_TABLES"), *arg = NULL, *counter = NULL;
-    bool json = false, batch = false;
+    query_ctx q = {NULL, getenv("DAMKA_TABLES"), {0, {0}}, dk_variant_get(DK_BRAZILIAN), false, false, false, 0, 0};
+    const char *arg = NULL, *counter = NULL;
     int status = 0;
-    if (!dir || !*dir)
-        dir = "tables";
+    if (!q.dir)
+        q.dir = "tables";
     for (int i = 1; i < argc; i++) {
-        if (cli_variant_option(argc, argv, &i, &v, &status) ||
-            cli_option_value(argc, argv, &i, "--tables", &dir, &status) ||
-            cli_option_value(argc, argv, &i, "--counter", &counter, &status)) {
+        if (cli_variant_option(argc, argv, &i, &q.v, &status)) {
+            if (status)
+                return status;
+            q.variant_given = true;
+        } else if (cli_option_value(argc, argv, &i, "--tables", &q.dir, &status) ||
+                   cli_option_value(argc, argv, &i, "--counter", &counter, &status)) {
             if (status)
                 return status;
         } else if (strcmp(argv[i], "--json") == 0) {
-            json = true;
+            q.json = true;
         } else if (strcmp(argv[i], "--batch") == 0) {
-            batch = true;
+            q.batch = true;
         } else if (cli_is_option(argv[i]) && strcmp(argv[i], "-") != 0) {
             return cli_unknown_option(&cli_query, argv[i]);
         } else if (!arg) {
@@ -380,35 +464,37 @@ int cmd_query(int argc, char **argv)
             return cli_usage_error(&cli_query, "too many arguments");
         }
     }
-    if (!batch && !arg)
+    if (!q.batch && !arg)
         return cli_usage_error(&cli_query, "missing FEN");
+    long n = 0;
+    if (counter && !cli_parse_int(counter, 0, DK_RULE_MAX_LIMIT, &n))
+        return cli_error("query: --counter must be a whole number of plies, got '%s'", counter);
+    if ((status = open_dir(&q)) != 0)
+        return status;
     FILE *in = stdin;
-    bool from_file = batch && arg && strcmp(arg, "-") != 0;
+    bool from_file = q.batch && arg && strcmp(arg, "-") != 0;
     const char *name = from_file ? arg : "stdin";
     if (from_file && !(in = fopen(arg, "r")))
         return cli_error("query: cannot read %s: %s", name, strerror(errno));
-    long n = 0;
-    if (counter && !cli_parse_int(counter, 0, DK_RULE_MAX_LIMIT, &n)) {
+    dk_tb_options opt = {(size_t)256 << 20};
+    if (!(q.tb = dk_tb_open(q.dir, q.v, &opt))) {
         if (in != stdin)
             fclose(in);
-        return cli_error("query: --counter must be a whole number of plies, got '%s'", counter);
+        return cli_fail("query: out of memory");
     }
-    dk_tb_options opt = {(size_t)256 << 20};
-    dk_tablebase *tb = dk_tb_open(dir, v, &opt);
-    if (!tb)
-        return cli_error("query: out of memory");
-    rule_ctx rule = {dk_tb_rule_limit(tb), (unsigned)n};
+    q.limit = dk_tb_rule_limit(q.tb);
+    q.counter = (unsigned)n;
     int rc;
-    if (counter && !rule.limit)
-        rc = cli_error("query: --counter needs draw-rule tables, and %s has none (made with "
-                       "--draw-rule 0, or no tables)", dir);
-    else if (rule.limit && rule.counter >= rule.limit)
-        rc = cli_error("query: --counter %u: the %u-move rule has drawn the game at %u plies", rule.counter,
-                       rule.limit / 2, rule.limit);
+    if (n && !q.limit)
+        rc = cli_error("query: --counter needs draw-rule tables, and the %s tables in %s have none (made with "
+                       "--draw-rule 0)", q.v->name, q.dir);
+    else if (q.limit && q.counter > q.limit)
+        rc = cli_error("query: --counter %u: the %u-move rule draws the game at %u plies, so the counter goes "
+                       "from 0 to %u", q.counter, q.limit / 2, q.limit, q.limit);
     else
-        rc = batch ? run_batch(tb, v, in, name, json, dir, &rule) : answer(tb, v, arg, json, false, dir, &rule);
+        rc = q.batch ? run_batch(&q, in, name) : answer(&q, arg);
     if (in != stdin)
         fclose(in);
-    dk_tb_close(tb);
+    dk_tb_close(q.tb);
     return rc;
 }

@@ -13,8 +13,8 @@ const cli_command cli_stats = {
     "draws and the longest win with its FEN; with the draw rule, the five categories under it and\n"
     "the longest distance to conversion. Read from the .stats files gen writes beside the tables.\n",
     "  --variant V            only that variant's tables (default: every variant DIR holds)\n"
-    "  --json                 one object a variant, as DIR/manifest.json holds it (the histograms\n"
-    "                         too)\n",
+    "  --json                 one JSON document, as DIR/manifest.json holds it: an object a\n"
+    "                         variant under \"variants\" (the histograms too)\n",
 };
 
 int cmd_stats(int argc, char **argv)
@@ -41,13 +41,9 @@ int cmd_stats(int argc, char **argv)
         return cli_usage_error(&cli_stats, "missing DIR");
     char err[4096];
     int found = dk_manifest_print(dir, v, json, stdout, err, sizeof err);
-    if (found < 0) {
-        cli_error("stats: %s", err);
-        return 1;
-    }
-    if (found == 0) {
-        fprintf(stderr, "damka: stats: no tables in %s\n", dir);
-        return 1;
-    }
+    if (found < 0)
+        return cli_fail("stats: %s", err);
+    if (found == 0)
+        return cli_error("stats: no tables in %s", dir);
     return 0;
 }

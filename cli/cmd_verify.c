@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../gen/manifest.h"
 #include "../gen/verify_dir.h"
 #include "cli.h"
 
@@ -12,9 +13,10 @@ const cli_command cli_verify = {
     "verify", cmd_verify, "[--variant V] [--threads T] [--quiet] DIR", "check every table of a directory",
     "Checks every table of DIR: every byte (the whole file's CRC, each block's checksum), each WLD\n"
     "table against its DTW table, and every value by an independent forward pass (a position's\n"
-    "value must be the best its moves lead to), and each table's .stats file against its files.\n"
+    "value must be the best its moves lead to), each table's .stats file against its files, and\n"
+    "DIR/manifest.json against the .stats files (it lists every table of every variant).\n"
     "One line a table, then the count; a failure names the table (and a position) on stderr with\n"
-    "the damka gen command that makes it again, and the exit status is 1.\n",
+    "the damka gen command that makes it again, and the exit status is 1 (2: no tables in DIR).\n",
     "  --variant V            only that variant's tables (default: every variant DIR holds)\n"
     "  --threads T            threads, 1 to 64 (default: the processors online)\n"
     "  --quiet                no line a table and no count: failures on stderr and the exit\n"
@@ -59,9 +61,16 @@ int cmd_verify(int argc, char **argv)
         tables += sum.tables;
         failed += sum.failed;
     }
-    if (!tables && !failed) {
-        fprintf(stderr, "damka: verify: no tables in %s\n", dir);
-        return 1;
+    if (!tables && !failed)
+        return cli_error("verify: no tables in %s", dir);
+    /* the manifest lists every table of the directory, whichever variants were asked for */
+    char err[4096];
+    int manifest = failed ? 0 : dk_manifest_check(dir, err, sizeof err); /* after the tables pass */
+    if (manifest == 2 && !quiet)
+        printf("note: %s\n", err); /* tables made before it: not a failure */
+    else if (manifest != 0 && manifest != 2) {
+        fprintf(stderr, "damka: verify: %s\n", err);
+        failed++;
     }
     if (!quiet)
         printf("%d tables, %d failed\n", tables, failed);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../query/damka.h"
 #include "cli.h"
 
 static const cli_command *const commands[] = {
@@ -12,6 +13,7 @@ enum { NCOMMANDS = sizeof commands / sizeof *commands };
 static void usage(FILE *f)
 {
     fputs("usage: damka COMMAND [OPTIONS]   (damka COMMAND --help: what the command does and its options)\n"
+          "       damka --version           the version of damka and of libdamka (one version)\n"
           "variants: brazilian (default, 8x8, GameType 26), international (10x10, GameType 20)\n"
           "commands:\n",
           f);
@@ -44,6 +46,12 @@ int main(int argc, char **argv)
             return 0;
         }
         usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        if (argc > 2)
+            return cli_error("--version takes no arguments");
+        printf("damka %s\n", damka_version());
         return 0;
     }
     const cli_command *c = find(argv[1]);

@@ -55,6 +55,16 @@ int cli_parse_unit_positions(const char *cmd, const char *s, uint64_t *out)
     return 0;
 }
 
+int cli_parse_per_side(const char *cmd, const dk_variant *v, const char *s, int *out)
+{
+    long n;
+    if (!cli_parse_int(s, 1, v->men_per_side, &n))
+        return cli_error("%s: --per-side must be a whole number from 1 to %d (%s), got '%s'", cmd, v->men_per_side,
+                         v->name, s);
+    *out = (int)n;
+    return 0;
+}
+
 int cli_run_finish(const char *cmd, const cli_run_args *a, dk_gen_options *o, dk_material *mats, int cap)
 {
     long n;
@@ -66,12 +76,10 @@ int cli_run_finish(const char *cmd, const cli_run_args *a, dk_gen_options *o, dk
                              a->pieces);
         o->pieces = (int)n;
     }
-    if (a->per_side) {
-        if (!a->pieces || !cli_parse_int(a->per_side, 1, o->v->men_per_side, &n))
-            return cli_error("%s: --per-side needs --pieces and a whole number from 1 to %d", cmd,
-                             o->v->men_per_side);
-        o->per_side = (int)n;
-    }
+    if (a->per_side && !a->pieces)
+        return cli_error("%s: --per-side needs --pieces", cmd);
+    if (a->per_side && cli_parse_per_side(cmd, o->v, a->per_side, &o->per_side) != 0)
+        return 2;
     if (a->materials) {
         int k = parse_materials(cmd, o->v, a->materials, mats, cap);
         if (k < 0)

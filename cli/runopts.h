@@ -11,7 +11,7 @@
 /* The run options in a command's help (cli_command.options), after --variant. */
 #define RUN_OPTIONS_HELP                                                                           \
     "  --pieces N             every material of 2 to N pieces (N up to 8)\n"                        \
-    "  --per-side K           with --pieces: at most K pieces a side\n"                             \
+    "  --per-side K           with --pieces: at most K pieces a side (1 to 12 on 8x8, 20 on 10x10)\n"                             \
     "  --materials LIST       these materials and what they need instead (2m1k-0m1k,1m1k-1m1k:\n"  \
     "                         white men, white kings, black men, black kings; White to move)\n"    \
     "  --draw-rule MOVES      the draw rule's limit in moves a player (default 15 on 8x8, 25 on\n" \
@@ -39,6 +39,10 @@ bool cli_run_option(int argc, char **argv, int *i, cli_run_args *a, dk_gen_optio
  * variant's); the memory per rank and unit bound (0 when not given). `cmd` names the command in
  * messages. Returns 0, or 2 after one line on stderr. */
 int cli_run_finish(const char *cmd, const cli_run_args *a, dk_gen_options *o, dk_material *mats, int cap);
+
+/* Parses the value of --per-side for command `cmd` and variant v: a whole number from 1 to the
+ * variant's men a side (12 on 8x8, 20 on 10x10). Returns 0, or 2 after one line on stderr. */
+int cli_parse_per_side(const char *cmd, const dk_variant *v, const char *s, int *out);
 
 /* Parses the value of --unit-positions for command `cmd`: a whole number from 1 to 2^40.
  * Returns 0, or 2 after one line on stderr. */

@@ -18,10 +18,8 @@
  * of its own (their mapped pages are counted per position below). */
 #define EXIT_MIN ((uint64_t)DK_SOLVER_ABOVE_OPEN * DK_VFILE_CACHE_MAX)
 
-/* The least cache of decoded tables a rank runs with: half of what DK_BUDGET_MIN leaves beside
- * the fixed costs and the exit cache, the other half being a unit's (dk_budget_split), so that
- * DK_BUDGET_MIN itself runs. */
-static const uint64_t min_cache = (DK_BUDGET_MIN - FIXED_BYTES - EXIT_MIN) / 2;
+static const uint64_t min_cache = DK_BUDGET_MIN_CACHE;
+#define MiB ((uint64_t)1 << 20)
 
 uint64_t dk_budget_check_cache(uint64_t cache_bytes) { return cache_bytes / 4; }
 
@@ -67,16 +65,55 @@ uint64_t dk_budget_task_bytes(uint64_t unit_bytes, uint64_t exit_cache_bytes, ui
     return unit_bytes + exit_cache_bytes > finish_bytes ? unit_bytes + exit_cache_bytes : finish_bytes;
 }
 
+uint64_t dk_budget_least(uint64_t unit_positions, uint64_t pair_positions, unsigned limit)
+{
+    uint64_t unit = dk_budget_unit_bytes(unit_positions, limit), finish = dk_budget_finish_bytes(pair_positions, limit);
+    /* the exit cache grows with the memory (a sixteenth of it above EXIT_MIN): the least m with
+     * m >= dk_budget_task_bytes(unit, dk_budget_exit_cache(m), finish) + min_cache */
+    uint64_t m = dk_budget_task_bytes(unit, EXIT_MIN, finish) + min_cache;
+    if (dk_budget_exit_cache(m) > EXIT_MIN) {
+        uint64_t with_share = (unit + min_cache) * 16 / 15 + 16;
+        m = with_share > finish + min_cache ? with_share : finish + min_cache;
+    }
+    m = (m + MiB - 1) / MiB * MiB;
+    while (dk_budget_task_bytes(unit, dk_budget_exit_cache(m), finish) + min_cache > m) /* rounding */
+        m += MiB;
+    return m;
+}
+
+/* A pair of up to this many positions: every pair of 2 pieces, and of 3 on 8x8. */
+#define FLOOR_PAIR ((uint64_t)1 << 16)
+
+uint64_t dk_budget_floor(unsigned limit) { return dk_budget_least(1, FLOOR_PAIR, limit); }
+
+int dk_budget_refuse(char *err, size_t errlen, uint64_t least, uint64_t memory, const char *why)
+{
+    return dk_errorf(err, errlen, "a rank needs at least %llu MiB (%s), got %llu MiB",
+                     (unsigned long long)((least + MiB - 1) / MiB), why,
+                     (unsigned long long)(memory / MiB));
+}
+
+void dk_budget_refused_with(char *err, size_t errlen, uint64_t memory)
+{
+    char *got = strstr(err, "), got ");
+    for (char *next = got; next; next = strstr(next + 1, "), got "))
+        got = next;
+    if (got && (size_t)(got - err) < errlen)
+        snprintf(got, errlen - (size_t)(got - err), "), got %llu MiB", (unsigned long long)(memory / MiB));
+}
+
 int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned limit, char *err,
                              size_t errlen)
 {
     uint64_t task = dk_budget_task_bytes(dk_budget_unit_bytes(b->unit_positions, limit), b->exit_cache_bytes,
                                          dk_budget_finish_bytes(pair_positions, limit));
-    uint64_t need = task + min_cache;
-    if (need > b->memory)
-        return dk_errorf(err, errlen, "finishing the largest material pair (%llu positions) needs %llu MiB, "
-                         "more than the %llu MiB a rank has", (unsigned long long)pair_positions,
-                         (unsigned long long)(need >> 20), (unsigned long long)(b->memory >> 20));
+    if (task + min_cache > b->memory) {
+        char why[160];
+        snprintf(why, sizeof why, "finishing the largest material pair, %llu positions",
+                 (unsigned long long)pair_positions);
+        return dk_budget_refuse(err, errlen, dk_budget_least(b->unit_positions, pair_positions, limit), b->memory,
+                                why);
+    }
     uint64_t left = b->memory - task;
     if (left < b->cache_bytes)
         b->cache_bytes = left;
@@ -94,9 +131,8 @@ uint64_t dk_budget_node_share(int ranks_here)
 int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk_budget *out,
                     char *err, size_t errlen)
 {
-    if (memory < DK_BUDGET_MIN)
-        return dk_errorf(err, errlen, "a rank needs at least %llu MiB of memory, got %llu MiB",
-                         (unsigned long long)(DK_BUDGET_MIN >> 20), (unsigned long long)(memory >> 20));
+    if (memory < dk_budget_floor(limit))
+        return dk_budget_refuse(err, errlen, dk_budget_floor(limit), memory, "the least of any run");
     uint64_t unit = unit_positions, exits = dk_budget_exit_cache(memory);
     /* what a unit's positions may take: half of what the fixed costs and the exit cache leave */
     uint64_t room = memory > FIXED_BYTES + exits ? (memory - FIXED_BYTES - exits) / 2 : 0;
@@ -104,11 +140,11 @@ int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk
         for (unit = DK_DEFAULT_UNIT_POSITIONS; unit > 1 && unit * unit_per_position(limit) > room;)
             unit /= 2;
     uint64_t need = dk_budget_unit_bytes(unit, limit) + exits;
-    if (need + min_cache > memory)
-        return dk_errorf(err, errlen, "a unit of %llu positions needs %llu MiB, more than the %llu MiB a rank "
-                         "has (leave room for a cache of at least %llu MiB)", (unsigned long long)unit,
-                         (unsigned long long)(need >> 20), (unsigned long long)(memory >> 20),
-                         (unsigned long long)(min_cache >> 20));
+    if (need + min_cache > memory) {
+        char why[96];
+        snprintf(why, sizeof why, "a unit of %llu positions", (unsigned long long)unit);
+        return dk_budget_refuse(err, errlen, dk_budget_least(unit, FLOOR_PAIR, limit), memory, why);
+    }
     *out = (dk_budget){memory, unit, exits, memory - need};
     return 0;
 }

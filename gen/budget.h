@@ -10,8 +10,8 @@
  * sets one: small enough for a unit to take seconds, large enough that scheduling is cheap. */
 #define DK_DEFAULT_UNIT_POSITIONS ((uint64_t)1 << 22)
 
-/* The least memory a rank can work with (the run's fixed costs and a minimal cache). */
-#define DK_BUDGET_MIN ((uint64_t)128 << 20)
+/* The least cache of decoded tables a rank runs with. */
+#define DK_BUDGET_MIN_CACHE ((uint64_t)8 << 20)
 
 typedef struct dk_budget {
     uint64_t memory;           /* bytes a rank may hold */
@@ -53,6 +53,24 @@ uint64_t dk_budget_finish_hold(const dk_budget *b, uint64_t pair_positions, unsi
 int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned limit, char *err,
                              size_t errlen);
 
+/* The least memory, in whole MiB, a rank needs for a run whose largest unit (or a rank's share
+ * of its largest split unit) holds `unit_positions` positions and whose largest pair holds
+ * `pair_positions` entries, with a draw rule of `limit` plies: the larger of the two tasks
+ * (dk_budget_task_bytes), the exit cache that memory gives included, and the least cache of
+ * tables. The one computation behind every refusal of gen and plan. Pure. */
+uint64_t dk_budget_least(uint64_t unit_positions, uint64_t pair_positions, unsigned limit);
+
+/* The floor: the least memory any run needs (a unit of one position, a pair of 2 pieces), in
+ * whole MiB; dk_budget_split refuses less. Pure. */
+uint64_t dk_budget_floor(unsigned limit);
+
+/* The one form of a refusal, into err: "a rank needs at least N MiB (<why>), got M MiB" (why:
+ * what needs it). Returns -1. */
+int dk_budget_refuse(char *err, size_t errlen, uint64_t least, uint64_t memory, const char *why);
+
+/* Rewrites the refusal in err (dk_budget_refuse's form) as made to a rank of `memory` bytes. */
+void dk_budget_refused_with(char *err, size_t errlen, uint64_t memory);
+
 /* The memory of this node divided by `ranks_here` (the ranks sharing it), or 0 if unknown.
  * Thread-safe. */
 uint64_t dk_budget_node_share(int ranks_here);
@@ -60,8 +78,8 @@ uint64_t dk_budget_node_share(int ranks_here);
 /* Shares `memory` bytes out: the exit cache its share (dk_budget_exit_cache); the unit bound is
  * `unit_positions` if not 0, else the largest power of two up to DK_DEFAULT_UNIT_POSITIONS
  * whose unit takes at most half of what the fixed costs and the exit cache leave; the cache of
- * tables gets the rest. Returns 0, or -1 with one line in err when the memory is
- * below DK_BUDGET_MIN or cannot hold a unit of the bound. Pure. */
+ * tables gets the rest. Returns 0, or -1 with one line in err (dk_budget_refuse) when the
+ * memory is below the floor (dk_budget_floor) or cannot hold a unit of the bound. Pure. */
 int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk_budget *out,
                     char *err, size_t errlen);
 

@@ -159,9 +159,13 @@ static void mpi_min(void *ctx, int64_t *v, int n)
     MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
 }
 
-static int run_split(dk_worker *w, uint32_t u, char *err, size_t errlen)
+/* The progress of a split unit on rank 0 (dk_split_comm.progress): its stage in the progress
+ * line's note, the line printed when it is time to. ctx: the scheduler. */
+static void split_progress(void *ctx, const char *stage, uint64_t done, uint64_t total, uint64_t rounds);
+
+static int run_split(dk_worker *w, uint32_t u, void *progress_ctx, char *err, size_t errlen)
 {
-    dk_split_comm comm = {0, 1, NULL, mpi_exchange, mpi_min};
+    dk_split_comm comm = {0, 1, progress_ctx, mpi_exchange, mpi_min, progress_ctx ? split_progress : NULL};
     MPI_Comm_rank(MPI_COMM_WORLD, &comm.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &comm.nranks);
     return dk_task_split(w, u, &comm, err, errlen);
@@ -183,7 +187,7 @@ static void remote_worker(dk_worker *w, const char *why_not)
             return;
         if (t.kind == TASK_SPLIT) {
             r = (report){TASK_SPLIT, t.id, 0, ""};
-            r.status = run_split(w, (uint32_t)t.id, r.err, sizeof r.err);
+            r.status = run_split(w, (uint32_t)t.id, NULL, r.err, sizeof r.err);
         } else {
             run_task(w, &t, &r);
         }
@@ -294,7 +298,8 @@ static void start_split(sched *s, int *waiting)
     for (int r = 0; r < s->nranks; r++)
         stop_waiting(s, r);
     report r = {TASK_SPLIT, t.id, 0, ""};
-    r.status = run_split(&s->local->w, (uint32_t)t.id, r.err, sizeof r.err);
+    r.status = run_split(&s->local->w, (uint32_t)t.id, s, r.err, sizeof r.err);
+    s->pr.note[0] = 0;
     s->since[0] = dk_now(); /* rank 0's worker waits again */
     s->split = -1;
     if (r.status != 0) {
@@ -305,6 +310,22 @@ static void start_split(sched *s, int *waiting)
     s->splits++;
     s->pr.done_positions += s->g->units[t.id].positions;
     dk_workgraph_done(s->g, (dk_wg_task){DK_WG_UNIT, (uint32_t)t.id});
+    dk_progress_update(&s->pr, false);
+}
+
+static void split_progress(void *ctx, const char *stage, uint64_t done, uint64_t total, uint64_t rounds)
+{
+    sched *s = ctx;
+    const dk_unit *un = &s->g->units[s->split];
+    char name[DK_MATERIAL_NAME_MAX], where[96];
+    dk_material_name(s->g->pairs[un->pair].m, name, sizeof name);
+    if (total)
+        snprintf(where, sizeof where, "%s, %.0f%% of rank 0's share", stage, 100.0 * (double)done / (double)total);
+    else
+        snprintf(where, sizeof where, "%s, distance %llu, round %llu", stage, (unsigned long long)done,
+                 (unsigned long long)rounds);
+    snprintf(s->pr.note, sizeof s->pr.note, "split unit of %s (level %d, %.3g positions on %d ranks): %s", name,
+             un->level, (double)un->positions, s->nranks, where);
     dk_progress_update(&s->pr, false);
 }
 
@@ -481,8 +502,14 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     uint64_t done_pos = 0, total_pos = 0;
     uint32_t done_mat = 0, total_mat = 0;
     dk_dirlock lock = {-1, ""};
-    if (!s.local || check_rule(o, s.err, sizeof s.err) != 0 || make_dirs(o, &lock, s.err, sizeof s.err) != 0 ||
-        scan(&s, &done_pos, &done_mat) != 0) {
+    /* the local worker's memory first: a worker that cannot start leaves nothing in DIR */
+    const char *why_not = "out of memory";
+    bool local_ok = s.local &&
+                    dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b) == 0;
+    if (!local_ok)
+        snprintf(s.err, sizeof s.err, "rank 0: its worker cannot start: out of memory");
+    bool refused = local_ok && check_rule(o, s.err, sizeof s.err) != 0; /* bad input: exit status 2 */
+    if (!local_ok || refused || make_dirs(o, &lock, s.err, sizeof s.err) != 0 || scan(&s, &done_pos, &done_mat) != 0) {
         if (!s.err[0])
             snprintf(s.err, sizeof s.err, "out of memory");
         s.failed = true;
@@ -506,9 +533,6 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     s.pr.done_materials = done_mat;
     /* the local worker always runs, so that the stop protocol is the same for every rank */
     pthread_t th;
-    const char *why_not = "out of memory";
-    bool local_ok = s.local &&
-                    dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b) == 0;
     if (local_ok) {
         pthread_mutex_init(&s.local->box.lock, NULL);
         pthread_cond_init(&s.local->box.cond, NULL);
@@ -545,7 +569,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
                     s.ran * nranks);
     }
     if (!s.failed) {
-        if (dk_manifest_write(o->dir, g, s.err, sizeof s.err) == 0) {
+        if (dk_manifest_write(o->dir, s.err, sizeof s.err) == 0) {
             char work[4096];
             snprintf(work, sizeof work, "%s/work", o->dir);
             /* the work of this run, not what an earlier one kept (--keep-work) */
@@ -558,6 +582,8 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     }
     if (status != 0)
         fprintf(stderr, "damka: gen: %s\n", s.err[0] ? s.err : "a rank failed without saying why");
+    if (refused)
+        status = 2;
     if (s.local && local_ok)
         dk_worker_free(&s.local->w);
     free(s.local);
@@ -600,25 +626,25 @@ int dk_generate(const dk_gen_options *o)
 #endif
     dk_budget b;
     char err[ERR_MAX];
-    if (dk_budget_split(least_memory(o), o->unit_positions, o->rule_limit, &b, err, sizeof err) != 0) {
+    /* a budget beyond a node's memory would fail late, out of memory: refused here */
+    uint64_t node = dk_budget_node_share(1), most = o->memory_per_rank && node && o->memory_per_rank > node ? node : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (most) {
         if (rank == 0)
-            fprintf(stderr, "damka: gen: --memory-per-rank: %s\n", err);
-        return 1;
+            fprintf(stderr, "damka: gen: --memory-per-rank: a rank may hold at most its node's memory, %llu MiB, "
+                    "got %llu MiB\n", (unsigned long long)(most >> 20),
+                    (unsigned long long)(o->memory_per_rank >> 20));
+        return 2;
     }
-    dk_workgraph *g = dk_setup_graph(o, &b);
+    bool refused;
+    dk_workgraph *g = dk_setup_run(o, least_memory(o), nranks, &b, &refused, err, sizeof err);
     int ok = g != NULL, all_ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all_ok) {
         if (rank == 0)
-            fprintf(stderr, "damka: gen: cannot build the work graph (out of memory or a bad material)\n");
+            fprintf(stderr, "damka: gen: %s%s\n", refused ? "--memory-per-rank: " : "", g ? "another rank ran out of memory" : err);
         dk_workgraph_free(g);
-        return 1;
-    }
-    if (dk_setup_reserve(g, nranks, o->rule_limit, &b, err, sizeof err) != 0) {
-        if (rank == 0)
-            fprintf(stderr, "damka: gen: --memory-per-rank: %s\n", err);
-        dk_workgraph_free(g);
-        return 1;
+        return refused ? 2 : 1;
     }
     int status = 0;
     if (rank == 0) {

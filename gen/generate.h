@@ -28,8 +28,10 @@ typedef struct dk_gen_options {
 } dk_gen_options;
 
 /* Runs the generation on this rank (MPI initialised by the caller, MPI_THREAD_FUNNELED or
- * more). Returns the exit status: 0 when every table is finished and verified, 1 on a failure
- * (reported on stderr by rank 0 as one line). Every rank must call it with the same options. */
+ * more). Returns the exit status (docs/cli.md): 0 when every table is finished and verified, 2
+ * when the run is refused before anything is written (a memory budget below what it needs or
+ * beyond a node's memory, a directory of another draw rule), 1 on a failure while it runs; either
+ * reported on stderr by rank 0 as one line. Every rank must call it with the same options. */
 int dk_generate(const dk_gen_options *o);
 
 #endif

@@ -57,9 +57,9 @@ static void free_all(dk_stats *st, size_t n)
     free(st);
 }
 
-static void print_json(const char *dir, const dk_variant *v, const dk_stats *st, size_t n, FILE *f)
+/* One variant's object of the manifest: its tables and their totals. */
+static void print_variant_json(const dk_variant *v, const dk_stats *st, size_t n, FILE *f)
 {
-    (void)dir;
     uint64_t pos = 0, w = 0, l = 0, d = 0, bytes = 0, rule[DK_RC_N] = {0};
     unsigned limit = n ? st[0].limit : 0; /* gen keeps one draw rule per directory */
     fprintf(f, "{\"variant\": \"%s\", \"format\": \"damka-tb-1\", \"metrics\": [\"wld\", \"dtw\"%s], "
@@ -89,7 +89,75 @@ static void print_json(const char *dir, const dk_variant *v, const dk_stats *st,
                    ", \"blessed_losses\": %" PRIu64 ", \"losses\": %" PRIu64 "}",
                 rule[DK_RC_WIN], rule[DK_RC_CURSED_WIN], rule[DK_RC_DRAW], rule[DK_RC_BLESSED_LOSS],
                 rule[DK_RC_LOSS]);
-    fprintf(f, "}}\n");
+    fprintf(f, "}}");
+}
+
+/* The manifest of every variant loaded (st[id], n[id] tables): one document, its variants in
+ * the order of dk_variant_id, those without tables left out. */
+static void print_json(dk_stats *const st[DK_NVARIANTS], const size_t n[DK_NVARIANTS], FILE *f)
+{
+    fprintf(f, "{\"manifest\": \"%s\", \"variants\": [", DK_MANIFEST_FORMAT);
+    const char *sep = "\n";
+    for (int id = 0; id < DK_NVARIANTS; id++)
+        if (n[id]) {
+            fputs(sep, f);
+            print_variant_json(dk_variant_get((dk_variant_id)id), st[id], n[id], f);
+            sep = ",\n";
+        }
+    fputs("]}\n", f);
+}
+
+/* Loads the statistics of every variant (only v if not NULL) into st and n, all of them before
+ * any is used: a damaged file stops it. Returns the number of tables, or -1 with one line in
+ * err. */
+static int load_variants(const char *dir, const dk_variant *v, dk_stats *st[DK_NVARIANTS], size_t n[DK_NVARIANTS],
+                         char *err, size_t errlen)
+{
+    int total = 0, rc = 0;
+    for (int id = 0; id < DK_NVARIANTS; id++) {
+        const dk_variant *var = dk_variant_get((dk_variant_id)id);
+        st[id] = NULL;
+        n[id] = 0;
+        if (rc == 0 && (!v || v == var))
+            rc = load_all(dir, var, &st[id], &n[id], err, errlen);
+        total += (int)n[id];
+    }
+    return rc ? -1 : total;
+}
+
+static void free_variants(dk_stats *st[DK_NVARIANTS], const size_t n[DK_NVARIANTS])
+{
+    for (int id = 0; id < DK_NVARIANTS; id++)
+        free_all(st[id], n[id]);
+}
+
+/* The manifest of dir as text, into *text (*len bytes, malloc'd). Returns 0, or -1 with one line
+ * in err. */
+static int manifest_text(const char *dir, char **text, size_t *len, char *err, size_t errlen)
+{
+    dk_stats *st[DK_NVARIANTS];
+    size_t n[DK_NVARIANTS];
+    *text = NULL;
+    *len = 0;
+    if (load_variants(dir, NULL, st, n, err, errlen) < 0) {
+        free_variants(st, n);
+        return -1;
+    }
+    FILE *mem = open_memstream(text, len);
+    if (!mem) {
+        free_variants(st, n);
+        return dk_errorf(err, errlen, "cannot make the manifest of %s: out of memory", dir);
+    }
+    print_json(st, n, mem);
+    bool ok = !ferror(mem); /* a failed write into the stream: a truncated text */
+    ok &= fclose(mem) == 0;
+    free_variants(st, n);
+    if (!ok) {
+        free(*text);
+        *text = NULL;
+        return dk_errorf(err, errlen, "cannot make the manifest of %s: out of memory", dir);
+    }
+    return 0;
 }
 
 /* Whether the file at path holds exactly len bytes equal to data. */
@@ -109,33 +177,44 @@ static bool same_content(const char *path, const char *data, size_t len)
     return same && at == len;
 }
 
-int dk_manifest_write(const char *dir, const dk_workgraph *g, char *err, size_t errlen)
+int dk_manifest_write(const char *dir, char *err, size_t errlen)
 {
-    dk_stats *st;
-    size_t n;
-    char path[4096];
+    char path[4096], *text;
+    size_t len;
     snprintf(path, sizeof path, "%s/manifest.json", dir);
-    if (load_all(dir, g->v, &st, &n, err, errlen) != 0) {
-        free_all(st, n);
+    if (manifest_text(dir, &text, &len, err, errlen) != 0)
         return -1;
-    }
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem) {
-        free_all(st, n);
-        return dk_errorf(err, errlen, "cannot write %s: out of memory", path);
-    }
-    print_json(dir, g->v, st, n, mem);
-    bool ok = !ferror(mem); /* a failed write into the stream: a truncated text */
-    ok &= fclose(mem) == 0;
-    free_all(st, n);
-    if (!ok) {
-        free(text);
-        return dk_errorf(err, errlen, "cannot write %s: out of memory", path);
-    }
     /* a finished directory stays untouched */
     int rc = same_content(path, text, len) ? 0 : dk_write_file_atomic(path, text, len, err, errlen);
+    free(text);
+    return rc;
+}
+
+int dk_manifest_check(const char *dir, char *err, size_t errlen)
+{
+    char path[4096], *text;
+    size_t len, have = 0;
+    const uint8_t *map = NULL;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (access(path, F_OK) != 0)
+        return 0; /* a run under way: nothing to compare */
+    if (manifest_text(dir, &text, &len, err, errlen) != 0)
+        return -1;
+    int mapped = dk_map_file(path, 0, &map, &have, err, errlen); /* -2: empty */
+    if (mapped == -1) {
+        free(text);
+        return -1;
+    }
+    int rc = 0;
+    if (mapped != 0 || have != len || memcmp(map, text, len) != 0) {
+        bool current = mapped == 0 && memmem(map, have < 256 ? have : 256, "\"" DK_MANIFEST_FORMAT "\"",
+                                             strlen(DK_MANIFEST_FORMAT) + 2);
+        rc = current || mapped != 0 ? 1 : 2;
+        dk_errorf(err, errlen, "%s %s (damka gen --variant V --pieces 2 --draw-rule MOVES --out %s, with a "
+                  "variant and the rule of its tables, writes it again)", path,
+                  rc == 1 ? "does not list the tables as their .stats files do" : "is of an older format", dir);
+    }
+    dk_unmap_file(map, have);
     free(text);
     return rc;
 }
@@ -173,23 +252,14 @@ static void print_text(const dk_variant *v, const dk_stats *st, size_t n, FILE *
 
 int dk_manifest_print(const char *dir, const dk_variant *v, bool json, FILE *f, char *err, size_t errlen)
 {
-    dk_stats *st[DK_NVARIANTS] = {NULL};
-    size_t n[DK_NVARIANTS] = {0};
-    int total = 0, rc = 0;
-    /* all read before any is printed: a damaged file prints nothing */
-    for (int id = 0; id < DK_NVARIANTS && rc == 0; id++) {
-        const dk_variant *var = dk_variant_get((dk_variant_id)id);
-        if (!v || v == var)
-            rc = load_all(dir, var, &st[id], &n[id], err, errlen);
-        total += (int)n[id];
-    }
-    for (int id = 0; id < DK_NVARIANTS; id++) {
-        const dk_variant *var = dk_variant_get((dk_variant_id)id);
-        if (rc == 0 && n[id] && json)
-            print_json(dir, var, st[id], n[id], f);
-        else if (rc == 0 && n[id])
-            print_text(var, st[id], n[id], f);
-        free_all(st[id], n[id]);
-    }
-    return rc ? -1 : total;
+    dk_stats *st[DK_NVARIANTS];
+    size_t n[DK_NVARIANTS];
+    int total = load_variants(dir, v, st, n, err, errlen); /* a damaged file prints nothing */
+    if (total > 0 && json)
+        print_json(st, n, f);
+    for (int id = 0; total > 0 && !json && id < DK_NVARIANTS; id++)
+        if (n[id])
+            print_text(dk_variant_get((dk_variant_id)id), st[id], n[id], f);
+    free_variants(st, n);
+    return total;
 }

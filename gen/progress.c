@@ -1,6 +1,7 @@
 #include "progress.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,7 +17,11 @@ void dk_progress_start(dk_progress *pr, bool quiet, uint64_t total_positions,
 {
     double now = dk_now();
     *pr = (dk_progress){quiet, isatty(STDERR_FILENO) != 0, now, now, total_positions, 0, 0,
-                        total_materials, 0};
+                        total_materials, 0, "", 5.0};
+    /* DAMKA_TEST_PROGRESS_SECONDS: for tests, the lines' interval off a terminal */
+    const char *every = getenv("DAMKA_TEST_PROGRESS_SECONDS");
+    if (every && *every)
+        pr->every = atof(every);
 }
 
 void dk_clock_text(double s, char *buf, size_t len)
@@ -28,7 +33,7 @@ void dk_clock_text(double s, char *buf, size_t len)
 void dk_progress_update(dk_progress *pr, bool force)
 {
     double now = dk_now();
-    if (pr->quiet || (!force && now - pr->last < (pr->tty ? 0.5 : 5.0)))
+    if (pr->quiet || (!force && now - pr->last < (pr->tty ? 0.5 : pr->every)))
         return;
     pr->last = now;
     double elapsed = now - pr->start;
@@ -39,10 +44,10 @@ void dk_progress_update(dk_progress *pr, bool force)
     if (rate > 0 && pr->total_positions >= pr->done_positions)
         dk_clock_text((double)(pr->total_positions - pr->done_positions) / rate, eta, sizeof eta);
     double pct = pr->total_positions ? 100.0 * pr->done_positions / pr->total_positions : 100.0;
-    fprintf(stderr, "%sgen: %u/%u materials, %.3g/%.3g positions (%.1f%%), %.2f M pos/s, %s elapsed, %s to go%s",
+    fprintf(stderr, "%sgen: %u/%u materials, %.3g/%.3g positions (%.1f%%), %.2f M pos/s, %s elapsed, %s to go%s%s%s",
             pr->tty ? "\r" : "", pr->done_materials, pr->total_materials,
             (double)pr->done_positions, (double)pr->total_positions, pct, rate / 1e6, el, eta,
-            pr->tty ? "\033[K" : "\n");
+            pr->note[0] ? "; " : "", pr->note, pr->tty ? "\033[K" : "\n");
     fflush(stderr);
 }
 

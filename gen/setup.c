@@ -1,5 +1,6 @@
 #include "setup.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../rules/errors.h"
@@ -56,33 +57,66 @@ void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_
     }
 }
 
+/* Whether a rank of memory b->memory fits a unit (or share) of `unit` positions beside the
+ * exit cache and the least cache of tables. */
+static bool unit_fits(const dk_budget *b, uint64_t unit, unsigned limit)
+{
+    return dk_budget_least(unit, 0, limit) <= b->memory;
+}
+
 int dk_setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, char *err,
                      size_t errlen)
 {
     uint64_t unit, pair;
     dk_setup_largest(g, nranks, &unit, &pair);
-    if (unit > b->unit_positions) {
-        dk_budget big;
-        char why[512];
-        if (dk_budget_split(b->memory, unit, limit, &big, why, sizeof why) != 0) {
-            /* the fewest ranks whose share of every split unit fits */
-            int fits = 0;
-            for (int r = nranks + 1; r <= (1 << 24) && !fits; r = r < (1 << 23) ? 2 * r : (1 << 24) + 1) {
-                uint64_t u2, p2;
-                dk_setup_largest(g, r, &u2, &p2);
-                if (u2 <= b->unit_positions || dk_budget_split(b->memory, u2, limit, &big, why, sizeof why) == 0)
-                    fits = r;
-            }
-            if (!fits)
-                return dk_errorf(err, errlen, "a rank's share of the largest split unit (%llu positions on %d "
-                                 "rank%s) does not fit: give more memory", (unsigned long long)unit, nranks,
-                                 nranks > 1 ? "s" : "");
-            return dk_errorf(err, errlen, "a rank's share of the largest split unit (%llu positions on %d rank%s) "
-                             "needs %llu MiB: give more memory or run on at least %d ranks",
-                             (unsigned long long)unit, nranks, nranks > 1 ? "s" : "",
-                             (unsigned long long)((dk_budget_unit_bytes(unit, limit) + b->exit_cache_bytes) >> 20), fits);
+    if (unit > b->unit_positions && !unit_fits(b, unit, limit)) {
+        /* the fewest ranks whose share of every split unit fits */
+        int fits = 0;
+        for (int r = nranks + 1; r <= (1 << 24) && !fits; r = r < (1 << 23) ? 2 * r : (1 << 24) + 1) {
+            uint64_t u2, p2;
+            dk_setup_largest(g, r, &u2, &p2);
+            if (u2 <= b->unit_positions || unit_fits(b, u2, limit))
+                fits = r;
         }
-        b->cache_bytes = big.cache_bytes < b->cache_bytes ? big.cache_bytes : b->cache_bytes;
+        char why[256];
+        int n = snprintf(why, sizeof why, "a rank's share of the largest split unit, %llu positions on %d rank%s",
+                         (unsigned long long)unit, nranks, nranks > 1 ? "s" : "");
+        if (fits && n > 0 && (size_t)n < sizeof why)
+            snprintf(why + n, sizeof why - (size_t)n, "; or run on at least %d ranks", fits);
+        return dk_budget_refuse(err, errlen, dk_budget_least(unit, pair, limit), b->memory, why);
+    }
+    if (unit > b->unit_positions) {
+        uint64_t left = b->memory - dk_budget_unit_bytes(unit, limit) - b->exit_cache_bytes;
+        b->cache_bytes = left < b->cache_bytes ? left : b->cache_bytes;
     }
     return dk_budget_reserve_finish(b, pair, limit, err, errlen);
+}
+
+dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks, dk_budget *b, bool *refused,
+                           char *err, size_t errlen)
+{
+    *refused = false;
+    if (dk_budget_split(memory, o->unit_positions, o->rule_limit, b, err, errlen) != 0) {
+        *refused = true;
+        uint64_t floor = dk_budget_floor(o->rule_limit);
+        bool again;
+        dk_workgraph *g = memory < floor ? dk_setup_run(o, floor, nranks, b, &again, err, errlen) : NULL;
+        if (g) /* the floor suffices: say so */
+            dk_budget_refuse(err, errlen, floor, memory, "the least of any run");
+        else if (again) /* the run needs more than the floor: the line says how much, and what was given */
+            dk_budget_refused_with(err, errlen, memory);
+        dk_workgraph_free(g);
+        return NULL;
+    }
+    dk_workgraph *g = dk_setup_graph(o, b);
+    if (!g) {
+        snprintf(err, errlen, "cannot build the work graph (out of memory)");
+        return NULL;
+    }
+    if (dk_setup_reserve(g, nranks, o->rule_limit, b, err, errlen) != 0) {
+        *refused = true;
+        dk_workgraph_free(g);
+        return NULL;
+    }
+    return g;
 }

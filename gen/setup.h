@@ -34,4 +34,12 @@ void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_
 int dk_setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, char *err,
                      size_t errlen);
 
+/* Sets a run up as gen does, with `memory` bytes a rank on `nranks` ranks: the budget into *b
+ * (dk_budget_split), the work graph (dk_setup_graph) and room for its largest tasks
+ * (dk_setup_reserve). Returns the graph, or NULL with one line in err: *refused set when the
+ * memory does not suffice, the line saying the least this run needs (with a memory below the
+ * floor too: the run is set up at the floor to find it), else out of memory. Thread-safe. */
+dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks, dk_budget *b, bool *refused,
+                           char *err, size_t errlen);
+
 #endif

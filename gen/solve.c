@@ -747,6 +747,13 @@ static void agree(const group_ctx *c, int64_t *v, int n)
         c->comm->min(c->comm->ctx, v, n);
 }
 
+/* Tells a split's progress hook where this rank stands (dk_split_comm.progress). */
+static void report(const group_ctx *c, const char *stage, uint64_t done, uint64_t total, uint64_t rounds)
+{
+    if (c->comm && c->comm->progress)
+        c->comm->progress(c->comm->ctx, stage, done, total, rounds);
+}
+
 /* One pass over distances: takes the queued positions in increasing distance up to `last`,
  * passing values back. On several ranks a bucket is taken in rounds, each ended by one exchange
  * that carries the updates for other ranks (at most FLUSH_UPDATES buffered) and every rank's
@@ -768,7 +775,8 @@ static int run_pass(dk_solver *s, const group_ctx *c, size_t last, bool rule, ch
             return 0;
         d = (size_t)w[0];
     }
-    for (size_t k = 0; d <= last;) {
+    for (size_t k = 0, rounds = 0; d <= last; rounds++) {
+        report(c, rule ? "solving under the rule" : "solving", d, 0, rounds);
         while (status == 0 && k < bucket_len(s, d) && s->queued < FLUSH_UPDATES)
             if (take(s, c, s->buckets[d].a[k++], d, rule) != 0)
                 status = -1;
@@ -840,11 +848,14 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_value
         s->buckets[b].n = 0;
     int64_t status = 0;
     held_iter h;
-    for (bool more = held_begin(&h, c); more; more = held_next(&h))
+    for (bool more = held_begin(&h, c); more; more = held_next(&h)) {
+        if ((h.l & 0xfff) == 0)
+            report(c, "classifying", h.l, c->L.nlocal, 0);
         if (classify(s, h.l, &h.it.pos, conv + 2 * (size_t)h.l, err, errlen) != 0) {
             status = -1;
             break;
         }
+    }
     /* the exits' second reading, before any value of the group is final */
     if (status == 0 && dk_exit_check_flush(s->check, err, errlen) != 0)
         status = -1;
@@ -1014,6 +1025,7 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
     }
     for (;;) {
         uint32_t first = h.l, n = 0;
+        report(c, "verifying", more ? h.l : c->L.nlocal, c->L.nlocal, 0);
         for (; status == 0 && more && n < VERIFY_CHUNK; n++, more = held_next(&h)) {
             dk_expected_unpack(&acc[n], s->conv + 2 * (size_t)h.l, s->limit);
             if (verify_quiet(s, c, &h.it.pos, h.side, values, n, &acc[n], err, errlen) != 0)

@@ -29,6 +29,11 @@ typedef struct dk_split_comm {
                     size_t *recv_counts, int64_t *flags, int nflags);
     /* Replaces v[0..n) with their minimum over the ranks. */
     void (*min)(void *ctx, int64_t *v, int n);
+    /* Where the split stands on this rank, for a progress line (NULL: nobody asks): `stage`
+     * "classifying" or "verifying" with `done` of this rank's `total` positions, or "solving"
+     * (DTW) or "solving under the rule" at distance `done` after `rounds` exchanges. Called
+     * often: it decides itself when to print. */
+    void (*progress)(void *ctx, const char *stage, uint64_t done, uint64_t total, uint64_t rounds);
 } dk_split_comm;
 
 /* A solver reading finished tables through `finished` and finished units from dir/work, with a

@@ -25,6 +25,8 @@ struct damka_tb {
 /* Errors go to the library's one error line (dk_tb_set_error, query/tablebase.h). */
 const char *damka_last_error(void) { return dk_tb_last_error(); }
 
+const char *damka_version(void) { return DAMKA_VERSION_STRING; }
+
 static damka_status fail(damka_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static damka_status fail(damka_status st, const char *fmt, ...)

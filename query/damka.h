@@ -50,8 +50,18 @@ extern "C" {
 #define DAMKA_API
 #endif
 
+/* The version of damka and libdamka, defined here only: the Makefile reads it for the shared
+ * library's file name (libdamka.so.MAJOR.MINOR, soname libdamka.so.MAJOR) and damka.pc, and
+ * `damka --version` prints it. */
 #define DAMKA_VERSION_MAJOR 0
 #define DAMKA_VERSION_MINOR 3
+#define DAMKA_VERSION_TEXT_(a, b) #a "." #b
+#define DAMKA_VERSION_TEXT(a, b) DAMKA_VERSION_TEXT_(a, b)
+#define DAMKA_VERSION_STRING DAMKA_VERSION_TEXT(DAMKA_VERSION_MAJOR, DAMKA_VERSION_MINOR)
+
+/* DAMKA_VERSION_STRING of the library linked (which may differ from the header compiled
+ * against). Thread-safe. */
+DAMKA_API const char *damka_version(void);
 
 /* Why a call has no answer. */
 typedef enum {
@@ -254,8 +264,8 @@ typedef struct damka_rule_move {
 
 /* Every legal move of p with both values, best first under the draw rule with `counter`
  * (0..limit-1) quiet king plies played: by category (win, cursed win, draw, blessed loss,
- * loss), then fastest win / slowest loss by DTW as damka_rank_moves (ties in generation
- * order). The first move has p's category (following it keeps a win under the rule), and
+ * loss), then fastest win / slowest loss by DTW as damka_rank_moves, then among equal DTW
+ * the smallest dtc of a win (largest of a loss) first (ties in generation order). The first move has p's category (following it keeps a win under the rule), and
  * among the moves of that category the smallest dtc of a win (largest of a loss) is p's.
  * Writes min(cap, count) moves and the number of legal moves to *count. Returns OK,
  * NOT_IN_TABLES (a material without .dtw or .dtc table), DAMAGED, BAD_POSITION, BAD_ARGUMENT

@@ -9,11 +9,17 @@ dk_tb_status dk_tb_rank_moves(dk_tablebase *tb, const dk_pos *p, dk_movelist *li
     return dk_tb_rank_moves_in(tb, p, DK_METRIC_DTW, list, values);
 }
 
-/* The sort key of move i: its DTW rank, after its rule rank's category when rule is given. */
+/* The sort key of move i, larger first: its DTW rank (dk_value_rank); with rule values, first
+ * its category under the rule, and among moves of one category and one DTW, the shorter
+ * conversion of a win and the longer one of a loss (dk_rule_rank). */
 static int64_t key(const dk_value *values, const dk_value *rule, int i)
 {
-    int64_t k = dk_value_rank(values[i]);
-    return rule ? (int64_t)dk_rule_category(rule[i]) * ((int64_t)1 << 32) + k : k;
+    int64_t k = (int64_t)dk_value_rank(values[i]) * ((int64_t)1 << 20); /* |rank| < 2^18 */
+    if (!rule)
+        return k;
+    dk_category c = dk_rule_category(rule[i]);
+    int64_t dtc = c == DK_CAT_WIN ? -(int64_t)dk_rule_dtc(rule[i]) : c == DK_CAT_LOSS ? dk_rule_dtc(rule[i]) : 0;
+    return (int64_t)c * ((int64_t)1 << 40) + k + dtc; /* |dtc| <= DK_RULE_MAX_LIMIT < 2^19 */
 }
 
 /* Insertion sort of the moves by key, best first: stable, and lists are short. */

@@ -19,8 +19,9 @@ dk_tb_status dk_tb_rank_moves_in(dk_tablebase *tb, const dk_pos *p, dk_metric me
  * the draw rule of `limit` plies with the counter at `counter` (< limit) before the move (both
  * for the side making it, counted from p; drawrule.h): a conversion reads the child's DTC table
  * at counter 0, a quiet king move at counter + 1. Reordered best first under the rule: by
- * category (win, cursed win, draw, blessed loss, loss), then by DTW as dk_tb_rank_moves does;
- * ties keep generation order. Returns DK_TB_OK, or the status of the first successor that has
+ * category (win, cursed win, draw, blessed loss, loss), then by DTW as dk_tb_rank_moves does,
+ * then by DTC (the shorter conversion of a win first, the longer one of a loss); ties keep
+ * generation order. Returns DK_TB_OK, or the status of the first successor that has
  * no value. Thread-safe. */
 dk_tb_status dk_tb_rank_moves_rule(dk_tablebase *tb, const dk_pos *p, unsigned counter,
                                    unsigned limit, dk_movelist *list, dk_value dtw[DK_MAX_MOVES],

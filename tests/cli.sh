@@ -220,8 +220,8 @@ if ! "$DAMKA" gen --pieces 3 --out "$TMP/t3" --quiet 2>"$TMP/err"; then
     fail "gen --pieces 3: $(cat "$TMP/err")"
 fi
 first() { "$DAMKA" query --tables "$TMP/t3" "$@" 2>&1 | head -n 1; }
-case $(first W:Wb6:Bc7,e7) in "W:Wb6:Bc7,e7  win 1 (White to move)"*) ;; *) fail "query W:Wb6:Bc7,e7: $(first W:Wb6:Bc7,e7)" ;; esac
-case $(first W:W6:B7,8) in "W:W6:B7,8  win "*) ;; *) fail "query W:W6:B7,8: $(first W:W6:B7,8)" ;; esac
+case $(first W:Wb6:Bc7,e7) in "W:Wb6:Bc7,e7  win in 1 ply (White to move)"*) ;; *) fail "query W:Wb6:Bc7,e7: $(first W:Wb6:Bc7,e7)" ;; esac
+case $(first W:W6:B7,8) in "W:W6:B7,8  win in "*) ;; *) fail "query W:W6:B7,8: $(first W:W6:B7,8)" ;; esac
 case $(first B:Bh8:WKa1,Kc1) in "B:WKa1,Kc1:Bh8  "*) ;; *) fail "query B:Bh8:WKa1,Kc1: $(first B:Bh8:WKa1,Kc1)" ;; esac
 case $(first --json W:Wb6:Bc7,e7) in '{"fen": "W:W9:B6,7", '*) ;; *) fail "query --json W:Wb6:Bc7,e7: $(first --json W:Wb6:Bc7,e7)" ;; esac
 printf 'W:Wb6:Bc7,e7\nW:W9:B6,7\n' | "$DAMKA" query --tables "$TMP/t3" --batch >"$TMP/out"
@@ -256,7 +256,7 @@ printf 'W:WK25:\000BK4\nW:W6:B7,8\n' >"$TMP/b3"
 [ "$(batch_answers "$TMP/b3")" = 2 ] || fail "--batch, a NUL byte: $(cat "$TMP/out")"
 head -n 1 "$TMP/out" | grep -q '	error	line 1 holds a NUL byte' || fail "--batch, a NUL byte: $(head -n 1 "$TMP/out")"
 printf '\357\273\277W:WK25:BK4\r\n# c\r\n\r\n%4086sW:WK25:BK4\r\n' '' >"$TMP/b4"
-[ "$(batch_answers "$TMP/b4")" = 2 ] && [ "$(cut -f 1,2 "$TMP/out" | sort -u)" = "W:WK25:BK4	win 3" ] ||
+[ "$(batch_answers "$TMP/b4")" = 2 ] && [ "$(cut -f 1,2 "$TMP/out" | sort -u)" = "W:WK25:BK4	win in 3 plies" ] ||
     fail "--batch, a byte-order mark, CRLF, a line of 4096 bytes: $(cat "$TMP/out")"
 "$DAMKA" query --tables "$TMP/t3" --batch "$TMP/b4" >/dev/null 2>&1 || fail "--batch on answerable lines: exit status $?"
 expect_bad query --tables "$TMP/t3" --batch "$TMP"
@@ -272,6 +272,127 @@ chmod 000 "$TMP/unreadable"
 # a FEN error quotes the bad square, not the rest of the FEN
 expect_bad query --tables "$TMP/t3" W:Wa2:Bh8
 grep -q "bad square 'a2': a light square" "$TMP/err" || fail "query W:Wa2:Bh8: $(cat "$TMP/err")"
+
+# the table directory: missing, not a directory, empty, holding no tables: one line saying so,
+# exit status 2; a table file missing among present ones is named (exit status 1)
+# expect_status STATUS "message part" args...: that exit status and one stderr line holding it
+expect_status() {
+    want=$1 part=$2; shift 2
+    "$DAMKA" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    [ "$rc" -eq "$want" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^damka: ' "$TMP/err" &&
+        grep -qF -- "$part" "$TMP/err" || fail "damka $*: status $rc (expected $want), stderr: $(cat "$TMP/err")"
+}
+expect_status 2 "cannot read the table directory $TMP/nope: No such file or directory" query --tables "$TMP/nope" W:WK25:BK4
+expect_status 2 "$README is not a directory" query --tables "$README" W:WK25:BK4
+expect_status 2 "the table directory is an empty name" query --tables "" W:WK25:BK4
+expect_status 2 "$TMP/empty holds no tables" query --tables "$TMP/empty" W:WK25:BK4
+cp -r "$TMP/t3" "$TMP/t3m"
+rm "$TMP/t3m/brazilian-1m0k-0m1k.dtw"
+expect_status 1 "no table file $TMP/t3m/brazilian-1m0k-0m1k.dtw" query --tables "$TMP/t3m" W:W25:BK4
+# the variant: the tables' own when the directory holds one; a FEN of the other variant says
+# to pass --variant
+if ! "$DAMKA" gen --variant international --pieces 2 --out "$TMP/i2" --quiet 2>"$TMP/err"; then
+    fail "gen --variant international --pieces 2: $(cat "$TMP/err")"
+fi
+case $("$DAMKA" query --tables "$TMP/i2" W:WK42:BK22 2>&1 | head -n 1) in
+"W:WK42:BK22  "*) ;; *) fail "query on international tables without --variant: $("$DAMKA" query --tables "$TMP/i2" W:WK42:BK22 2>&1)" ;;
+esac
+expect_status 2 "holds no brazilian tables, only international ones (pass --variant international)" \
+    query --tables "$TMP/i2" --variant brazilian W:WK25:BK4
+expect_status 2 "(a FEN of international: pass --variant international" query --tables "$TMP/t3" W:W31-50:B1-20
+expect_status 2 "bad FEN" moves W:W31-50:B1-20
+
+# one exit-status policy (docs/cli.md): 0 done, 1 ran and failed or no answer, 2 bad usage or
+# input, refused before any work
+expect_status 2 "bad FEN" query --tables "$TMP/t3" W:W33:B1
+expect_status 2 "bad FEN" moves W:W33:B1
+expect_status 2 "bad FEN" perft W:W33:B1 2
+expect_status 2 "unknown option" info --frobnicate
+expect_status 2 "unknown option" verify --frobnicate
+expect_status 2 "unknown option" stats --frobnicate
+expect_status 2 "unknown option" gen --frobnicate
+expect_status 2 "--memory-per-rank must be a size" gen --pieces 2 --memory-per-rank abc --out "$TMP/never"
+expect_status 2 "a rank needs at least" gen --pieces 2 --memory-per-rank 1K --out "$TMP/never"
+expect_status 2 "a rank needs at least" plan --pieces 2 --ranks 1 --memory-per-rank 1K
+expect_status 2 "no tables in $TMP/empty" verify "$TMP/empty"
+expect_status 2 "no tables in $TMP/empty" stats "$TMP/empty"
+expect_status 1 "the position has 4 pieces" query --tables "$TMP/t3" W:Wb6,d6:Bc7,e7
+expect_status 2 "--counter 31" query --tables "$TMP/t3" --counter 31 W:WK25:BK4
+"$DAMKA" query --tables "$TMP/t3" --counter 30 W:WK25:BK4 >"$TMP/out" 2>"$TMP/err" ||
+    fail "query --counter 30 (the rule's limit): status $?, $(cat "$TMP/err")"
+[ ! -e "$TMP/never" ] || fail "a refused gen wrote $TMP/never"
+
+# the memory floor: one computed number, the same in every refusal; that much runs, a MiB less
+# is refused saying it; a budget beyond the node's memory is refused at once, nothing written
+floor=$("$DAMKA" gen --pieces 2 --memory-per-rank 1M --out "$TMP/never" 2>&1 | sed -n 's/.*a rank needs at least \([0-9]*\) MiB (the least of any run), got 1 MiB$/\1/p')
+if [ -z "$floor" ]; then
+    fail "gen --memory-per-rank 1M does not state the floor: $("$DAMKA" gen --pieces 2 --memory-per-rank 1M --out "$TMP/never" 2>&1)"
+else
+    expect_status 2 "a rank needs at least $floor MiB (the least of any run), got $((floor - 1)) MiB" \
+        gen --pieces 2 --memory-per-rank $((floor - 1))M --out "$TMP/never"
+    "$DAMKA" gen --pieces 2 --memory-per-rank ${floor}M --out "$TMP/floor" --quiet 2>"$TMP/err" ||
+        fail "gen --pieces 2 at the floor, ${floor}M: $(cat "$TMP/err")"
+    grep -qF "at least $floor MiB" "$README" || fail "README does not state the floor, $floor MiB"
+    # a run that needs more than the floor says how much: that runs, a MiB less does not
+    for args in "--pieces 5 --ranks 1" "--pieces 5 --ranks 2" "--pieces 4 --ranks 1 --unit-positions 65536 --split-positions 4096"; do
+        # shellcheck disable=SC2086
+        need=$("$DAMKA" plan $args --memory-per-rank ${floor}M 2>&1 >/dev/null | sed -n 's/.*a rank needs at least \([0-9]*\) MiB (.*/\1/p')
+        [ -n "$need" ] || continue
+        # shellcheck disable=SC2086
+        "$DAMKA" plan $args --memory-per-rank ${need}M >/dev/null 2>"$TMP/err" || fail "plan $args at ${need}M, the least it said: $(cat "$TMP/err")"
+        # shellcheck disable=SC2086
+        expect_status 2 "a rank needs at least $need MiB" plan $args --memory-per-rank $((need - 1))M
+    done
+fi
+expect_status 2 "a rank may hold at most its node's memory" gen --pieces 2 --memory-per-rank 100T --out "$TMP/never"
+[ ! -e "$TMP/never" ] || fail "a refused gen wrote $TMP/never"
+
+# both variants in one directory: one manifest lists every table of both, generating the second
+# loses none of the first's entries; both verify; stats --json prints one document; verify
+# names a manifest that does not list the tables
+cp -r "$TMP/t3" "$TMP/mixed"
+"$DAMKA" gen --variant international --pieces 3 --out "$TMP/mixed" --quiet 2>"$TMP/err" ||
+    fail "gen international into a directory of brazilian tables: $(cat "$TMP/err")"
+"$DAMKA" verify --quiet "$TMP/mixed" 2>"$TMP/err" || fail "verify of both variants: $(cat "$TMP/err")"
+for v in brazilian international; do
+    "$DAMKA" verify --quiet --variant $v "$TMP/mixed" 2>"$TMP/err" || fail "verify --variant $v: $(cat "$TMP/err")"
+done
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys,glob,os
+d = sys.argv[1]
+m = json.load(open(d + "/manifest.json"))
+listed = sorted(v["variant"] + "-" + t["material"] for v in m["variants"] for t in v["tables"])
+stats = sorted(os.path.basename(p)[:-6] for p in glob.glob(d + "/*.stats"))
+assert m["manifest"] == "damka-manifest-2" and [v["variant"] for v in m["variants"]] == ["brazilian", "international"], m.keys()
+assert listed == stats and len(listed) == 32, (listed, stats)' "$TMP/mixed" || fail "the manifest of both variants"
+    "$DAMKA" stats --json "$TMP/mixed" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["variants"]) == 2' ||
+        fail "stats --json on both variants is not one JSON document of both"
+    "$DAMKA" stats --json --variant international "$TMP/mixed" |
+        python3 -c 'import json,sys; d=json.load(sys.stdin); assert [v["variant"] for v in d["variants"]] == ["international"]' ||
+        fail "stats --json --variant international"
+fi
+"$DAMKA" stats --json "$TMP/mixed" | cmp -s - "$TMP/mixed/manifest.json" || fail "stats --json differs from manifest.json"
+# the manifest of one variant only (as gen wrote it before): verify names it, gen writes it again
+"$DAMKA" stats --json --variant brazilian "$TMP/mixed" >"$TMP/mixed/manifest.json"
+expect_status 1 "manifest.json does not list the tables as their .stats files do" verify --quiet "$TMP/mixed"
+"$DAMKA" gen --variant international --pieces 2 --out "$TMP/mixed" --quiet 2>"$TMP/err" || fail "gen rewriting the manifest: $(cat "$TMP/err")"
+"$DAMKA" verify --quiet "$TMP/mixed" 2>"$TMP/err" || fail "verify after the manifest was written again: $(cat "$TMP/err")"
+
+# make figures draws into the build directory unless FIGURES says otherwise, never over the
+# committed docs/figures by default
+ROOT=$(dirname "$0")/..
+figs=$(make -s -n -C "$ROOT" figures TABLES="$TMP/t3" BUILD="$(dirname "$ABS")" 2>/dev/null | grep 'plot-stats')
+case $figs in *"plot-stats $TMP/t3 $(dirname "$ABS")/figures") ;; *) fail "make figures: '$figs'" ;; esac
+
+# smaller things: one version; moves without a legal move; "1 leaf"; --per-side as gen's
+version=$(sed -n 's/^#define DAMKA_VERSION_MAJOR \([0-9]*\)$/\1/p' "$(dirname "$0")/../query/damka.h").$(sed -n 's/^#define DAMKA_VERSION_MINOR \([0-9]*\)$/\1/p' "$(dirname "$0")/../query/damka.h")
+[ "$("$DAMKA" --version)" = "damka $version" ] || fail "damka --version: '$("$DAMKA" --version)', expected 'damka $version'"
+[ "$("$DAMKA" moves W:Wa1:Bb2,c3)" = "no legal move: White, to move, has lost" ] || fail "moves without a legal move: '$("$DAMKA" moves W:Wa1:Bb2,c3)'"
+"$DAMKA" perft 0 2>&1 >/dev/null | grep -q ': 1 leaf in ' || fail "perft 0: $("$DAMKA" perft 0 2>&1 >/dev/null)"
+expect_status 2 "--per-side must be a whole number from 1 to 12" info --pieces 3 --per-side 13
+expect_status 2 "--per-side must be a whole number from 1 to 12" gen --pieces 3 --per-side 13 --out "$TMP/never"
+"$DAMKA" info --variant international --pieces 3 --per-side 13 >/dev/null || fail "info --per-side 13 on 10x10: status $?"
 
 # garbage never crashes
 for arg in "W:" "B:W" "W:W1-" "W:WK" "W:W-" "W:W,,,:B" "W:W1-99:B" "B:B:W" "W:W00:B1" \

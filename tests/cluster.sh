@@ -42,7 +42,7 @@ watch_size() {
 echo "-- a. 8 ranks, tiny units and memory"
 C=$TMP/np8
 t0=$(now)
-mpigen 8 --pieces "$PIECES" --out "$C" $SMALL 2>"$TMP/np8.err" &
+DAMKA_TEST_PROGRESS_SECONDS=0.02 mpigen 8 --pieces "$PIECES" --out "$C" $SMALL 2>"$TMP/np8.err" &
 JOB=$!
 peak=$(watch_size "$C")
 wait "$JOB" || fail "8 ranks: $(tail -n 3 "$TMP/np8.err")"
@@ -55,6 +55,14 @@ echo "   peak size of the directory while it ran: $peak KiB, finished tables: $f
 # rank 0 dropped decoded tables to stay within its budget, and decoded them again when needed
 # (up to 4 pieces they all fit)
 grep "^gen: rank 0 decoded" "$TMP/np8.err" | sed 's/^/   /'
+# the progress line keeps moving during a split unit: its stages, the distance and the round
+# (classifying is short here, shorter than a line's interval: not required)
+for stage in "solving, distance [0-9]*, round [0-9]*" "verifying, "; do
+    grep -q "; split unit of [0-9mk-]* (level [0-9]*, .* positions on 8 ranks): $stage" "$TMP/np8.err" ||
+        fail "no progress line during a split unit says '$stage': $(grep -m 3 'split unit' "$TMP/np8.err")"
+done
+[ "$(grep -o '; split unit of .*' "$TMP/np8.err" | sort -u | wc -l)" -ge 5 ] ||
+    fail "the progress line of split units does not move: $(grep -c 'split unit of' "$TMP/np8.err") lines"
 # how long the 8 ranks waited for work (a share of the run between 0 and 100%)
 waited=$(sed -n 's/^gen: the ranks waited for a task \([0-9.]*\)% of the run (.*/\1/p' "$TMP/np8.err")
 echo "   the ranks waited for a task ${waited:-?}% of the run"
@@ -171,7 +179,7 @@ done
 # a split unit whose share does not fit one rank: refused at once, saying how many ranks would do
 gen --pieces 5 --out "$TMP/bad" --memory-per-rank 140M --unit-positions 65536 --split-positions 65536 \
     >"$TMP/out" 2>"$TMP/err" && fail "a split unit too large for one rank: exit status 0"
-grep -q "^damka: gen: --memory-per-rank: a rank's share of the largest split unit .* run on at least [0-9]* ranks" \
+grep -q "^damka: gen: --memory-per-rank: a rank needs at least [0-9]* MiB (a rank's share of the largest split unit, .* run on at least [0-9]* ranks), got 140 MiB" \
     "$TMP/err" || fail "a split unit too large for one rank: $(cat "$TMP/err")"
 sed 's/^/   /' "$TMP/err"
 

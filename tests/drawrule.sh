@@ -41,7 +41,7 @@ echo "   query, stats, verify, restart"
 # White king a1 takes c3: a win in 1 ply at any counter below 30; drawn by the rule at 30
 out=$("$DAMKA" query --tables "$TMP/br" W:WK29:B22 | head -n 1)
 case $out in
-*"win 1 (White to move) "*"15-move rule: win, 1 ply to conversion") ;;
+*"win in 1 ply (White to move) "*"15-move rule: win, 1 ply to conversion") ;;
 *) fail "query W:WK29:B22: '$out'" ;;
 esac
 out=$("$DAMKA" query --tables "$TMP/br" --counter 29 --json W:WK29:B22)
@@ -49,13 +49,22 @@ case $out in
 *'"result": "win", "dtw": 1, "rule": {"limit": 30, "counter": 29, "category": "win", "dtc": 1}, "moves": [{'*) ;;
 *) fail "query --counter 29 --json W:WK29:B22: '$out'" ;;
 esac
-"$DAMKA" query --tables "$TMP/br" --counter 30 W:WK29:B22 >/dev/null 2>"$TMP/err" &&
-    fail "query --counter 30 (the rule's limit) accepted"
-[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "query --counter 30: $(cat "$TMP/err")"
+# at the rule's limit the game is drawn by the rule (as damka_probe_rule says): the moves get no
+# rule value; beyond it the counter is refused as bad input
+out=$("$DAMKA" query --tables "$TMP/br" --counter 30 W:WK29:B22 2>"$TMP/err")
+case $out in
+"W:WK29:B22  win in 1 ply (White to move) · cursed win: a draw under the 15-move rule (counter 30)
+  "*"win in 1 ply") ;;
+*) fail "query --counter 30 (the rule's limit): '$out' $(cat "$TMP/err")" ;;
+esac
+"$DAMKA" query --tables "$TMP/br" --counter 30 --json W:WK29:B22 | grep -q '"dtw": 1, "rule": null}\]}$' ||
+    fail "query --counter 30 --json: the moves' rule is not null"
+"$DAMKA" query --tables "$TMP/br" --counter 31 W:WK29:B22 >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "query --counter 31: $(cat "$TMP/err")"
 "$DAMKA" query --tables "$TMP/br" --counter x W:WK29:B22 >/dev/null 2>&1 && fail "query --counter x accepted"
 printf 'W:WK29:B22\n' | "$DAMKA" query --tables "$TMP/br" --batch >"$TMP/out" ||
     fail "query --batch: status $?"
-grep -q "	win 1	15-move rule: win, 1 ply to conversion" "$TMP/out" || fail "query --batch: $(cat "$TMP/out")"
+grep -q "	win in 1 ply	15-move rule: win, 1 ply to conversion" "$TMP/out" || fail "query --batch: $(cat "$TMP/out")"
 # each move of a position JSON carries its rule object, and the JSON parses
 "$DAMKA" query --tables "$TMP/br3" --json W:WK1,K2,K3:BK32 >"$TMP/out" || fail "query --json: status $?"
 if command -v python3 >/dev/null 2>&1; then
@@ -89,7 +98,7 @@ done
 gen "brazilian up to 3 pieces, --draw-rule 0" --pieces 3 --draw-rule 0 --out "$TMP/br0"
 [ -z "$(find "$TMP/br0" -name '*.dtc')" ] || fail "--draw-rule 0 wrote .dtc files"
 out=$("$DAMKA" query --tables "$TMP/br0" W:WK29:B22 | head -n 1)
-[ "$out" = "W:WK29:B22  win 1 (White to move)" ] || fail "query without rule tables: '$out'"
+[ "$out" = "W:WK29:B22  win in 1 ply (White to move)" ] || fail "query without rule tables: '$out'"
 "$DAMKA" query --tables "$TMP/br0" --counter 3 W:WK29:B22 >/dev/null 2>&1 && fail "--counter without rule tables accepted"
 # verify checks DTC values one by one: an altered one (consistent checksums) is caught
 "$BIN/tests/tools/tamper" "$TMP/br3/brazilian-0m3k-0m1k.dtc" 20000 >"$TMP/fen" || fail "tamper .dtc failed"

@@ -38,6 +38,10 @@ if nm "$PREFIX/lib/libdamka.a" 2>/dev/null | grep -q ' U MPI_'; then fail "libda
 export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
 cflags=$(pkg-config --cflags damka) || fail "pkg-config --cflags damka"
 libs=$(pkg-config --libs damka) || fail "pkg-config --libs damka"
+# one version (query/damka.h): damka --version, damka.pc and the shared library's file name
+version=$("$DAMKA" --version | sed 's/^damka //')
+[ "$(pkg-config --modversion damka)" = "$version" ] || fail "damka.pc says $(pkg-config --modversion damka), damka --version $version"
+[ -e "$PREFIX/lib/libdamka.so.$version" ] || fail "no $PREFIX/lib/libdamka.so.$version (damka --version: $version)"
 slibs=$(pkg-config --static --libs damka | sed 's/-ldamka\b/-l:libdamka.a/') || fail "pkg-config --static --libs damka"
 SRC=$(dirname "$0")/example/probe.c
 # shellcheck disable=SC2086

@@ -5,13 +5,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "../gen/budget.h"
 
 #define MiB ((uint64_t)1 << 20)
 #define GiB ((uint64_t)1 << 30)
 
-static const uint64_t memories[] = {128 * MiB, 200 * MiB, 256 * MiB, 1 * GiB, 3 * GiB + 7, 12 * GiB, 64 * GiB};
+static const uint64_t memories[] = {153 * MiB, 200 * MiB, 256 * MiB, 1 * GiB, 3 * GiB + 7, 12 * GiB, 64 * GiB};
 static const unsigned limits[] = {0, 30, 50};
 
 static void test_parse_size(void **state)
@@ -71,9 +73,42 @@ static void test_split(void **state)
             assert_int_equal(c.unit_positions, 1000);
         }
     dk_budget b = {0};
-    assert_int_equal(dk_budget_split(DK_BUDGET_MIN - 1, 0, 30, &b, err, sizeof err), -1);
-    assert_true(err[0] != '\0');
+    for (size_t l = 0; l < sizeof limits / sizeof *limits; l++) {
+        uint64_t floor = dk_budget_floor(limits[l]);
+        assert_int_equal(floor % MiB, 0);
+        assert_int_equal(dk_budget_split(floor, 0, limits[l], &b, err, sizeof err), 0);
+        assert_int_equal(dk_budget_split(floor - 1, 0, limits[l], &b, err, sizeof err), -1);
+        /* the refusal names the floor itself */
+        char want[64];
+        snprintf(want, sizeof want, "a rank needs at least %llu MiB (", (unsigned long long)(floor / MiB));
+        assert_non_null(strstr(err, want));
+    }
     assert_int_equal(dk_budget_split(1 * GiB, (uint64_t)1 << 40, 30, &b, err, sizeof err), -1);
+}
+
+/* The least memory of a run: its largest task, the exit cache that memory gives and the least
+ * cache of tables fit in it, and a MiB less does not hold them; a refusal says it. */
+static void test_least(void **state)
+{
+    (void)state;
+    const uint64_t units[] = {1, 1000, (uint64_t)1 << 22, (uint64_t)1 << 26, (uint64_t)1 << 32};
+    const uint64_t pairs[] = {0, 1736, (uint64_t)1 << 24, (uint64_t)1 << 34};
+    for (size_t l = 0; l < sizeof limits / sizeof *limits; l++)
+        for (size_t u = 0; u < sizeof units / sizeof *units; u++)
+            for (size_t p = 0; p < sizeof pairs / sizeof *pairs; p++) {
+                uint64_t unit = dk_budget_unit_bytes(units[u], limits[l]);
+                uint64_t finish = dk_budget_finish_bytes(pairs[p], limits[l]);
+                uint64_t m = dk_budget_least(units[u], pairs[p], limits[l]);
+                assert_int_equal(m % MiB, 0);
+                assert_true(dk_budget_task_bytes(unit, dk_budget_exit_cache(m), finish) + DK_BUDGET_MIN_CACHE <= m);
+                m -= MiB;
+                assert_true(dk_budget_task_bytes(unit, dk_budget_exit_cache(m), finish) + DK_BUDGET_MIN_CACHE > m);
+            }
+    char err[256];
+    dk_budget_refuse(err, sizeof err, 300 * MiB, 200 * MiB + 5, "a test");
+    assert_string_equal(err, "a rank needs at least 300 MiB (a test), got 200 MiB");
+    dk_budget_refused_with(err, sizeof err, 150 * MiB);
+    assert_string_equal(err, "a rank needs at least 300 MiB (a test), got 150 MiB");
 }
 
 static void test_task_bytes(void **state)
@@ -101,7 +136,7 @@ static void test_reserve_finish(void **state)
                 uint64_t unit = dk_budget_unit_bytes(b.unit_positions, limits[l]);
                 uint64_t finish = dk_budget_finish_bytes(pairs[k], limits[l]);
                 if (dk_budget_reserve_finish(&b, pairs[k], limits[l], err, sizeof err) != 0) {
-                    assert_true(dk_budget_task_bytes(unit, b.exit_cache_bytes, finish) > b.memory - DK_BUDGET_MIN);
+                    assert_true(dk_budget_task_bytes(unit, b.exit_cache_bytes, finish) > b.memory - DK_BUDGET_MIN_CACHE);
                     assert_true(err[0] != '\0');
                     continue;
                 }
@@ -124,6 +159,7 @@ int main(void)
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_exit_cache),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_least),
         cmocka_unit_test(test_task_bytes),
         cmocka_unit_test(test_reserve_finish),
     };

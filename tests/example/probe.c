@@ -6,18 +6,26 @@
  *
  * Prints the WLD result (the .wld files), then the position and every move in the form of
  * `damka query` (the .dtw files, and the .dtc files when the tables follow a draw rule): "FEN
- * win 5 (White to move) · 15-move rule: win, 3 plies to conversion", then "  c3-d4   loss 4
- * · rule: loss, 2 plies to conversion", moves best first under the rule. */
+ * win in 5 plies (White to move) · 15-move rule: win, 3 plies to conversion", then "  c3-d4
+ * loss in 4 plies · rule: loss, 2 plies to conversion", moves best first under the rule. */
 #include <damka.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static void print_value(damka_value v)
+/* "win in 3 plies", "loss in 1 ply", "draw", into buf. */
+static const char *value_text(damka_value v, char *buf, size_t len)
 {
     if (v.wdl == DAMKA_DRAW)
-        printf("draw");
+        snprintf(buf, len, "draw");
     else
-        printf("%s %d", v.wdl == DAMKA_WIN ? "win" : "loss", v.dtw);
+        snprintf(buf, len, "%s in %d %s", v.wdl == DAMKA_WIN ? "win" : "loss", v.dtw, v.dtw == 1 ? "ply" : "plies");
+    return buf;
+}
+
+static void print_value(damka_value v)
+{
+    char text[32];
+    printf("%s", value_text(v, text, sizeof text));
 }
 
 /* The value under the draw rule as damka query words it (brief: for a move). */
@@ -87,6 +95,8 @@ int main(int argc, char **argv)
         print_rule(rule, 0);
     }
     printf("\n");
+    if (n == 0)
+        printf("  no legal move: %s has lost\n", pos.black_to_move ? "Black" : "White");
     for (int i = 0; i < n; i++) {
         const damka_move_value *m = limit ? &rule_moves[i].move : &moves[i];
         printf("  %-16s ", m->notation);
@@ -96,11 +106,7 @@ int main(int argc, char **argv)
             continue;
         }
         char gt[32];
-        if (m->value.wdl == DAMKA_DRAW)
-            snprintf(gt, sizeof gt, "draw");
-        else
-            snprintf(gt, sizeof gt, "%s %d", m->value.wdl == DAMKA_WIN ? "win" : "loss", m->value.dtw);
-        printf("%-9s \xc2\xb7 ", gt);
+        printf("%-15s \xc2\xb7 ", value_text(m->value, gt, sizeof gt));
         print_rule(rule_moves[i].rule, 1);
         printf("\n");
     }
