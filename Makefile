@@ -181,16 +181,22 @@ test: $(TESTS) $(TOOLS) $(FAULT_LIB) $(DAMKA) lib
 test-full:
 	$(MAKE) test TEST_SCALE=full
 
-# The Python binding (python/damka) against `damka query --json` on generated tables, and the
-# figures of scripts/plot-stats. Debian's pytest-3 (python3-pytest) and python3-matplotlib
-# (`scripts/install-deps --plots`, for this target and `make figures` only).
+# The Python binding (python/damka) against `damka query --json` on generated tables, the
+# package installed with pip and its type hints checked by mypy, and the figures of
+# scripts/plot-stats. Debian's pytest-3 (python3-pytest), python3-matplotlib
+# (`scripts/install-deps --plots`, for this target and `make figures` only) and python3-pip,
+# python3-setuptools, python3-mypy (`scripts/install-deps --python`, for this target only).
 PLOTS_OK := $(BUILD)/.deps-plots-ok
 $(PLOTS_OK): scripts/install-deps | $(DEPS_OK)
 	@scripts/install-deps --plots
 	@touch $@
 
+PYDEPS_OK := $(BUILD)/.deps-python-ok
+$(PYDEPS_OK): scripts/install-deps | $(DEPS_OK)
+	@scripts/install-deps --python
+	@touch $@
 .PHONY: python-test
-python-test: $(DAMKA) lib | $(DEPS_OK) $(PLOTS_OK)
+python-test: $(DAMKA) lib | $(DEPS_OK) $(PLOTS_OK) $(PYDEPS_OK)
 	DAMKA=$(abspath $(DAMKA)) DAMKA_LIB=$(abspath $(SHARED_LIB)) pytest-3 -q -p no:cacheprovider python/tests
 
 # The figures of a table directory (scripts/plot-stats): `make figures TABLES=DIR` writes the

@@ -4,16 +4,20 @@ A thin ctypes binding of libdamka (query/damka.h in the damka repository; build 
 `make lib`). Standard library only.
 
     import damka
-    with damka.open("tables") as tb:
+    with damka.open_tables("tables") as tb:
         print(tb.probe("W:WK25,K29:BK4"))             # result, dtw, category, dtc
         for m in tb.rank_moves("W:WK25,K29:BK4", counter=10):
             print(m.notation, m.result, m.dtw, m.category, m.dtc)
 
+`damka.open` is the same function under its former name; it is left out of __all__, so that
+`from damka import *` does not hide the built-in open().
+
 Thread safety is the library's: a Tablebase may be probed from many threads at once; only
 close() must not overlap other calls on it. The package keeps no global mutable state.
 
-libdamka has no version function (only the DAMKA_VERSION_MAJOR/MINOR macros of its header),
-so this package offers no damka.version().
+__version__ is this package's version, which follows libdamka's (DAMKA_VERSION_MAJOR/MINOR of
+its header); libdamka has no version function, so the version of the library loaded is not
+checked.
 """
 
 from .errors import (
@@ -25,11 +29,14 @@ from .errors import (
     NoDirectory,
     NotInTables,
     OutOfMemory,
+    TablebaseClosed,
 )
-from .tablebase import Move, Probe, Tablebase, open
+from .tablebase import Move, Probe, Tablebase, open, open_tables  # noqa: A004 (open: the former name)
+
+__version__ = "0.3.0"
 
 __all__ = [
-    "open",
+    "open_tables",
     "Tablebase",
     "Probe",
     "Move",
@@ -41,4 +48,5 @@ __all__ = [
     "BadArgument",
     "OutOfMemory",
     "NoDirectory",
+    "TablebaseClosed",
 ]

@@ -9,6 +9,7 @@ import ctypes
 import ctypes.util
 import os
 from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import LibraryError
 
@@ -22,12 +23,13 @@ NO_MEMORY = 5
 NO_DIRECTORY = 6
 
 # damka_wdl and damka_category, as the words `damka query --json` prints.
-RESULTS = {-1: "loss", 0: "draw", 1: "win"}
-CATEGORIES = {-2: "loss", -1: "blessed-loss", 0: "draw", 1: "cursed-win", 2: "win"}
+RESULTS: Dict[int, str] = {-1: "loss", 0: "draw", 1: "win"}
+CATEGORIES: Dict[int, str] = {-2: "loss", -1: "blessed-loss", 0: "draw", 1: "cursed-win", 2: "win"}
 
 MAX_MOVES = 768  # DAMKA_MAX_MOVES
 NOTATION_MAX = 96  # DAMKA_NOTATION_MAX
 FEN_MAX = 256  # "256 are always enough on 10x10" (damka_position_to_fen)
+SONAME = "libdamka.so.0"  # the Makefile's SONAME
 
 
 class Position(ctypes.Structure):
@@ -72,7 +74,7 @@ _TB = ctypes.c_void_p
 _STATUS = ctypes.c_int
 
 # name: (restype, argtypes)
-_PROTOTYPES = {
+_PROTOTYPES: Dict[str, Tuple[Any, List[Any]]] = {
     "damka_status_text": (ctypes.c_char_p, [_STATUS]),
     "damka_last_error": (ctypes.c_char_p, []),
     "damka_open": (_TB, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, _P(_STATUS)]),
@@ -93,20 +95,35 @@ _PROTOTYPES = {
 }
 
 
-def library_path():
-    """Where the library is looked for: $DAMKA_LIB if set, else the repository's
-    build/libdamka.so (this package lives in python/damka/), else what
-    ctypes.util.find_library("damka") finds on the system (after `make install`). None if none."""
+def _installed_beside() -> Optional[str]:
+    """libdamka in the library directory of the prefix this package is installed under: for a
+    package in PREFIX/lib/python3.11/site-packages/damka (pip), PREFIX/lib/python3/dist-packages/damka
+    (Debian) or PREFIX/lib/x86_64-linux-gnu/..., the nearest ancestor named lib or lib64 holding
+    libdamka.so.0 or libdamka.so (where `make install PREFIX=...` puts them)."""
+    for parent in Path(__file__).resolve().parents:
+        if parent.name in ("lib", "lib64"):
+            for name in (SONAME, "libdamka.so"):
+                if (parent / name).exists():
+                    return str(parent / name)
+    return None
+
+
+def library_path() -> Optional[str]:
+    """Where the library is looked for: $DAMKA_LIB if set; else the repository's
+    build/libdamka.so when this package is the one in a damka checkout (python/damka/); else
+    libdamka beside an installed package (the lib directory of its prefix); else what
+    ctypes.util.find_library("damka") finds on the system (ldconfig's cache, gcc's and
+    LD_LIBRARY_PATH's directories). None if none."""
     env = os.environ.get("DAMKA_LIB")
     if env:
         return env  # an explicit choice is not second-guessed: a wrong path is an error
-    repo = Path(__file__).resolve().parents[2] / "build" / "libdamka.so"
-    if repo.exists():
-        return str(repo)
-    return ctypes.util.find_library("damka")
+    repo = Path(__file__).resolve().parents[2]
+    if (repo / "query" / "damka.h").exists() and (repo / "build" / "libdamka.so").exists():
+        return str(repo / "build" / "libdamka.so")
+    return _installed_beside() or ctypes.util.find_library("damka")
 
 
-def load(path=None):
+def load(path: Optional[str] = None) -> ctypes.CDLL:
     """A CDLL for libdamka with every function's prototype set; raises LibraryError."""
     path = path or library_path()
     if not path:

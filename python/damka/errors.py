@@ -6,11 +6,13 @@ status number (`status`, None for errors raised on the Python side) and the stat
 class derives from it too, so `except ValueError` catches a bad FEN.
 """
 
+from typing import Dict, Optional, Type
+
 
 class Error(Exception):
     """Base class of every error this package raises."""
 
-    def __init__(self, message, status=None, status_text=None):
+    def __init__(self, message: str, status: Optional[int] = None, status_text: Optional[str] = None) -> None:
         super().__init__(message)
         self.status = status
         self.status_text = status_text
@@ -23,7 +25,22 @@ class LibraryError(Error):
 class NotInTables(Error):
     """DAMKA_NOT_IN_TABLES: the position's material (or one its captures reach) has no table in
     the directory, more pieces than any table, or no draw-rule (.dtc) tables where they are
-    needed."""
+    needed. The message says how many pieces the directory's tables hold; so do the attributes
+    `max_pieces` (the Tablebase's, 0: no tables) and `pieces` (the position's; None when the
+    error is not about a position)."""
+
+    def __init__(
+        self,
+        message: str,
+        status: Optional[int] = None,
+        status_text: Optional[str] = None,
+        *,
+        pieces: Optional[int] = None,
+        max_pieces: Optional[int] = None,
+    ) -> None:
+        super().__init__(message, status, status_text)
+        self.pieces = pieces
+        self.max_pieces = max_pieces
 
 
 class DamagedTable(Error):
@@ -35,7 +52,8 @@ class BadPosition(Error, ValueError):
 
 
 class BadArgument(Error, ValueError):
-    """DAMKA_BAD_ARGUMENT: an unknown variant, a counter outside the rule's range, ..."""
+    """DAMKA_BAD_ARGUMENT: an unknown variant, a counter outside the rule's range (a counter at
+    the rule's limit or beyond: the game is already drawn), ..."""
 
 
 class OutOfMemory(Error, MemoryError):
@@ -46,8 +64,13 @@ class NoDirectory(Error, FileNotFoundError):
     """DAMKA_NO_DIRECTORY: the table directory does not exist or cannot be read."""
 
 
+class TablebaseClosed(Error, ValueError):
+    """A probe on a Tablebase after close() (or after its `with` block): as Python's files, a
+    ValueError too. Open the directory again to go on."""
+
+
 # damka_status -> class (the numbers of query/damka.h)
-BY_STATUS = {
+BY_STATUS: Dict[int, Type[Error]] = {
     1: NotInTables,
     2: DamagedTable,
     3: BadPosition,

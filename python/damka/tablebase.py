@@ -4,12 +4,15 @@ import ctypes
 import operator
 import os
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Any, List, NoReturn, Optional, Tuple, Type, Union
 
 from . import _capi
-from .errors import BY_STATUS, BadArgument, BadPosition, Error
+from .errors import BY_STATUS, BadArgument, BadPosition, Error, NotInTables, TablebaseClosed
 
-_INT_MAX = 2**31 - 1
+#: What a directory may be given as: a str, bytes or a path-like object (pathlib.Path).
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+#: A FEN: a str, or its bytes (ASCII).
+Fen = Union[str, bytes]
 
 
 @dataclass(frozen=True)
@@ -38,13 +41,14 @@ class Probe:
 @dataclass(frozen=True)
 class Move:
     """A legal move with the value it leads to for the side making it (Tablebase.rank_moves).
+    Immutable and hashable, as Probe: a move may be a key of a dict or a member of a set.
 
     notation:    the variant's notation: "c3-d4", "c3xe5" on 8x8, "32-28", "28x19" on 10x10;
                  captured squares in parentheses when two captures would read the same
-    squares:     [from_square, to_square]; the C API gives no intermediate landing squares of
+    squares:     (from_square, to_square); the C API gives no intermediate landing squares of
                  a capture, only the captured pieces
     from_square, to_square: PDN square numbers (equal for a king capturing round a cycle)
-    captures:    the captured pieces' squares, ascending
+    captures:    the captured pieces' squares, ascending (a tuple)
     promotes:    whether a man becomes a king
     result, dtw: the game-theoretic value after the move, counted from the position before it
                  (a win in n plies by this move: "win", n)
@@ -55,10 +59,10 @@ class Move:
     """
 
     notation: str
-    squares: List[int]
+    squares: Tuple[int, int]
     from_square: int
     to_square: int
-    captures: List[int]
+    captures: Tuple[int, ...]
     promotes: bool
     result: str
     dtw: Optional[int]
@@ -66,33 +70,26 @@ class Move:
     dtc: Optional[int]
 
 
-def _squares(bits):
+def _squares(bits: int) -> Tuple[int, ...]:
     """The squares (1-based) of a bitboard, ascending."""
     out = []
     while bits:
         low = bits & -bits
         out.append(low.bit_length())
         bits ^= low
-    return out
+    return tuple(out)
 
 
-def _value(v):
-    return _capi.RESULTS[v.wdl], (None if v.wdl == 0 else v.dtw)
+def _value(v: _capi.Value) -> Tuple[str, Optional[int]]:
+    return _capi.RESULTS[v.wdl], (None if v.wdl == 0 else int(v.dtw))
 
 
-def _rule(r):
-    return _capi.CATEGORIES[r.category], (r.dtc if r.dtc >= 0 else None)
-
-
-def _counter(counter):
-    counter = operator.index(counter)  # TypeError for a float or a string, as list indexing
-    if not -_INT_MAX - 1 <= counter <= _INT_MAX:
-        raise BadArgument(f"counter {counter} outside the plies of any draw rule")
-    return counter
+def _rule(r: _capi.RuleValue) -> Tuple[Optional[str], Optional[int]]:
+    return _capi.CATEGORIES[r.category], (int(r.dtc) if r.dtc >= 0 else None)
 
 
 class Tablebase:
-    """The tables of one variant in one directory, opened with damka.open().
+    """The tables of one variant in one directory, opened with damka.open_tables().
 
     Thread safety, as libdamka's: probe() and rank_moves() may be called from any number of
     threads at once on the same Tablebase (the calls release the GIL, and the library's block
@@ -105,8 +102,21 @@ class Tablebase:
     PLIES, 30 for Brazilian tables made by default, 0 when the directory has no .dtc tables).
     """
 
-    def __init__(self, directory, variant="brazilian", cache_mb=64, *, library=None):
-        self._tb = None
+    directory: Union[str, bytes]
+    variant: str
+    squares: int
+    max_pieces: int
+    draw_rule: int
+
+    def __init__(
+        self,
+        directory: PathLike,
+        variant: Optional[str] = "brazilian",
+        cache_mb: int = 64,
+        *,
+        library: Optional[str] = None,
+    ) -> None:
+        self._tb: Optional[int] = None
         if not isinstance(cache_mb, int) or isinstance(cache_mb, bool) or cache_mb < 0:
             raise BadArgument(f"cache_mb must be a whole number of MiB >= 0, got {cache_mb!r}")
         if variant is not None and not isinstance(variant, str):
@@ -130,70 +140,71 @@ class Tablebase:
 
     # --- life cycle ---
 
-    def close(self):
-        """Closes the tables and frees the cache; later calls raise damka.Error. Closing
+    def close(self) -> None:
+        """Closes the tables and frees the cache; later probes raise TablebaseClosed. Closing
         twice is harmless. Must not run while another thread uses this Tablebase."""
         tb, self._tb = self._tb, None
         if tb:
             self._lib.damka_close(tb)
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return self._tb is None
 
-    def __enter__(self):
+    def __enter__(self) -> "Tablebase":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
-        return False
 
-    def __del__(self):
+    def __del__(self) -> None:
         # a Tablebase dropped without close(): nothing else can be using it any more
         if getattr(self, "_tb", None):
             self.close()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = "closed" if self.closed else f"max_pieces={self.max_pieces} draw_rule={self.draw_rule}"
         return f"<damka.Tablebase {self.directory!r} {self.variant} {state}>"
 
     # --- probes ---
 
-    def probe(self, fen, counter=0):
+    def probe(self, fen: Fen, counter: int = 0) -> Probe:
         """The value of the position `fen` (a PDN FEN of the variant) for its side to move:
         a Probe with result and dtw, and the value under the draw rule (category, dtc) when
-        `counter` quiet king plies (0..draw_rule) have been played since the last capture or
-        man move; at counter == draw_rule the game is drawn unless the side to move has no
-        legal move. Raises BadPosition (the FEN does not parse, or not a legal position),
-        NotInTables (a table is missing, or counter > 0 on tables without a draw rule),
-        BadArgument (counter out of range), DamagedTable, OutOfMemory."""
-        counter = _counter(counter)
+        `counter` quiet king plies (0..draw_rule-1, as `damka query --counter`) have been
+        played since the last capture or man move. Raises BadPosition (the FEN does not parse,
+        or not a legal position), NotInTables (a table is missing, or counter > 0 on tables
+        without a draw rule), BadArgument (a counter below 0, or at the rule's limit or beyond:
+        the rule has drawn the game), TablebaseClosed, DamagedTable, OutOfMemory."""
         tb = self._handle()
+        counter = self._counter(counter)
         pos = self._position(tb, fen)
         v = _capi.Value()
-        self._check(self._lib.damka_probe_dtw(tb, ctypes.byref(pos), ctypes.byref(v)))
+        self._check(self._lib.damka_probe_dtw(tb, ctypes.byref(pos), ctypes.byref(v)), pos)
         result, dtw = _value(v)
-        category = dtc = None
-        if self.draw_rule or counter:  # without .dtc tables a counter is an error, as in the CLI
+        category: Optional[str] = None
+        dtc: Optional[int] = None
+        if self.draw_rule:
             r = _capi.RuleValue()
-            self._check(self._lib.damka_probe_rule(tb, ctypes.byref(pos), counter, ctypes.byref(r)))
+            self._check(self._lib.damka_probe_rule(tb, ctypes.byref(pos), counter, ctypes.byref(r)), pos)
             category, dtc = _rule(r)
         buf = ctypes.create_string_buffer(_capi.FEN_MAX)
-        self._check(self._lib.damka_position_to_fen(tb, ctypes.byref(pos), buf, len(buf)))
+        self._check(self._lib.damka_position_to_fen(tb, ctypes.byref(pos), buf, len(buf)), pos)
         return Probe(buf.value.decode(), result, dtw, category, dtc)
 
-    def rank_moves(self, fen, counter=0):
+    def rank_moves(self, fen: Fen, counter: int = 0) -> List[Move]:
         """Every legal move of `fen` with its value, best first, as `damka query` lists them:
         with a draw rule, by category under the rule at `counter` (0..draw_rule-1; win, cursed
         win, draw, blessed loss, loss), then fastest win / slowest loss by DTW; without one, by
         DTW alone. The first move carries the position's own value. An empty list: the side to
         move has no legal move (a loss in 0). Raises as probe()."""
-        counter = _counter(counter)
         tb = self._handle()
+        counter = self._counter(counter)
         pos = self._position(tb, fen)
-        rule = bool(self.draw_rule or counter)
+        rule = bool(self.draw_rule)
         count = ctypes.c_int(0)
         cap = 64  # most positions have fewer moves; asked again with the exact count otherwise
+        moves: Any
         while True:
             if rule:
                 moves = (_capi.RuleMove * cap)()
@@ -202,7 +213,7 @@ class Tablebase:
             else:
                 moves = (_capi.MoveValue * cap)()
                 st = self._lib.damka_rank_moves(tb, ctypes.byref(pos), moves, cap, ctypes.byref(count))
-            self._check(st)
+            self._check(st, pos)
             if count.value <= cap:
                 break
             cap = count.value
@@ -214,7 +225,7 @@ class Tablebase:
             out.append(
                 Move(
                     notation=mv.notation.decode(),
-                    squares=[mv.from_, mv.to],
+                    squares=(mv.from_, mv.to),
                     from_square=mv.from_,
                     to_square=mv.to,
                     captures=_squares(mv.captures),
@@ -229,13 +240,39 @@ class Tablebase:
 
     # --- helpers ---
 
-    def _handle(self):
+    def _handle(self) -> int:
         tb = self._tb
         if not tb:
-            raise Error("the tablebase is closed")
+            raise TablebaseClosed(
+                f"the Tablebase of {os.fsdecode(self.directory)!r} is closed (by close() or the end "
+                "of its `with` block): open the tables again with damka.open_tables()"
+            )
         return tb
 
-    def _position(self, tb, fen):
+    def _counter(self, counter: int) -> int:
+        """The counter as an int, refused as `damka query --counter` refuses it: below 0, on
+        tables without the draw rule (NotInTables), or at the rule's limit (damka_draw_rule)
+        or beyond, where the rule has drawn the game (BadArgument)."""
+        counter = operator.index(counter)  # TypeError for a float or a string, as list indexing
+        if counter < 0:
+            raise BadArgument(f"counter {counter}: a counter counts quiet king plies, 0 or more")
+        limit = self.draw_rule
+        if counter and not limit:
+            raise NotInTables(
+                f"counter {counter}: a counter needs draw-rule (.dtc) tables, and "
+                f"{os.fsdecode(self.directory)} has none (made with --draw-rule 0, or no tables)",
+                _capi.NOT_IN_TABLES,
+                "not in the tables",
+                max_pieces=self.max_pieces,
+            )
+        if counter >= limit > 0:
+            raise BadArgument(
+                f"counter {counter}: the {limit // 2}-move rule has drawn the game at {limit} plies "
+                f"(a counter is 0..{limit - 1} on these tables)"
+            )
+        return counter
+
+    def _position(self, tb: int, fen: Fen) -> _capi.Position:
         if isinstance(fen, str):
             fen = fen.encode()
         elif not isinstance(fen, bytes):
@@ -246,19 +283,42 @@ class Tablebase:
         self._check(self._lib.damka_position_from_fen(tb, fen, ctypes.byref(pos)))
         return pos
 
-    def _check(self, status):
+    def _check(self, status: int, pos: Optional[_capi.Position] = None) -> None:
         if status != _capi.OK:
-            self._raise(status)
+            self._raise(status, pos)
 
-    def _raise(self, status):
+    def _raise(self, status: int, pos: Optional[_capi.Position] = None) -> NoReturn:
         # damka_last_error is per thread, and ctypes calls run on the calling thread: it still
         # describes the failure just returned
-        message = self._lib.damka_last_error().decode(errors="replace")
+        message = self._lib.damka_last_error().decode(errors="replace") or ""
         text = self._lib.damka_status_text(status).decode()
-        raise BY_STATUS.get(status, Error)(message or text, status, text)
+        cls: Type[Error] = BY_STATUS.get(status, Error)
+        if cls is NotInTables and self._tb:
+            raise self._not_in_tables(message or text, status, text, pos)
+        raise cls(message or text, status, text)
+
+    def _not_in_tables(self, message: str, status: int, text: str, pos: Optional[_capi.Position]) -> NotInTables:
+        """NotInTables saying how many pieces the tables hold (and the position has): as
+        `damka query` says it when the position has more pieces than the tables."""
+        where = os.fsdecode(self.directory)
+        most = self.max_pieces
+        pieces = bin(pos.white | pos.black).count("1") if pos is not None else None
+        if pieces is not None and most and pieces > most:
+            message = f"the position has {pieces} pieces, the tables in {where} hold at most {most}"
+        elif most:
+            message = f"{message} (the tables in {where} hold every material of up to {most} pieces)"
+        else:
+            message = f"{message} ({where} holds no {self.variant} tables)"
+        return NotInTables(message, status, text, pieces=pieces, max_pieces=most)
 
 
-def open(directory, variant="brazilian", cache_mb=64, *, library=None):  # noqa: A001 (the API's name)
+def open_tables(
+    directory: PathLike,
+    variant: Optional[str] = "brazilian",
+    cache_mb: int = 64,
+    *,
+    library: Optional[str] = None,
+) -> Tablebase:
     """Opens the tables of `variant` ("brazilian" or "international"; "26" and "20", their PDN
     GameType numbers, too) made by `damka gen` in `directory`, with a cache of decompressed
     blocks of about cache_mb MiB (0: the library's default, 64). Returns a Tablebase, also a
@@ -267,5 +327,11 @@ def open(directory, variant="brazilian", cache_mb=64, *, library=None):  # noqa:
 
     Raises NoDirectory (no such directory), BadArgument (unknown variant), OutOfMemory, and
     LibraryError when libdamka cannot be found or loaded. The library is `library` if given,
-    else $DAMKA_LIB, else the repository's build/libdamka.so, else find_library("damka")."""
+    else $DAMKA_LIB, else the repository's build/libdamka.so, else libdamka in the lib
+    directory of the prefix this package is installed under, else find_library("damka")."""
     return Tablebase(directory, variant, cache_mb, library=library)
+
+
+#: The former name of open_tables, kept: damka.open(...) still works. It is not in damka's
+#: __all__, so that `from damka import *` leaves the built-in open() alone.
+open = open_tables  # noqa: A001

@@ -75,7 +75,7 @@ def main(argv):
         return 1
     wins.sort(key=lambda w: (-w[0], w[1]))
     try:
-        tb = damka.open(directory, variant)
+        tb = damka.open_tables(directory, variant)
     except damka.Error as e:
         print(f"{directory}: {e}", file=sys.stderr)
         return 1

@@ -36,7 +36,7 @@ COUNTERS = [0, 1, 7, 15, 20, 25, 29]  # 29: the last counter of the 15-move rule
 
 @pytest.fixture(scope="session")
 def tb(tables):
-    with damka.open(tables) as t:
+    with damka.open_tables(tables) as t:
         yield t
 
 
@@ -196,7 +196,7 @@ def differences(tb, fen, counter, cli):
     if cli["rule"] is not None and (cli["rule"]["limit"], cli["rule"]["counter"]) != (tb.draw_rule, counter):
         out.append(f"{fen}: CLI rule limit/counter {cli['rule']} (binding: {tb.draw_rule}, {counter})")
     want = [
-        (m["notation"], [m["from"], m["to"]], m["from"], m["to"], m["captures"], m["result"], m["dtw"])
+        (m["notation"], (m["from"], m["to"]), m["from"], m["to"], tuple(m["captures"]), m["result"], m["dtw"])
         + rule_of(m)
         for m in cli["moves"]
     ]
@@ -258,17 +258,20 @@ def test_promotions_match_moves_command(tb):
 
 
 def test_no_rule_tables_match_cli(tables_norule, sample):
-    with damka.open(tables_norule) as t:
+    with damka.open_tables(tables_norule) as t:
         assert (t.draw_rule, t.max_pieces) == (0, 3)
         cli = compare_all(t, tables_norule, sample, None)
         assert sum("error" not in o for o in cli) > 500
         # a counter needs the rule's tables, in both
         r = run_damka("query", "--tables", tables_norule, "--counter", "3", "W:WK29:B22")
         assert r.returncode != 0
+        assert "draw-rule" in r.stderr
         with pytest.raises(damka.NotInTables, match="draw-rule"):
             t.probe("W:WK29:B22", counter=3)
         with pytest.raises(damka.NotInTables, match="draw-rule"):
             t.rank_moves("W:WK29:B22", counter=3)
+        with pytest.raises(damka.NotInTables, match="draw-rule"):
+            t.probe("W:WK29:B22", counter=2**40)
 
 
 def test_examples_of_the_documents(tb):
@@ -278,7 +281,7 @@ def test_examples_of_the_documents(tb):
     assert (p.fen, p.result, p.dtw, p.category, p.dtc) == ("W:WK25,K29:BK4", "win", 3, "win", 2)
     assert tb.probe("W:WK25,K29:BK4", counter=29).category == "cursed-win"
     first = tb.rank_moves("W:WK25,K29:BK4")[0]
-    assert (first.notation, first.squares, first.captures, first.result, first.dtw) == ("b2-g7", [25, 8], [], "win", 3)
+    assert (first.notation, first.squares, first.captures, first.result, first.dtw) == ("b2-g7", (25, 8), (), "win", 3)
 
 
 # --- the binding's own guarantees ---
@@ -294,25 +297,47 @@ def expected_at(stored, counter, limit):
 
 
 def test_probe_at_every_counter(tb, sample):
-    """Counters the CLI refuses (the limit itself) or the CLI test skips, against the
-    definition: decided exactly while DTC fits in the plies left."""
+    """Counters the CLI test skips, against the definition: decided exactly while DTC fits in
+    the plies left."""
     if not tb.draw_rule:
         pytest.skip("the tables have no draw rule")
     fens = random_fens(300, SEED + 2)
     for fen in fens:
         p0 = tb.probe(fen)
-        for c in range(tb.draw_rule + 1):
+        for c in range(tb.draw_rule):
             p = tb.probe(fen, c)
             assert (p.fen, p.result, p.dtw) == (p0.fen, p0.result, p0.dtw)
             assert (p.category, p.dtc) == expected_at((p0.category, p0.dtc), c, tb.draw_rule), (fen, c)
-    # moves can be made up to limit - 1 only
-    with pytest.raises(damka.BadArgument, match="counter"):
-        tb.rank_moves(fens[0], tb.draw_rule)
-    for bad in (-1, tb.draw_rule + 1, 2**40):
-        with pytest.raises(damka.BadArgument):
-            tb.probe(fens[0], bad)
     with pytest.raises(TypeError):
         tb.probe(fens[0], 1.5)
+
+
+def test_counter_refused_as_cli(tb, tables):
+    """A counter at the rule's limit or beyond is refused as `damka query --counter` refuses
+    it (the rule has drawn the game), by probe() and rank_moves() alike; so is one below 0."""
+    if not tb.draw_rule:
+        pytest.skip("the tables have no draw rule")
+    fen, limit = "W:WK25,K29:BK4", tb.draw_rule
+    for c in (limit - 1, limit, limit + 1, 2**40):
+        r = run_damka("query", "--tables", tables, "--counter", str(c), fen)
+        if c < limit:
+            assert r.returncode == 0, r.stderr
+            assert tb.probe(fen, c).category and tb.rank_moves(fen, c)
+            continue
+        assert r.returncode != 0 and r.stdout == ""
+        for call in (tb.probe, tb.rank_moves):
+            with pytest.raises(damka.BadArgument) as e:
+                call(fen, c)
+            assert isinstance(e.value, ValueError)
+            if c <= 30000:  # the CLI's largest counter (DK_RULE_MAX_LIMIT); beyond it says so
+                drawn = f"the {limit // 2}-move rule has drawn the game at {limit} plies"
+                assert drawn in r.stderr and drawn in str(e.value), (r.stderr, str(e.value))
+    r = run_damka("query", "--tables", tables, "--counter", "-1", fen)
+    assert r.returncode != 0
+    with pytest.raises(damka.BadArgument, match="0 or more"):
+        tb.probe(fen, -1)
+    with pytest.raises(damka.BadArgument, match="0 or more"):
+        tb.rank_moves(fen, -1)
 
 
 def test_threads_agree(tb):
@@ -339,7 +364,7 @@ def test_attributes(tb, tables):
     if not os.environ.get("DAMKA_TABLES"):
         assert (tb.max_pieces, tb.draw_rule) == (4, 30)
     assert tb.directory == tables and not tb.closed and "brazilian" in repr(tb)
-    with damka.open(tables, variant="26", cache_mb=1) as t:  # PDN GameType, a tiny cache
+    with damka.open_tables(tables, variant="26", cache_mb=1) as t:  # PDN GameType, a tiny cache
         assert t.variant == "brazilian"
         assert t.probe("W:WK25,K29:BK4") == tb.probe("W:WK25,K29:BK4")
 
@@ -387,26 +412,37 @@ def test_malformed_fen(tb, tables):
     assert tb.probe(b"W:WK25,K29:BK4") == tb.probe("W:WK25,K29:BK4")
 
 
-def test_too_many_pieces(tb):
-    with pytest.raises(damka.NotInTables) as e:
-        tb.probe("W:W21,22,23,24,25:B1,2,3,4")
-    assert str(e.value) and e.value.status_text == "not in the tables"
+def test_too_many_pieces(tb, tables):
+    """NotInTables says how many pieces the tables hold, as `damka query` does."""
+    most = tb.max_pieces
+    white = ",".join(str(s) for s in range(21, 21 + most))
+    for fen, pieces in (("W:W21,22,23,24,25:B1,2,3,4", 9), (f"W:W{white}:BK4", most + 1)):
+        for call in (tb.probe, tb.rank_moves):
+            with pytest.raises(damka.NotInTables) as e:
+                call(fen)
+            assert e.value.status_text == "not in the tables"
+            assert (e.value.pieces, e.value.max_pieces) == (pieces, most)
+            said = f"the position has {pieces} pieces, the tables in {tables} hold at most {most}"
+            assert str(e.value) == said
+        r = run_damka("query", "--tables", tables, fen)
+        assert r.returncode != 0 and said in r.stderr
 
 
 def test_directory_without_tables(tmp_path):
-    with damka.open(tmp_path) as t:
+    with damka.open_tables(tmp_path) as t:
         assert (t.max_pieces, t.draw_rule) == (0, 0)
-        with pytest.raises(damka.NotInTables, match="no table"):
+        with pytest.raises(damka.NotInTables, match="no table") as e:
             t.probe("W:WK25,K29:BK4")
+        assert f"{tmp_path} holds no brazilian tables" in str(e.value) and e.value.max_pieces == 0
         with pytest.raises(damka.NotInTables):
             t.rank_moves("W:WK25,K29:BK4")
     with pytest.raises(damka.NoDirectory) as e:
-        damka.open(tmp_path / "missing")
+        damka.open_tables(tmp_path / "missing")
     assert isinstance(e.value, FileNotFoundError) and "missing" in str(e.value)
     with pytest.raises(damka.BadArgument, match="chess"):
-        damka.open(tmp_path, variant="chess")
+        damka.open_tables(tmp_path, variant="chess")
     with pytest.raises(damka.BadArgument):
-        damka.open(tmp_path, cache_mb=-1)
+        damka.open_tables(tmp_path, cache_mb=-1)
 
 
 def test_damaged_table(tables, tmp_path, damka_bin):
@@ -415,7 +451,7 @@ def test_damaged_table(tables, tmp_path, damka_bin):
     f = copy / "brazilian-0m1k-0m1k.dtw"
     f.write_bytes(f.read_bytes()[:20])  # truncated: the header and block index do not check
     fen = "W:WK8:BK4"
-    with damka.open(copy) as t:
+    with damka.open_tables(copy) as t:
         with pytest.raises(damka.DamagedTable) as e:
             t.probe(fen)
         assert "0m1k-0m1k" in str(e.value)
@@ -424,29 +460,76 @@ def test_damaged_table(tables, tmp_path, damka_bin):
 
 
 def test_context_manager_closes(tables):
-    with damka.open(tables) as t:
+    with damka.open_tables(tables) as t:
         assert t.probe("W:WK25,K29:BK4").result == "win"
     assert t.closed and "closed" in repr(t)
-    with pytest.raises(damka.Error, match="closed"):
-        t.probe("W:WK25,K29:BK4")
-    with pytest.raises(damka.Error, match="closed"):
-        t.rank_moves("W:WK25,K29:BK4")
+    for call in (t.probe, t.rank_moves):
+        with pytest.raises(damka.TablebaseClosed) as e:
+            call("W:WK25,K29:BK4")
+        assert isinstance(e.value, damka.Error) and isinstance(e.value, ValueError)
+        assert str(e.value) == (f"the Tablebase of {tables!r} is closed (by close() or the end of its "
+                                "`with` block): open the tables again with damka.open_tables()")
+    # closed comes first: a bad counter or FEN on a closed handle still says it is closed
+    with pytest.raises(damka.TablebaseClosed):
+        t.probe("junk", -1)
     t.close()  # twice is harmless
-    t = damka.open(tables)
+    t = damka.open_tables(tables)
     t.close()
     assert t.closed
-    with pytest.raises(damka.Error):
+    with pytest.raises(damka.TablebaseClosed):
         t.probe("W:WK25,K29:BK4")
     # an exception inside the block still closes
     with pytest.raises(KeyError):
-        with damka.open(tables) as t:
+        with damka.open_tables(tables) as t:
             raise KeyError
     assert t.closed
 
 
 def test_missing_library(tables, monkeypatch, tmp_path):
     with pytest.raises(damka.LibraryError, match="cannot load"):
-        damka.open(tables, library=str(tmp_path / "libdamka.so"))
+        damka.open_tables(tables, library=str(tmp_path / "libdamka.so"))
     monkeypatch.setenv("DAMKA_LIB", str(tmp_path / "nowhere.so"))
     with pytest.raises(damka.LibraryError, match="nowhere.so"):
-        damka.open(tables)
+        damka.open_tables(tables)
+
+
+# --- the package's shape ---
+
+
+def test_star_import_keeps_builtin_open():
+    """`from damka import *` brings the API but not `open`: the built-in open() stays; the
+    former name damka.open is still there as an attribute."""
+    namespace = {}
+    exec("from damka import *", namespace)
+    assert "open" not in namespace and "open" not in damka.__all__
+    assert "open_tables" in namespace and "TablebaseClosed" in namespace
+    assert damka.open is damka.open_tables
+    assert all(hasattr(damka, name) for name in damka.__all__)
+
+
+def test_former_name_open(tables):
+    with damka.open(tables) as t:
+        assert t.probe("W:WK25,K29:BK4").result == "win"
+
+
+def test_values_immutable_and_hashable(tb):
+    moves = tb.rank_moves("W:WK25,K29:BK4")
+    m = moves[0]
+    assert isinstance(m.squares, tuple) and isinstance(m.captures, tuple)
+    with pytest.raises(AttributeError):  # dataclasses.FrozenInstanceError
+        m.dtw = 1
+    assert len(set(moves)) == len(moves) and {m: 1}[tb.rank_moves("W:WK25,K29:BK4")[0]] == 1
+    capture = next(m for fen in random_fens(200, SEED + 5) for m in tb.rank_moves(fen) if m.captures)
+    assert isinstance(capture.captures, tuple) and hash(capture) == hash(capture)
+    p = tb.probe("W:WK25,K29:BK4")
+    assert {p: 1}[tb.probe("W:WK25,K29:BK4")] == 1
+    with pytest.raises(AttributeError):
+        p.result = "draw"
+
+
+def test_version_follows_the_header():
+    """damka.__version__ (which pyproject.toml reads) is libdamka's MAJOR.MINOR of damka.h."""
+    header = (REPO / "query" / "damka.h").read_text()
+    major = re.search(r"#define DAMKA_VERSION_MAJOR (\d+)", header).group(1)
+    minor = re.search(r"#define DAMKA_VERSION_MINOR (\d+)", header).group(1)
+    assert damka.__version__.split(".")[:2] == [major, minor]
