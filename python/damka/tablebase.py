@@ -171,11 +171,10 @@ class Tablebase:
     def probe(self, fen: Fen, counter: int = 0) -> Probe:
         """The value of the position `fen` (a PDN FEN of the variant) for its side to move:
         a Probe with result and dtw, and the value under the draw rule (category, dtc) when
-        `counter` quiet king plies (0..draw_rule-1, as `damka query --counter`) have been
+        `counter` quiet king plies (0..draw_rule, as `damka query --counter`) have been
         played since the last capture or man move. Raises BadPosition (the FEN does not parse,
         or not a legal position), NotInTables (a table is missing, or counter > 0 on tables
-        without a draw rule), BadArgument (a counter below 0, or at the rule's limit or beyond:
-        the rule has drawn the game), TablebaseClosed, DamagedTable, OutOfMemory."""
+        without a draw rule), BadArgument (a counter below 0, or beyond the rule's limit), TablebaseClosed, DamagedTable, OutOfMemory."""
         tb = self._handle()
         counter = self._counter(counter)
         pos = self._position(tb, fen)
@@ -194,14 +193,15 @@ class Tablebase:
 
     def rank_moves(self, fen: Fen, counter: int = 0) -> List[Move]:
         """Every legal move of `fen` with its value, best first, as `damka query` lists them:
-        with a draw rule, by category under the rule at `counter` (0..draw_rule-1; win, cursed
+        with a draw rule, by category under the rule at `counter` (0..draw_rule; win, cursed
         win, draw, blessed loss, loss), then fastest win / slowest loss by DTW; without one, by
         DTW alone. The first move carries the position's own value. An empty list: the side to
         move has no legal move (a loss in 0). Raises as probe()."""
         tb = self._handle()
         counter = self._counter(counter)
         pos = self._position(tb, fen)
-        rule = bool(self.draw_rule)
+        # at the limit the rule has drawn the game: the moves without rule values, as the CLI
+        rule = 0 <= counter < self.draw_rule
         count = ctypes.c_int(0)
         cap = 64  # most positions have fewer moves; asked again with the exact count otherwise
         moves: Any
@@ -251,8 +251,8 @@ class Tablebase:
 
     def _counter(self, counter: int) -> int:
         """The counter as an int, refused as `damka query --counter` refuses it: below 0, on
-        tables without the draw rule (NotInTables), or at the rule's limit (damka_draw_rule)
-        or beyond, where the rule has drawn the game (BadArgument)."""
+        tables without the draw rule (NotInTables), or beyond the rule's limit
+        (damka_draw_rule), where the rule has drawn the game (BadArgument)."""
         counter = operator.index(counter)  # TypeError for a float or a string, as list indexing
         if counter < 0:
             raise BadArgument(f"counter {counter}: a counter counts quiet king plies, 0 or more")
@@ -265,10 +265,10 @@ class Tablebase:
                 "not in the tables",
                 max_pieces=self.max_pieces,
             )
-        if counter >= limit > 0:
+        if counter > limit > 0:
             raise BadArgument(
-                f"counter {counter}: the {limit // 2}-move rule has drawn the game at {limit} plies "
-                f"(a counter is 0..{limit - 1} on these tables)"
+                f"counter {counter}: the {limit // 2}-move rule draws the game at {limit} plies, "
+                f"so the counter goes from 0 to {limit}"
             )
         return counter
 

@@ -31,8 +31,9 @@ import damka  # noqa: E402
 
 
 def from_manifest(path):
-    """(variant, [(plies, material, fen, positions of that length)]) from manifest.json."""
-    m = json.loads(path.read_text())
+    """(variant, [(plies, material, fen, positions of that length)]) from manifest.json, of its
+    first variant (a directory may hold both)."""
+    m = json.loads(path.read_text())["variants"][0]
     wins = []
     for t in m["tables"]:
         lw = t.get("longest_win")

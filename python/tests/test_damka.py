@@ -122,7 +122,7 @@ def manifest_fens(tables):
     if not path.exists():
         return []
     fens = set()
-    for t in json.loads(path.read_text())["tables"]:
+    for t in (t for v in json.loads(path.read_text())["variants"] for t in v["tables"]):
         if t.get("longest_win"):
             fens.add(t["longest_win"]["fen"])
         if t.get("rule") and t["rule"].get("longest_dtc"):
@@ -313,24 +313,28 @@ def test_probe_at_every_counter(tb, sample):
 
 
 def test_counter_refused_as_cli(tb, tables):
-    """A counter at the rule's limit or beyond is refused as `damka query --counter` refuses
-    it (the rule has drawn the game), by probe() and rank_moves() alike; so is one below 0."""
+    """A counter from 0 to the rule's limit is answered (at the limit the rule has drawn the
+    game: moves without rule values) and one beyond it refused, by `damka query --counter`,
+    probe() and rank_moves() alike; so is one below 0."""
     if not tb.draw_rule:
         pytest.skip("the tables have no draw rule")
     fen, limit = "W:WK25,K29:BK4", tb.draw_rule
     for c in (limit - 1, limit, limit + 1, 2**40):
-        r = run_damka("query", "--tables", tables, "--counter", str(c), fen)
-        if c < limit:
+        r = run_damka("query", "--tables", tables, "--json", "--counter", str(c), fen)
+        if c <= limit:
             assert r.returncode == 0, r.stderr
-            assert tb.probe(fen, c).category and tb.rank_moves(fen, c)
+            cli = json.loads(r.stdout)
+            assert tb.probe(fen, c).category == cli["rule"]["category"]
+            moves = tb.rank_moves(fen, c)
+            assert moves and all((m.category is None) == (c == limit) for m in moves)
             continue
-        assert r.returncode != 0 and r.stdout == ""
+        assert r.returncode == 2 and r.stdout == ""
         for call in (tb.probe, tb.rank_moves):
             with pytest.raises(damka.BadArgument) as e:
                 call(fen, c)
             assert isinstance(e.value, ValueError)
             if c <= 30000:  # the CLI's largest counter (DK_RULE_MAX_LIMIT); beyond it says so
-                drawn = f"the {limit // 2}-move rule has drawn the game at {limit} plies"
+                drawn = f"the {limit // 2}-move rule draws the game at {limit} plies"
                 assert drawn in r.stderr and drawn in str(e.value), (r.stderr, str(e.value))
     r = run_damka("query", "--tables", tables, "--counter", "-1", fen)
     assert r.returncode != 0
@@ -374,7 +378,7 @@ def test_longest_wins_example(tables):
     if not (Path(tables) / "manifest.json").exists():
         pytest.skip(f"{tables} has no manifest.json")
     manifest = json.loads((Path(tables) / "manifest.json").read_text())
-    longest = max(t["longest_win"]["plies"] for t in manifest["tables"] if t["longest_win"])
+    longest = max(t["longest_win"]["plies"] for t in manifest["variants"][0]["tables"] if t["longest_win"])
     r = subprocess.run([sys.executable, str(PYTHON_DIR / "examples" / "longest_wins.py"), tables],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
