@@ -102,7 +102,7 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, co
         ;
     c->memo_mask = ((uint64_t)1 << c->memo_bits) - 1;
     uint64_t own = c->cap * each + (c->memo_mask + 1) * sizeof(resolved);
-    c->tb = dk_tb_open(dir, g->v, &(dk_tb_options){(size_t)(cache_bytes > 2 * own ? cache_bytes - own : cache_bytes / 2)});
+    c->tb = dk_tb_open(dir, g->v, &(dk_tb_options){(size_t)(cache_bytes > 2 * own ? cache_bytes - own : cache_bytes / 2 + 1)});
     c->blocks = dk_block_pool_new(unit_cache_bytes, DK_VFILE_SLOT_BYTES);
     if (!c->dir || !c->tb || !c->blocks || !c->queue || !c->sorted || !c->from) {
         dk_exit_check_free(c);

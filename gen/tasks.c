@@ -22,10 +22,16 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
      * as the solver's exit cache, if the quarter allows) */
     uint64_t check_bytes = dk_budget_check_cache(b->cache_bytes);
     uint64_t check_units = b->exit_cache_bytes < check_bytes / 2 ? b->exit_cache_bytes : check_bytes / 2;
+    uint64_t solver_tables = b->cache_bytes - check_bytes, check_tables = check_bytes - check_units;
+    /* DAMKA_TEST_TABLE_BYTES: for tests, both readers of finished tables get this many bytes
+     * (1: a block is dropped as soon as another is read) */
+    const char *tiny = getenv("DAMKA_TEST_TABLE_BYTES");
+    if (tiny)
+        solver_tables = check_tables = strtoull(tiny, NULL, 10);
     *w = (dk_worker){g, dir, keep_work, dictionary, limit,
-                     dk_finished_new(dir, g->v, limit, b->cache_bytes - check_bytes), NULL, NULL,
+                     dk_finished_new(dir, g->v, limit, solver_tables), NULL, NULL,
                      dk_plan_cache_new(g), *b, NULL, 0};
-    if (w->finished && w->plans && (w->check = dk_exit_check_new(g, w->plans, dir, limit, check_bytes - check_units, check_units)))
+    if (w->finished && w->plans && (w->check = dk_exit_check_new(g, w->plans, dir, limit, check_tables, check_units)))
         w->solver = dk_solver_new(g, w->finished, w->check, w->plans, dir, limit, b->exit_cache_bytes);
     if (!w->solver || !w->check || !w->plans) {
         dk_worker_free(w);
