@@ -17,7 +17,8 @@ typedef struct dk_exit_check dk_exit_check;
 
 /* A reader of the exits of units of graph g, over the finished tables and unit files of dir
  * (its work/ folder), with a draw rule of `limit` plies (0: DTW only), cache_bytes for the
- * tables (libdamka's block cache, and the queue of exits: an eighth) and a pool of unit_cache_bytes for the units' blocks
+ * tables (the values read, remembered: a quarter; the queue of exits: up to an eighth;
+ * libdamka's block cache: the rest) and a pool of unit_cache_bytes for the units' blocks
  * (blockpool.h, an instance of its own); plans is the caller's plan cache (which it outlives).
  * One per thread. Returns NULL when out of memory. */
 dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
