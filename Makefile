@@ -201,7 +201,7 @@ python-test: $(DAMKA) lib | $(DEPS_OK) $(PLOTS_OK) $(PYDEPS_OK)
 
 # The figures of a table directory (scripts/plot-stats): `make figures TABLES=DIR` writes the
 # PNG files into FIGURES, by default $(BUILD)/figures, so that the committed docs/figures (the
-# 6-piece ones README shows) change only when asked: FIGURES=docs/figures.
+# 6-piece ones docs/measurements.md shows) change only when asked: FIGURES=docs/figures.
 FIGURES ?= $(BUILD)/figures
 .PHONY: figures
 figures: $(DAMKA) | $(PLOTS_OK)

@@ -35,7 +35,7 @@ static const double plain_unit = 0.73, plain_finish = 0.64, plain_decode = 0.5;
 static const double table_bits[3] = {0.18, 1.21, 0.50};
 static const double unit_bits_rule = 4.26, unit_bits_plain = 3.21;
 /* A split unit's time on its ranks against one rank's time for the same positions, talking
- * included (measured: see split_overhead in README). */
+ * included (measured: docs/usage.md, "Split units"). */
 static const double split_overhead = 1.3;
 
 static int kings(dk_material m) { return m.wk + m.bk; }

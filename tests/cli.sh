@@ -151,8 +151,9 @@ expect_bad info --pieces 4 --unit-positions 0
 # help texts alone. An option a command's help names is accepted (alone it is refused for a
 # missing argument, never as unknown; one that the usage shows with a value, "--out DIR", says
 # it needs one); an option another command's help names and this one's does not is refused as
-# unknown. The usage agrees with `damka --help` and with README's "Use" block.
+# unknown. The usage agrees with `damka --help` and with the "Use" block of docs/cli.md.
 README=$(dirname "$0")/../README.md
+USE_DOC=$(dirname "$0")/../docs/cli.md
 mkdir -p "$TMP/empty"
 case $DAMKA in /*) ABS=$DAMKA ;; */*) ABS=$PWD/$DAMKA ;; *) ABS=$(command -v "$DAMKA") ;; esac
 words() { tr -c 'A-Za-z0-9_-' '\n' | grep -E '^(--[a-z][-a-z]*|-[a-z])$' | sort -u; }
@@ -178,10 +179,10 @@ for c in $commands; do
     # damka --help shows the same usage
     "$DAMKA" --help | awk -v c="$c" '$1 == "damka" { on = ($2 == c) } on' | words |
         cmp -s - "$TMP/usage.$c" || fail "damka --help and damka $c --help disagree on the options of $c"
-    # README's Use block: the command's line and the lines that continue it
-    awk '/^## Use/ { use = 1 } use && /^```/ { n++ } use && n == 1' "$README" |
+    # the Use block of docs/cli.md: the command's line and the lines that continue it
+    awk '/^## Use/ { use = 1 } use && /^```/ { n++ } use && n == 1' "$USE_DOC" |
         awk -v c="$c" '/^build\/damka / { on = ($2 == c) } /^[a-z]/ && !/^build\/damka / { on = 0 } on' |
-        words | cmp -s - "$TMP/usage.$c" || fail "README's Use block and damka $c --help disagree on its options"
+        words | cmp -s - "$TMP/usage.$c" || fail "the Use block of docs/cli.md and damka $c --help disagree on its options"
 done
 sort -u "$TMP"/opts.* >"$TMP/all"
 [ "$(wc -l <"$TMP/all")" -ge 20 ] || fail "the help texts name only $(wc -l <"$TMP/all") options"
