@@ -3,7 +3,9 @@
 # with --keep-work (the raw working copies hold gen's uncompressed values), then runs
 # tests/test_probe on them (every position through libdamka against the raw values, threads,
 # damaged and missing files) and tests/install.sh (make install, the example program built
-# with pkg-config, shared and static, compared with `damka query`).
+# with pkg-config, shared and static, compared with `damka query`), and checks that the examples
+# of README.md and docs/*.md print what they show (scripts/readme-examples --check: these tables
+# are those `make run` makes).
 # Usage: tests/probe.sh path/to/damka (the test programs are found beside it, in tests/).
 # Environment: MAKE, CC, CFLAGS (the example program is built with them).
 set -u
@@ -25,6 +27,14 @@ n=$(find "$T" -maxdepth 1 -name '*.wld' | wc -l)
 n=$(find "$T/work" -maxdepth 1 -name '*.raw' 2>/dev/null | wc -l)
 [ "$n" -eq 41 ] || { echo "FAIL: $n raw working copies in $T/work, expected 41"; fails=$((fails + 1)); }
 
+echo "   the examples of README.md and docs/"
+if "$(dirname "$0")/../scripts/readme-examples" --check --damka "$DAMKA" --tables "$T" >"$TMP/examples" 2>&1; then
+    tail -n 1 "$TMP/examples" | sed 's/^/   /'
+else
+    cat "$TMP/examples"
+    echo "FAIL: an example of README.md or docs/ does not print what it shows (scripts/readme-examples --write puts the output in place)"
+    fails=$((fails + 1))
+fi
 echo "   test_probe"
 DK_TABLES=$T "$BIN/tests/test_probe" || fails=$((fails + 1))
 echo "   test_replace"
