@@ -38,11 +38,11 @@ typedef struct queued {
     dk_value got[2];  /* what the solver read */
 } queued;
 
-/* The values of capture positions, resolved through their captures, remembered by material and
- * index (direct-mapped, neighbouring indices side by side): the exits of the positions of a
- * unit reach the same ones batch after batch, and each resolution reads every capture's
- * position. An entry's tag is the material's slot and the index's bits above the entry's
- * place; an index too large for the tag is not remembered. */
+/* The values read from the finished tables (a capture position's resolved through its
+ * captures), remembered by material and index (direct-mapped, neighbouring indices side by
+ * side): the exits of a unit's positions reach the same ones queue after queue, and each
+ * resolution reads every capture's position. An entry's tag is the material's slot and the
+ * index's bits above the entry's place; an index too large for the tag is not remembered. */
 typedef struct resolved {
     uint32_t tag; /* 0: empty (slot 0 is no material) */
     dk_value v[2];
@@ -73,7 +73,7 @@ struct dk_exit_check {
     const dk_wpair *pair;               /* of the exits queued */
     queued *queue, *sorted;             /* cap each */
     dk_pos *from;                       /* the positions of the exits queued, each once */
-    resolved *memo;                     /* memo_mask + 1 entries, made at the first resolution */
+    resolved *memo;                     /* memo_mask + 1 entries, made at the first read */
     uint64_t memo_mask;
     int memo_bits;
     uint32_t n, nfrom, cap;
@@ -97,7 +97,7 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, co
     c->queue = malloc(c->cap * sizeof *c->queue);
     c->sorted = malloc(c->cap * sizeof *c->sorted);
     c->from = malloc(c->cap * sizeof *c->from);
-    /* the memo a quarter, from 2^16 entries */
+    /* the values remembered a quarter, from 2^16 entries */
     for (c->memo_bits = 16; ((uint64_t)2 << c->memo_bits) * sizeof(resolved) <= cache_bytes / 4; c->memo_bits++)
         ;
     c->memo_mask = ((uint64_t)1 << c->memo_bits) - 1;
@@ -179,7 +179,9 @@ static open_unit *unit_above(dk_exit_check *c, uint32_t u, char *err, size_t err
 static dk_index *index_of(dk_exit_check *c, dk_material m, char *err, size_t errlen)
 {
     dk_index *ix = malloc(sizeof *ix);
-    if (ix && dk_index_init(ix, c->g->v, m) == 0)
+    if (!ix)
+        return dk_errorf(err, errlen, "out of memory"), NULL;
+    if (dk_index_init(ix, c->g->v, m) == 0)
         return ix;
     free(ix);
     char name[DK_MATERIAL_NAME_MAX];
