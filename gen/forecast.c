@@ -6,29 +6,11 @@
 #include "../index/subslice.h"
 #include "budget.h"
 
-/* Calibration (Brazilian, draw rule of 15 moves). Every task of a run up to 5 pieces timed on
- * one rank: seconds a unit position fit 2.77e-7 x (1 + 1.22 x kings), finishing 1.6e-7 a
- * position (5 pieces; 4 pieces: 1.9e-7). Whole runs on 2 ranks, up to 5 pieces in 89 s and up
- * to 6 in 1771 s, were reproduced by the simulation with those times x 0.9 (the per-task timing
- * ran on a busier machine). Later builds are faster: x 0.78 reproduced a 6-piece run on 2
- * ranks in 1406 s (2026-11-24), and with the shared exit cache and cheap reopening of units
- * (the same day, a quieter hour) that run took 1078 s: the times below are those x 0.61
- * (0.78 x 0.786). Issue 10's generator (2026-11-24, the evening) took 73.3 s up to 5 pieces on
- * one rank where those times forecast 108 s: unit and finishing times x 0.68. Without the
- * rule, units took 0.83 of the time, finishing 0.72 (4 pieces). Its last steps (2026-11-24,
- * late) took 58.1 s with the rule and 42.2 s without where those forecast 73 s and 60 s: unit
- * and finishing times x 0.796, and without the rule x 0.883 more (0.73 and 0.64). Tables up to
- * 5 pieces take 0.18 bits a position (WLD), 1.21 (DTW), 0.50 (DTC);
- * unit files of 5 pieces, with each position's capture flag, 4.26 bits a position with the
- * rule's second value and 3.21 without (measured with --keep-work).
- * Decoding finished tables again when a small cache dropped them: Brazilian up to 6 pieces on 2
- * ranks took 1134 s at --memory-per-rank 1G against 1078 s at 12G (14e244e, quiet, one after
- * the other), while the simulation has the ranks decode 5.2 GiB more of compressed tables each
- * (2.6e10 positions): 2.0e-9 s a position. That is fast for decoding (zstd and two bytes a value
- * each), which says that measurement's reads were a superset (units then decoded whole tables);
- * without the rule a decoded table holds one value a position, not two: half the time, assumed.
- * read_spread: with it the reads of Brazilian up to 5 pieces on one rank at an ample budget
- * come to 1.19e8 positions, as the run's counter of decoded blocks says (docs/measurements.md). */
+/* The model's constants (Brazilian, draw rule of 15 moves): seconds a unit position (times
+ * 1 + king_weight x kings) and a finished position, of decoding a finished table's position,
+ * the span of a table a unit reads against its share (read_spread), the costs without the
+ * rule, table and unit-file sizes in bits a position. How each was measured and fitted:
+ * docs/measurements.md, "Forecasts of damka plan". */
 static const double unit_seconds = 0.828e-7, king_weight = 1.22, finish_seconds = 0.486e-7;
 static const double decode_seconds = 2.0e-9, read_spread = 2.0;
 static const double plain_unit = 0.73, plain_finish = 0.64, plain_decode = 0.5;
