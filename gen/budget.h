@@ -21,11 +21,13 @@ typedef struct dk_budget {
 } dk_budget;
 
 /* The part of a rank's cache of tables (cache_bytes) that verification's own reader of the
- * exits keeps (gen/exitcheck.h: libdamka's block cache): a quarter. Pure. */
+ * exits keeps (gen/exitcheck.h: the values it remembers, its queue, libdamka's block cache and
+ * its unit files' blocks): a quarter. Pure. */
 uint64_t dk_budget_check_cache(uint64_t cache_bytes);
 
-/* The exit cache of a rank that may hold `memory` bytes: a sixteenth of it, and at least what
- * sixteen units' files held when each had a cache of its own (69 MiB). Pure. */
+/* The exit cache of a rank that may hold `memory` bytes: a sixteenth of it, and at least
+ * what sixteen units' files would hold each with a cache of its own (DK_SOLVER_ABOVE_OPEN x
+ * DK_VFILE_CACHE_MAX). Pure. */
 uint64_t dk_budget_exit_cache(uint64_t memory);
 
 /* Bytes a rank needs, besides its two caches, to solve and verify a unit of `positions`
