@@ -99,7 +99,7 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
     if (dk_budget_split(memory, o->unit_positions, o->rule_limit, b, err, errlen) != 0) {
         *refused = true;
         uint64_t floor = dk_budget_floor(o->rule_limit);
-        bool again;
+        bool again = false; /* the floor refused too (only tried below the floor) */
         dk_workgraph *g = memory < floor ? dk_setup_run(o, floor, nranks, b, &again, err, errlen) : NULL;
         if (g) /* the floor suffices: say so */
             dk_budget_refuse(err, errlen, floor, memory, "the least of any run");
