@@ -7,7 +7,6 @@
 #include "../query/drawrule.h"
 #include "../rules/errors.h"
 #include "../rules/movegen.h"
-#include "../rules/notation.h"
 #include "unitfile.h"
 #include "verify.h"
 
