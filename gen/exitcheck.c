@@ -7,7 +7,6 @@
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
 #include "../rules/errors.h"
-#include "../rules/movegen.h"
 #include "../rules/notation.h"
 #include "unitfile.h"
 #include "verify.h"
@@ -342,16 +341,17 @@ static bool same(const dk_exit_check *c, const dk_value a[2], const dk_value b[2
 
 int dk_exit_check_flush(dk_exit_check *c, char *err, size_t errlen)
 {
-    sort_queue(c);
     uint32_t n = c->n;
+    if (!n)
+        return 0;
+    sort_queue(c);
     c->n = c->nfrom = 0;
+    const int above[2] = {dk_tb_material_slot(c->pair->m), dk_tb_material_slot(c->pair->twin)};
     for (uint32_t k = 0, end; k < n; k = end) {
         const queued *q = &c->queue[k];
         int slot = (int)(q->key >> INDEX_BITS);
         uint64_t i = q->key & ((1ull << INDEX_BITS) - 1);
-        const dk_index *ix = slot == dk_tb_material_slot(c->pair->m)      ? &c->pair->ix
-                             : slot == dk_tb_material_slot(c->pair->twin) ? &c->pair->ix_twin
-                                                                          : NULL;
+        const dk_index *ix = slot == above[0] ? &c->pair->ix : slot == above[1] ? &c->pair->ix_twin : NULL;
         dk_value want[2];
         dk_pos exit = {{0, 0}, 0, DK_WHITE}; /* for a table, or for the message */
         if (!ix)
