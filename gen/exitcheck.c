@@ -47,7 +47,7 @@ typedef struct resolved {
     dk_value v[2];
 } resolved;
 
-enum { INDEX_BITS = 48, RADIX_BITS = 11, TAG_INDEX_BITS = 19 };
+enum { INDEX_BITS = 48, RADIX_BITS = 16, SHORT_QUEUE_BITS = 14, TAG_INDEX_BITS = 19, PREFETCH_AHEAD = 16 };
 _Static_assert(DK_TB_MATERIAL_SLOTS <= 1 << (64 - INDEX_BITS), "a slot fits above the index");
 
 typedef struct open_unit {
@@ -71,6 +71,7 @@ struct dk_exit_check {
     dk_index *ix[DK_TB_MATERIAL_SLOTS]; /* of the materials of the tables read, made at the first read */
     const dk_wpair *pair;               /* of the exits queued */
     queued *queue, *sorted;             /* cap each */
+    uint32_t *count;                    /* the sort's counters, one a digit's value */
     dk_pos *from;                       /* the positions of the exits queued, each once */
     resolved *memo;                     /* memo_mask + 1 entries, made at the first read */
     uint64_t memo_mask;
@@ -96,6 +97,7 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, co
     c->queue = malloc(c->cap * sizeof *c->queue);
     c->sorted = malloc(c->cap * sizeof *c->sorted);
     c->from = malloc(c->cap * sizeof *c->from);
+    c->count = malloc(sizeof *c->count << RADIX_BITS);
     /* the values remembered a quarter, from 2^16 entries */
     for (c->memo_bits = 16; ((uint64_t)2 << c->memo_bits) * sizeof(resolved) <= cache_bytes / 4; c->memo_bits++)
         ;
@@ -103,7 +105,7 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, co
     uint64_t own = c->cap * each + (c->memo_mask + 1) * sizeof(resolved);
     c->tb = dk_tb_open(dir, g->v, &(dk_tb_options){(size_t)(cache_bytes > 2 * own ? cache_bytes - own : cache_bytes / 2 + 1)});
     c->blocks = dk_block_pool_new(unit_cache_bytes, DK_VFILE_SLOT_BYTES);
-    if (!c->dir || !c->tb || !c->blocks || !c->queue || !c->sorted || !c->from) {
+    if (!c->dir || !c->tb || !c->blocks || !c->queue || !c->sorted || !c->from || !c->count) {
         dk_exit_check_free(c);
         return NULL;
     }
@@ -142,6 +144,7 @@ void dk_exit_check_free(dk_exit_check *c)
     free(c->queue);
     free(c->sorted);
     free(c->from);
+    free(c->count);
     free(c->memo);
     for (int k = 0; k < DK_TB_MATERIAL_SLOTS; k++)
         free(c->ix[k]);
@@ -237,21 +240,28 @@ static int table_value_fn(void *ctx, dk_material m, const dk_pos *p, dk_value ou
     return i < 0 ? -1 : table_value(ctx, k, (uint64_t)i, p, out, err, errlen);
 }
 
+/* Where index i of the material in slot k is remembered, before the mask: each material
+ * has its own offset, so that the small indices of all do not meet. */
+static uint64_t memo_hash(const dk_exit_check *c, int k, uint64_t i)
+{
+    return i + (((uint64_t)k * 0x9E3779B97F4A7C15ull) & c->memo_mask);
+}
+
 /* Where index i of the material in slot k is remembered, and its tag in *tag (0: too large to
  * be remembered). NULL when out of memory. */
 static resolved *memo_entry(dk_exit_check *c, int k, uint64_t i, uint32_t *tag)
 {
     if (!c->memo && !(c->memo = calloc(c->memo_mask + 1, sizeof *c->memo)))
         return NULL;
-    uint64_t h = i + (((uint64_t)k * 0x9E3779B97F4A7C15ull) & c->memo_mask); /* k's own offset */
+    uint64_t h = memo_hash(c, k, i);
     uint64_t high = h >> c->memo_bits; /* with the place, gives h and so i back */
     *tag = high < (1u << TAG_INDEX_BITS) ? (uint32_t)k << TAG_INDEX_BITS | (uint32_t)high : 0;
     return &c->memo[h & c->memo_mask];
 }
 
-/* The values of n (White to move), index i of the material in slot k, from the finished
- * tables: a position that must capture through its captures (dk_expected_values),
- * remembered. */
+/* The values of position i of the material in slot k (White to move; n, or NULL: unranked
+ * here when it is not remembered) from the finished tables: a position that must capture
+ * through its captures (dk_expected_values), remembered. */
 static int table_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_value out[2],
                        char *err, size_t errlen)
 {
@@ -266,6 +276,9 @@ static int table_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_
     }
     out[1] = DK_RULE_DRAW;
     dk_material m = c->ix[k]->m;
+    dk_pos unranked;
+    if (!n)
+        n = &unranked, unranked = dk_index_unrank(c->ix[k], i);
     dk_tb_status st = c->limit ? dk_tb_probe_normal_dtw_dtc(c->tb, m, n, DK_TB_NO_CAPTURES, out)
                                : dk_tb_probe_normal_flags(c->tb, m, n, DK_METRIC_DTW, DK_TB_NO_CAPTURES, out);
     if (st == DK_TB_MUST_CAPTURE) {
@@ -287,18 +300,21 @@ static int table_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_
 }
 
 /* Sorts the queue by key into c->queue (least significant digits first, the digits where all
- * keys agree skipped). */
+ * keys agree skipped; a short queue in narrow digits, whose counters cost less than its
+ * extra passes). */
 static void sort_queue(dk_exit_check *c)
 {
     uint64_t differ = 0;
     for (uint32_t k = 1; k < c->n; k++)
         differ |= c->queue[k].key ^ c->queue[0].key;
+    const int bits = c->n >> SHORT_QUEUE_BITS ? RADIX_BITS : RADIX_BITS / 2;
+    const uint64_t mask = (1u << bits) - 1;
     queued *from = c->queue, *to = c->sorted;
-    for (int shift = 0; shift < 64; shift += RADIX_BITS) {
-        const uint64_t mask = (1u << RADIX_BITS) - 1;
+    for (int shift = 0; shift < 64; shift += bits) {
         if (!((differ >> shift) & mask))
             continue;
-        uint32_t count[1u << RADIX_BITS] = {0};
+        uint32_t *count = c->count;
+        memset(count, 0, sizeof *count << bits);
         for (uint32_t k = 0; k < c->n; k++)
             count[(from[k].key >> shift) & mask]++;
         for (uint32_t d = 0, sum = 0; d <= mask; d++) {
@@ -352,17 +368,18 @@ int dk_exit_check_flush(dk_exit_check *c, char *err, size_t errlen)
         int slot = (int)(q->key >> INDEX_BITS);
         uint64_t i = q->key & ((1ull << INDEX_BITS) - 1);
         const dk_index *ix = slot == above[0] ? &c->pair->ix : slot == above[1] ? &c->pair->ix_twin : NULL;
+        if (c->memo && k + PREFETCH_AHEAD < n) { /* the entries are far apart: a miss each */
+            uint64_t ahead = c->queue[k + PREFETCH_AHEAD].key;
+            __builtin_prefetch(&c->memo[memo_hash(c, (int)(ahead >> INDEX_BITS),
+                                                  ahead & ((1ull << INDEX_BITS) - 1)) & c->memo_mask]);
+        }
         dk_value want[2];
-        dk_pos exit = {{0, 0}, 0, DK_WHITE}; /* for a table, or for the message */
-        if (!ix)
-            exit = dk_index_unrank(c->ix[slot], i);
         if ((ix ? above_value(c, ix, i, want, err, errlen)
-                : table_value(c, slot, i, &exit, want, err, errlen)) != 0)
+                : table_value(c, slot, i, NULL, want, err, errlen)) != 0)
             return -1;
         for (end = k; end < n && c->queue[end].key == q->key; end++)
             if (!same(c, c->queue[end].got, want)) {
-                if (ix)
-                    exit = dk_index_unrank(ix, i);
+                dk_pos exit = dk_index_unrank(ix ? ix : c->ix[slot], i);
                 return differs(c, &c->from[c->queue[end].from], &exit, c->queue[end].got, want, err, errlen);
             }
     }

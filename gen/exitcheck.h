@@ -4,7 +4,8 @@
  * finished tables through libdamka's probe (query/tablebase.h: its block cache, and capture
  * positions resolved here through their captures), the units of the level above through a
  * unit file reader of its own, found from the position's full index. Every exit the solver
- * reads is queued here and read again before its group's values are final; the run stops at the
+ * reads is queued here and read again before its unit is verified and written (a split unit:
+ * before its group's values are final, on every rank); the run stops at the
  * first disagreement: a wrong table, a wrong child index or a stale cache entry on either side
  * (design.md, section 4). */
 #ifndef DK_EXITCHECK_H

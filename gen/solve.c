@@ -855,8 +855,9 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_value
             break;
         }
     }
-    /* the exits' second reading, before any value of the group is final */
-    if (status == 0 && dk_exit_check_flush(s->check, err, errlen) != 0)
+    /* the exits' second reading: a split unit's ranks agree on it with the rest of the group's
+     * status; a unit on one rank reads them once for all its groups (dk_solve_unit) */
+    if (status == 0 && c->comm && dk_exit_check_flush(s->check, err, errlen) != 0)
         status = -1;
     bool mine = status < 0;
     agree(c, &status, 1);
@@ -913,6 +914,10 @@ int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, s
         if (solve_group(s, &c, out + gr->offset * s->stride, s->conv + 2 * gr->offset, err, errlen) != 0)
             return -1;
     }
+    /* the exits' second reading, before the unit is verified and written: a queue of all its
+     * groups reads each position they reach once */
+    if (dk_exit_check_flush(s->check, err, errlen) != 0)
+        return -1;
     return 0; /* the units above stay open for dk_verify_unit */
 }
 

@@ -135,8 +135,6 @@ echo "   1 rank, killed $killed times and restarted: $(since "$t0") s"
 # a damaged unit file is not trusted, but solved again. A material is finished when its
 # statistics are written (last): the files of one the kill caught half-way are written again.
 K=$TMP/kill-keep
-gen --pieces 4 --out "$K" --quiet --keep-work 2>"$TMP/kill.err" &
-JOB=$!
 unfinished_unit() {
     for u in "$K"/work/brazilian-*.L*; do
         [ -f "$u" ] || continue
@@ -148,15 +146,23 @@ unfinished_unit() {
     return 1
 }
 half_with_unit() { has_tables "$K" 20 && unfinished_unit >/dev/null; }
-if wait_for 120 half_with_unit; then
+# The unit seen unfinished may be finished between the look and the kill: run again then.
+damaged=""
+for attempt in 1 2 3 4 5; do
+    rm -rf "$K"
+    gen --pieces 4 --out "$K" --quiet --keep-work 2>"$TMP/kill.err" &
+    JOB=$!
+    wait_for 120 half_with_unit || break
     kill_tree "$JOB"
+    damaged=$(unfinished_unit) && break
+done
+if [ -n "$damaged" ]; then
     find "$K" -type f ! -name '*.tmp.*' | sort | while read -r f; do
         case $f in
         *.wld | *.dtw | *.dtc | *.raw) mat=${f##*/}; [ -e "$K/${mat%.*}.stats" ] && echo "$f" ;;
         *) echo "$f" ;;
         esac
     done >"$TMP/before"
-    damaged=$(unfinished_unit)
     # flip a value byte of that unit: its header checksum no longer matches
     off=$(($(wc -c <"$damaged") - 1))
     byte=$(od -An -tu1 -j "$off" -N1 "$damaged" | tr -d ' ')
@@ -177,7 +183,7 @@ if wait_for 120 half_with_unit; then
 else
     wait "$JOB"
     JOB=""
-    fail "--keep-work run: never saw 20 tables with an unfinished unit"
+    fail "--keep-work run: never saw 20 tables with an unfinished unit ($attempt runs)"
 fi
 
 # Two ranks: the whole job killed (mpirun and both ranks), then only rank 1, then only rank 0;
