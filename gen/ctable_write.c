@@ -11,6 +11,7 @@
 #include "../query/drawrule.h"
 #include "../query/fileio.h"
 #include "../rules/errors.h"
+#include "atomicfile.h"
 #include "wldcode_write.h"
 
 /* The writer's defaults: blocks of positions (WLD: and sub-blocks, what a probe decodes) and

@@ -10,6 +10,7 @@
 #include "../rules/errors.h"
 #include "../query/checksum.h"
 #include "../query/fileio.h"
+#include "atomicfile.h"
 
 /* Layout, little-endian: magic[8] version u32 kind u8 variant u8 material[4] width u8 stride u8
  * part u32 count u64 crc u32 block u32 limit u32 header_crc u32 index u64 flagged u8, zeros up

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../gen/subslice.h"
+#include "../gen/workgraph.h"
 #include "../index/material.h"
 #include "../index/perfect.h"
-#include "../index/subslice.h"
-#include "../index/workgraph.h"
 #include "../rules/movegen.h"
 
 static const dk_variant *br(void) { return dk_variant_get(DK_BRAZILIAN); }

@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "heap.h"
-#include "perfect.h"
+#include "../index/perfect.h"
 
 /* Materials with at most this many subslices are listed to cut layers exactly. */
 #define DK_WG_LIST_LIMIT ((uint64_t)1 << 22)

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "material.h"
+#include "../index/material.h"
 
 /* The advancement level of a placement of men. Pure; thread-safe. */
 int dk_men_level(const dk_variant *v, dk_bb wmen, dk_bb bmen);
