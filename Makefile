@@ -16,6 +16,8 @@ SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-o
 MPI_CFLAGS = $(shell pkg-config --cflags ompi-c)
 MPI_LIBS   = $(shell pkg-config --libs ompi-c)
 
+# libdamka: the layers an engine links; the generator (gen/) and the executable (cli/) sit above
+# them, and `make test` checks that no lower layer reaches up (scripts/check-layers).
 LAYERS   := rules index query
 LIB_SRC  := $(foreach d,$(LAYERS),$(wildcard $(d)/*.c))
 GEN_SRC  := $(wildcard gen/*.c)
@@ -165,6 +167,7 @@ TEST_SCALE ?= small
 TEST_SHELL ?= cli gen probe drawrule cluster reliability faults
 FAULTS_SCALE ?= full
 test: $(TESTS) $(TOOLS) $(FAULT_LIB) $(DAMKA) lib
+	@scripts/check-layers $(STATIC_LIB) $(GEN_OBJ)
 	@set -e; for t in $(filter-out $(TABLE_TESTS),$(TESTS)); do echo "== $$t"; \
 		$$t >$$t.out 2>&1 || { cat $$t.out; exit 1; }; cat $$t.out; \
 		if grep -q '^\[  SKIPPED \]' $$t.out; then echo "$$t skips tests: run it from the shell test that makes its tables (TABLE_TESTS)"; exit 1; fi; \
