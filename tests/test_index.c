@@ -1,4 +1,5 @@
-/* The index layer: materials, the perfect index, subslices and the work graph. */
+/* Materials and the perfect index (index/), and the generator's subslice levels and work graph
+ * built on them (gen/subslice.h, gen/workgraph.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
