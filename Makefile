@@ -16,6 +16,8 @@ SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-o
 MPI_CFLAGS = $(shell pkg-config --cflags ompi-c)
 MPI_LIBS   = $(shell pkg-config --libs ompi-c)
 
+# libdamka: the layers an engine links; the generator (gen/) and the executable (cli/) sit above
+# them, and `make test` checks that no lower layer reaches up (scripts/check-layers).
 LAYERS   := rules index query
 LIB_SRC  := $(foreach d,$(LAYERS),$(wildcard $(d)/*.c))
 GEN_SRC  := $(wildcard gen/*.c)
@@ -138,6 +140,19 @@ install: lib query/damka.h query/damka.pc.in
 $(DAMKA): $(CLI_OBJ) $(GEN_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS)
 
+# The executable the shell tests run: the same objects but gen/testhooks.c's, compiled with
+# -DDK_TEST_HOOKS in a folder of its own, so that the test hooks (gen/testhooks.h) work there
+# and nowhere else; `make test` checks that the release executable holds none of them
+# (scripts/check-hooks).
+HOOKS_OBJ  := $(BUILD)/hooks/gen/testhooks.o
+DAMKA_TEST := $(BUILD)/damka-test
+$(HOOKS_OBJ): gen/testhooks.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(MPI_CFLAGS) -DDK_TEST_HOOKS -c $< -o $@
+
+$(DAMKA_TEST): $(CLI_OBJ) $(filter-out $(BUILD)/gen/testhooks.o,$(GEN_OBJ)) $(HOOKS_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS)
+
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(GENLIB) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
 
@@ -164,7 +179,9 @@ TABLE_TESTS := $(addprefix $(BUILD)/tests/,test_probe test_three_kings test_draw
 TEST_SCALE ?= small
 TEST_SHELL ?= cli gen probe drawrule cluster reliability faults
 FAULTS_SCALE ?= full
-test: $(TESTS) $(TOOLS) $(FAULT_LIB) $(DAMKA) lib
+test: $(TESTS) $(TOOLS) $(FAULT_LIB) $(DAMKA) $(DAMKA_TEST) lib
+	@scripts/check-layers $(STATIC_LIB) $(GEN_OBJ)
+	@scripts/check-hooks $(DAMKA) $(DAMKA_TEST)
 	@set -e; for t in $(filter-out $(TABLE_TESTS),$(TESTS)); do echo "== $$t"; \
 		$$t >$$t.out 2>&1 || { cat $$t.out; exit 1; }; cat $$t.out; \
 		if grep -q '^\[  SKIPPED \]' $$t.out; then echo "$$t skips tests: run it from the shell test that makes its tables (TABLE_TESTS)"; exit 1; fi; \
@@ -172,7 +189,7 @@ test: $(TESTS) $(TOOLS) $(FAULT_LIB) $(DAMKA) lib
 	@for t in $(notdir $(TABLE_TESTS)); do grep -q "tests/$$t\b" tests/*.sh || { echo "no shell test runs $$t"; exit 1; }; done
 	@set -e; for t in $(TEST_SHELL); do echo "== tests/$$t.sh"; start=$$(date +%s); \
 		scale=$(TEST_SCALE); [ $$t = faults ] && scale=$(FAULTS_SCALE); \
-		DK_GEN_SCALE=$$scale MAKE="$(MAKE)" CC="$(CC)" CFLAGS="$(CFLAGS)" tests/$$t.sh $(DAMKA); \
+		DK_GEN_SCALE=$$scale MAKE="$(MAKE)" CC="$(CC)" CFLAGS="$(CFLAGS)" tests/$$t.sh $(DAMKA_TEST); \
 		echo "== tests/$$t.sh: $$(($$(date +%s) - start)) s"; done
 	@echo "all tests passed ($(BUILD), TEST_SCALE=$(TEST_SCALE), $(words $(TEST_SHELL)) shell tests)"
 
@@ -315,6 +332,6 @@ clean:
 	rm -rf build build-san build-fuzz
 
 -include $(BUILD)/scripts/bench-probe.d
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(TSUP_OBJ:.o=.d) \
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(GEN_OBJ:.o=.d) $(HOOKS_OBJ:.o=.d) $(TEST_SRC:%.c=$(BUILD)/%.d) $(TSUP_OBJ:.o=.d) \
 	$(TOOL_SRC:%.c=$(BUILD)/%.d)
 -include $(FUZZ_OBJ:.o=.d) $(FUZZ_HARNESS:%.c=$(FUZZ_BUILD)/obj/%.d)

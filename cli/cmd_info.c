@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "../gen/budget.h"
-#include "../index/subslice.h"
-#include "../index/workgraph.h"
+#include "../gen/subslice.h"
+#include "../gen/workgraph.h"
 #include "cli.h"
 #include "runopts.h"
 

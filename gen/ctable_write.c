@@ -11,13 +11,15 @@
 #include "../query/drawrule.h"
 #include "../query/fileio.h"
 #include "../rules/errors.h"
+#include "atomicfile.h"
 #include "wldcode_write.h"
 
 /* The writer's defaults: blocks of positions (WLD: and sub-blocks, what a probe decodes) and
  * zstd levels by metric, and the dictionary's size and samples. WLD sub-blocks of 8192: the
- * smallest whose warm probes stay within 5% of version 1's (a hit reads its unit's cache
- * entry, less often in the processor's cache the more units there are), with 10 times its
- * cold probes and 0.182 bits a position on 6 pieces (docs/measurements.md, "Tables and probing"). */
+ * smallest whose warm probes stay within 5% of those of whole zstd blocks of 262144 positions
+ * (a hit reads its unit's cache entry, less often in the processor's cache the more units
+ * there are), with 10 times its cold probes and 0.182 bits a position on 6 pieces
+ * (docs/measurements.md, "Tables and probing"). */
 enum { WLD_BLOCK = 65536, WLD_SUB = 8192, DTW_BLOCK = 16384, DTW_LEVEL = 9 };
 enum { DTC_BLOCK = 16384, DTC_LEVEL = 9 };
 enum { DICT_CAP = 16384, DICT_SAMPLES = 64 };

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../index/subslice.h"
 #include "budget.h"
+#include "subslice.h"
 
 /* The model's constants (Brazilian, draw rule of 15 moves): seconds a unit position (times
  * 1 + king_weight x kings) and a finished position, of decoding a finished table's position,
@@ -22,7 +22,7 @@ static const double split_overhead = 1.3;
 
 static int kings(dk_material m) { return m.wk + m.bk; }
 
-/* What the units of layer li counted by an upper bound (index/workgraph.h) hold a position of
+/* What the units of layer li counted by an upper bound (workgraph.h) hold a position of
  * their bound, so that the layer's units add up to its exact count. */
 static double layer_share(const dk_workgraph *g, uint32_t li)
 {

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "../index/workgraph.h"
+#include "workgraph.h"
 
 /* Ranks without limit: every ready task starts at once (the critical path). */
 #define DK_FORECAST_UNLIMITED UINT32_MAX

@@ -20,6 +20,7 @@
 #include "setup.h"
 #include "tablecheck.h"
 #include "tasks.h"
+#include "testhooks.h"
 
 enum { TAG_REPORT = 1, TAG_TASK = 2 };
 enum { TASK_NONE = 0, TASK_UNIT = 1, TASK_PAIR = 2, TASK_STOP = 3, TASK_SPLIT = 4 };
@@ -651,8 +652,7 @@ int dk_generate(const dk_gen_options *o)
         status = run_scheduler(o, g, nranks, &b);
     } else {
         dk_worker w;
-        /* DAMKA_TEST_FAIL_INIT: for tests, this rank's worker fails to start */
-        bool ok = !getenv("DAMKA_TEST_FAIL_INIT") &&
+        bool ok = !dk_hook_fail_init() &&
                   dk_worker_init(&w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, &b) == 0;
         remote_worker(ok ? &w : NULL, "its worker cannot start: out of memory");
         if (ok)

@@ -8,6 +8,7 @@
 #include "../query/fileio.h"
 #include "../query/tablebase.h"
 #include "../rules/errors.h"
+#include "atomicfile.h"
 #include "stats.h"
 #include "tablecheck.h"
 #include "tasks.h"

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "../index/workgraph.h"
+#include "workgraph.h"
 
 /* The manifest's form: one JSON document for the whole directory,
  * {"manifest": "damka-manifest-2", "variants": [V, ...]}, one object V a variant with tables

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../index/subslice.h"
+#include "subslice.h"
 
 uint64_t dk_plan_flip_men(const dk_variant *v, const dk_index *from, const dk_index *to,
                           uint64_t men_index)

@@ -1,14 +1,14 @@
 /* The layout of one work unit: which subslices it solves and where their values go.
  *
  * A unit holds the canonical subslices X of one level of a pair with men_index in its range
- * (index/workgraph.h). Each X forms a group with its flip X' in the twin material (the
+ * (workgraph.h). Each X forms a group with its flip X' in the twin material (the
  * Black-to-move side of X): king moves connect the two and nothing else. A unit's values are
  * the groups in ascending X, each group the K values of X then the K values of X' (K =
  * positions per subslice), or X alone when X is its own flip. */
 #ifndef DK_PLAN_H
 #define DK_PLAN_H
 
-#include "../index/workgraph.h"
+#include "workgraph.h"
 
 typedef struct dk_group {
     uint64_t men[2];   /* men_index of X in the canonical material, of X' in the twin */

@@ -1,9 +1,10 @@
 #include "progress.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "testhooks.h"
 
 double dk_now(void)
 {
@@ -18,10 +19,7 @@ void dk_progress_start(dk_progress *pr, bool quiet, uint64_t total_positions,
     double now = dk_now();
     *pr = (dk_progress){quiet, isatty(STDERR_FILENO) != 0, now, now, total_positions, 0, 0,
                         total_materials, 0, "", 5.0};
-    /* DAMKA_TEST_PROGRESS_SECONDS: for tests, the lines' interval off a terminal */
-    const char *every = getenv("DAMKA_TEST_PROGRESS_SECONDS");
-    if (every && *every)
-        pr->every = atof(every);
+    dk_hook_progress_seconds(&pr->every);
 }
 
 void dk_clock_text(double s, char *buf, size_t len)

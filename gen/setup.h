@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../index/workgraph.h"
 #include "budget.h"
 #include "generate.h"
+#include "workgraph.h"
 
 /* The work graph of o's targets: o->only and what they depend on, else every material of
  * o->v up to o->pieces pieces with at most o->per_side a side; units of at most

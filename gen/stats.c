@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "../query/drawrule.h"
-#include "../query/fileio.h"
 #include "../query/tablebase.h"
 #include "../rules/errors.h"
 #include "../rules/notation.h"
+#include "atomicfile.h"
 
 static const char *const RULE_KEY[DK_RC_N] = {"wins", "cursed_wins", "draws", "blessed_losses",
                                               "losses"};

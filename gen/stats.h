@@ -43,7 +43,7 @@ int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value_source *sr
 void dk_stats_free(dk_stats *st);
 
 /* Writes the stats file atomically (temporary file, fsync, rename). Returns 0, or -1 with one
- * line in err naming the step that failed and the file (query/fileio.h). */
+ * line in err naming the step that failed and the file (atomicfile.h). */
 int dk_stats_write(const dk_stats *st, const char *path, char *err, size_t errlen);
 
 /* Reads a stats file. Returns 0, or -1 with one line in err: it cannot be opened or read

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "../index/perfect.h"
-#include "../index/workgraph.h"
+#include "workgraph.h"
 
 /* Checks the finished tables of material ix->m in dir: its statistics file (written last, the
  * mark of a finished table) loads, is the material's and names the draw rule of `limit` plies,

@@ -2,16 +2,15 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#include "../query/drawrule.h"
 #include "../query/tablebase.h"
 #include "../rules/errors.h"
 #include "../rules/notation.h"
 #include "assemble.h"
 #include "ctable_write.h"
 #include "stats.h"
+#include "testhooks.h"
 #include "unitfile.h"
 #include "valuefile.h"
 
@@ -23,11 +22,9 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
     uint64_t check_bytes = dk_budget_check_cache(b->cache_bytes);
     uint64_t check_units = b->exit_cache_bytes < check_bytes / 2 ? b->exit_cache_bytes : check_bytes / 2;
     uint64_t solver_tables = b->cache_bytes - check_bytes, check_tables = check_bytes - check_units;
-    /* DAMKA_TEST_TABLE_BYTES: for tests, both readers of finished tables get this many bytes
-     * (1: a block is dropped as soon as another is read) */
-    const char *tiny = getenv("DAMKA_TEST_TABLE_BYTES");
-    if (tiny)
-        solver_tables = check_tables = strtoull(tiny, NULL, 10);
+    uint64_t tiny;
+    if (dk_hook_table_bytes(&tiny))
+        solver_tables = check_tables = tiny;
     *w = (dk_worker){g, dir, keep_work, dictionary, limit,
                      dk_finished_new(dir, g->v, limit, solver_tables), NULL, NULL,
                      dk_plan_cache_new(g), *b, NULL, 0};
@@ -115,34 +112,6 @@ static int verify_unit(dk_worker *w, const dk_plan *plan, const dk_value *values
     return verify_failed(w, plan, group, side, kings, err, errlen);
 }
 
-static bool corrupt_requested(const char *var, uint32_t u, bool split)
-{
-    const char *e = getenv(var);
-    return e && *e && (strcmp(e, "*") == 0 || (split && strcmp(e, "split") == 0) || strtoul(e, NULL, 10) == u);
-}
-
-/* The test hooks of dk_task_unit: one wrong value in the middle of the unit. */
-static void corrupt_for_test(uint32_t u, bool split, dk_value *values, uint64_t n, unsigned stride)
-{
-    if (n == 0)
-        return;
-    dk_value *v = &values[n / 2 * stride];
-    if (corrupt_requested("DAMKA_TEST_CORRUPT_UNIT", u, split))
-        *v = *v == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(*v + 2);
-    if (corrupt_requested("DAMKA_TEST_CORRUPT_CAPTURE", u, split))
-        *v ^= DK_UNIT_CAPTURE;
-    if (stride > 1 && corrupt_requested("DAMKA_TEST_CORRUPT_RULE", u, split))
-        v[1] = dk_rule_is_decided(v[1]) ? (dk_value)(v[1] + 2) : dk_rule_win(1);
-}
-
-/* The test hook of the exit reads: when asked for unit u, the solver alters one exit it reads
- * in its first quarter of positions (on one rank of a split unit: the last). */
-static void corrupt_exit_for_test(dk_worker *w, uint32_t u, bool split, uint64_t positions, bool this_rank)
-{
-    if (this_rank && corrupt_requested("DAMKA_TEST_CORRUPT_EXIT", u, split))
-        dk_solver_test_corrupt_exit(w->solver, positions / 4);
-}
-
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
 {
     dk_plan plan;
@@ -154,9 +123,9 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
     if (!values) {
         snprintf(err, errlen, "out of memory for a unit of %llu positions",
                  (unsigned long long)plan.npositions);
-    } else if ((corrupt_exit_for_test(w, u, false, plan.npositions, true),
+    } else if ((dk_hook_corrupt_exit(w->solver, u, false, plan.npositions, true),
                 dk_solve_unit(w->solver, &plan, values, err, errlen) == 0) &&
-               (corrupt_for_test(u, false, values, plan.npositions, stride),
+               (dk_hook_corrupt_values(u, false, values, plan.npositions, stride),
                 verify_unit(w, &plan, values, err, errlen) == 0)) {
         rc = dk_unitfile_save(&plan, w->dir, 0, w->limit, values, err, errlen);
     }
@@ -184,15 +153,7 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
         dk_plan_free(&plan);
         return built ? -1 : -2;
     }
-    /* DAMKA_TEST_SPLIT_PAUSE=FILE: for tests that kill a rank in the middle of a split unit,
-     * each rank creates FILE when a split starts and waits 2 s, the others waiting for it */
-    const char *mark = getenv("DAMKA_TEST_SPLIT_PAUSE");
-    if (mark && *mark) {
-        FILE *f = fopen(mark, "w");
-        if (f)
-            fclose(f);
-        sleep(2);
-    }
+    dk_hook_split_pause();
     unsigned stride = w->limit ? 2 : 1;
     uint64_t held = dk_split_positions(&plan, comm->rank, comm->nranks);
     dk_value *values = worker_values(w, (held ? held : 1) * stride);
@@ -204,14 +165,14 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
         bool bad_here;
         int side;
         uint64_t kings;
-        corrupt_exit_for_test(w, u, true, held, comm->rank == comm->nranks - 1);
+        dk_hook_corrupt_exit(w->solver, u, true, held, comm->rank == comm->nranks - 1);
         rc = dk_solve_split(w->solver, &plan, comm, values, serr, sizeof serr);
         dk_solver_test_corrupt_exit(w->solver, UINT64_MAX);
         if (rc != 0) {
             dk_errorf(err, errlen, "solving a split unit of %s: %s", name, serr);
             rc = rc == -2 ? -2 : -1;
         } else {
-            corrupt_for_test(u, true, values, held, stride);
+            dk_hook_corrupt_values(u, true, values, held, stride);
             rc = dk_verify_split(w->solver, &plan, comm, values, &bad_here, &side, &kings, serr, sizeof serr);
             if (rc > 0 && bad_here)
                 rc = verify_failed(w, &plan, 0, side, kings, err, errlen);

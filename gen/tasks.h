@@ -31,18 +31,15 @@ void dk_worker_free(dk_worker *w);
 
 /* Solves unit u, checks every value by the independent forward pass (verify.h) and writes the
  * unit's file atomically. Returns 0, or -1 with one line in err (a verification failure names
- * the material and a failing position as FEN). For tests of that check, the environment
- * variable DAMKA_TEST_CORRUPT_UNIT=u makes unit u alter one of its DTW values before the check,
- * DAMKA_TEST_CORRUPT_RULE=u one of its rule values, DAMKA_TEST_CORRUPT_CAPTURE=u one of its
- * capture flags (unitfile.h), DAMKA_TEST_CORRUPT_EXIT=u one value the solver reads for an exit
- * (dk_solver_test_corrupt_exit) ("*": every unit; "split": every split unit, dk_task_split). */
+ * the material and a failing position as FEN). A test build alters values here on request
+ * (dk_hook_corrupt_values, dk_hook_corrupt_exit: testhooks.h). */
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
 
 /* Solves unit u, which the work graph marks oversize, together with the other ranks of comm
  * (all of them call it at once), checks every value by the forward pass split the same way and
- * writes the parts this rank holds (plan.h, unitfile.h). The test hook of dk_task_unit works
- * here too, on the values each rank holds; DAMKA_TEST_SPLIT_PAUSE=FILE makes each rank create
- * FILE as a split starts and wait 2 s (for tests that kill a rank in the middle of one). Returns 0 on every rank, or on every rank a failure:
+ * writes the parts this rank holds (plan.h, unitfile.h). The test hooks of dk_task_unit work
+ * here too, on the values each rank holds, and a test build may pause as a split starts
+ * (dk_hook_split_pause). Returns 0 on every rank, or on every rank a failure:
  * -1 with one line in err on a rank that failed itself, -2 on the others. */
 int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err, size_t errlen);
 

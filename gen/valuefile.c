@@ -10,25 +10,24 @@
 #include "../rules/errors.h"
 #include "../query/checksum.h"
 #include "../query/fileio.h"
+#include "atomicfile.h"
 
-/* Layout, little-endian: magic[8] version u32 kind u8 variant u8 material[4] width u8 stride u8
- * part u32 count u64 crc u32 block u32 limit u32 header_crc u32 index u64 flagged u8, zeros up
- * to HEADER_SIZE; then (versions 3 and 4) the blocks, each a zstd frame of `block` positions'
- * values (in a flagged file followed by a bit a position: its flag), and at `index` their
- * nblocks + 1 offsets (u64, from the start of the file, the last one `index` itself); crc
- * covers every byte after the header, header_crc the header's bytes but its own (version 3:
- * those before byte 56; it had no flags). Version 2 held the values uncompressed after the
- * header (crc over them, block 0); version 1 (before draw rules) had the header CRC at 36,
- * stride 1 and no limit. */
+/* Layout, little-endian (query/FORMAT.md): magic[8] version u32 kind u8 variant u8 material[4]
+ * width u8 stride u8 part u32 count u64 crc u32 block u32 limit u32 header_crc u32 index u64
+ * flagged u8, zeros up to HEADER_SIZE; then the blocks, each a zstd frame of `block`
+ * positions' values (in a flagged file followed by a bit a position: its flag), and at `index`
+ * their nblocks + 1 offsets (u64, from the start of the file, the last one `index` itself); crc
+ * covers every byte after the header, header_crc the header's bytes but its own. Only this
+ * version is read: a file of another is refused by name. */
 enum { HEADER_SIZE = DK_VFILE_HEADER, VERSION = 4, LEVEL = 1 };
 static const char MAGIC[8] = {'D', 'A', 'M', 'K', 'A', 'V', 'A', 'L'};
 
 struct dk_vfile {
     dk_vfile_info info;
-    uint32_t block;           /* positions a block; 0: uncompressed (versions 1 and 2) */
+    uint32_t block;           /* positions a block */
     size_t block_bytes;       /* a whole block decompressed: values, then flags if flagged */
     uint64_t nblocks;
-    const uint8_t *map, *index, *values;
+    const uint8_t *map, *index;
     size_t map_len;
     void *dctx;
     dk_block_pool *pool;      /* the decompressed blocks (blockpool.h) */
@@ -60,31 +59,32 @@ static void encode_header(const dk_vfile_info *in, uint64_t index, uint8_t *h)
     dk_put32(h + 44, dk_crc32c(dk_crc32c(0, h, 44), h + 48, HEADER_SIZE - 48));
 }
 
-static int decode_header(const uint8_t *h, dk_vfile *t)
+/* Reads the header into t: 0; -1 if it is no value file or is damaged; -2 if it is a value file
+ * of another version (*version says which). */
+static int decode_header(const uint8_t *h, dk_vfile *t, uint32_t *version)
 {
     dk_vfile_info *out = &t->info;
     if (memcmp(h, MAGIC, 8) != 0)
         return -1;
-    uint32_t version = dk_get32(h + 8);
-    if (version == 1 ? dk_get32(h + 36) != dk_crc32c(0, h, 36)
-        : version == 2 ? dk_get32(h + 44) != dk_crc32c(0, h, 44)
-        : (version != 3 && version != VERSION) ||
-              dk_get32(h + 44) != dk_crc32c(dk_crc32c(0, h, 44), h + 48, version == 3 ? 8 : HEADER_SIZE - 48))
+    *version = dk_get32(h + 8);
+    if (*version != VERSION)
+        return -2;
+    if (dk_get32(h + 44) != dk_crc32c(dk_crc32c(0, h, 44), h + 48, HEADER_SIZE - 48))
         return -1;
     out->kind = h[12];
     out->variant = h[13];
     memcpy(out->material, h + 14, 4);
     out->width = h[18];
+    out->stride = h[19];
     out->part = dk_get32(h + 20);
     out->count = dk_get64(h + 24);
     out->crc = dk_get32(h + 32);
-    out->stride = version == 1 ? 1 : h[19];
-    out->limit = version == 1 ? 0 : dk_get32(h + 40);
-    out->flagged = version >= 4 && h[56];
-    t->block = version >= 3 ? dk_get32(h + 36) : 0;
+    t->block = dk_get32(h + 36);
+    out->limit = dk_get32(h + 40);
+    out->flagged = h[56];
     bool ok = (out->width == 1 || out->width == 2) && (out->stride == 1 || out->stride == 2) &&
-              out->count <= ((uint64_t)1 << 48) && (version >= 4 ? h[56] <= 1 : true);
-    return ok && (version < 3 || (t->block > 0 && t->block <= (1u << 20))) ? 0 : -1;
+              out->count <= ((uint64_t)1 << 48) && h[56] <= 1;
+    return ok && t->block > 0 && t->block <= (1u << 20) ? 0 : -1;
 }
 
 int dk_vfile_save(const char *path, dk_vfile_info *info, const dk_value *values, char *err,
@@ -229,51 +229,48 @@ dk_vfile *dk_vfile_open(const char *path, bool check_all, dk_block_pool *pool, c
     }
     if (dk_map_file(path, HEADER_SIZE, &map, &len, err, errlen) != 0)
         goto out;
-    if (decode_header(map, t) != 0) {
+    uint32_t version;
+    int header = decode_header(map, t, &version);
+    if (header == -2) {
+        dk_errorf(err, errlen, "%s is value file version %u; this build reads version %d only", path,
+                  version, VERSION);
+        goto out;
+    }
+    if (header != 0) {
         dk_errorf(err, errlen, "%s is damaged or not a damka value file (bad header)", path);
         goto out;
     }
     const dk_vfile_info *in = &t->info;
-    if (t->block == 0) {
-        uint64_t bytes = in->count * in->stride * in->width;
-        if ((uint64_t)len != HEADER_SIZE + bytes) {
-            dk_errorf(err, errlen, "%s is damaged: %zu bytes, the header needs %llu", path, len,
-                      (unsigned long long)(HEADER_SIZE + bytes));
-            goto out;
-        }
-        t->values = map + HEADER_SIZE;
-    } else {
-        t->nblocks = (in->count + t->block - 1) / t->block;
-        uint64_t index = dk_get64(map + 48);
-        bool ok = index >= HEADER_SIZE && index <= len && (len - index) / 8 == t->nblocks + 1 &&
-                  (len - index) % 8 == 0;
-        for (uint64_t b = 0; ok && b <= t->nblocks; b++) {
-            uint64_t o = dk_get64(map + index + 8 * b);
-            ok = o >= HEADER_SIZE && o <= index && (b == 0 || o >= dk_get64(map + index + 8 * (b - 1))) &&
-                 (b < t->nblocks || o == index);
-        }
-        if (!ok) {
-            dk_errorf(err, errlen, "%s is damaged: bad block index", path);
-            goto out;
-        }
-        t->index = map + index;
-        t->dctx = ZSTD_createDCtx();
-        t->block_bytes = stored_bytes(in, t->block);
-        t->own_pool = !pool;
-        t->pool = pool ? pool : dk_block_pool_new((t->nblocks < DK_VFILE_SLOTS ? t->nblocks : DK_VFILE_SLOTS) *
-                                                  t->block_bytes, t->block_bytes);
-        t->slot_of = malloc((t->nblocks ? t->nblocks : 1) * sizeof *t->slot_of);
-        if (!t->dctx || !t->pool || !t->slot_of) {
-            dk_errorf(err, errlen, "cannot open %s: out of memory", path);
-            goto out;
-        }
-        if (t->block_bytes > dk_block_pool_slot_bytes(t->pool)) {
-            dk_errorf(err, errlen, "%s has blocks of %u positions, more than a reader holds", path, t->block);
-            goto out;
-        }
-        for (uint64_t b = 0; b < t->nblocks; b++)
-            t->slot_of[b] = -1;
+    t->nblocks = (in->count + t->block - 1) / t->block;
+    uint64_t index = dk_get64(map + 48);
+    bool ok = index >= HEADER_SIZE && index <= len && (len - index) / 8 == t->nblocks + 1 &&
+              (len - index) % 8 == 0;
+    for (uint64_t b = 0; ok && b <= t->nblocks; b++) {
+        uint64_t o = dk_get64(map + index + 8 * b);
+        ok = o >= HEADER_SIZE && o <= index && (b == 0 || o >= dk_get64(map + index + 8 * (b - 1))) &&
+             (b < t->nblocks || o == index);
     }
+    if (!ok) {
+        dk_errorf(err, errlen, "%s is damaged: bad block index", path);
+        goto out;
+    }
+    t->index = map + index;
+    t->dctx = ZSTD_createDCtx();
+    t->block_bytes = stored_bytes(in, t->block);
+    t->own_pool = !pool;
+    t->pool = pool ? pool : dk_block_pool_new((t->nblocks < DK_VFILE_SLOTS ? t->nblocks : DK_VFILE_SLOTS) *
+                                              t->block_bytes, t->block_bytes);
+    t->slot_of = malloc((t->nblocks ? t->nblocks : 1) * sizeof *t->slot_of);
+    if (!t->dctx || !t->pool || !t->slot_of) {
+        dk_errorf(err, errlen, "cannot open %s: out of memory", path);
+        goto out;
+    }
+    if (t->block_bytes > dk_block_pool_slot_bytes(t->pool)) {
+        dk_errorf(err, errlen, "%s has blocks of %u positions, more than a reader holds", path, t->block);
+        goto out;
+    }
+    for (uint64_t b = 0; b < t->nblocks; b++)
+        t->slot_of[b] = -1;
     if (check_all && dk_crc32c(0, map + HEADER_SIZE, len - HEADER_SIZE) != in->crc) {
         dk_errorf(err, errlen, "%s is damaged: checksum mismatch", path);
         goto out;
@@ -343,31 +340,24 @@ static const uint8_t *block_flags(const dk_vfile *t, const uint8_t *src, uint64_
 
 int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *err, size_t errlen)
 {
-    const unsigned w = t->info.width, per_block = t->block * t->info.stride;
+    const unsigned per_block = t->block * t->info.stride;
     if (t->last_hi && first >= t->last_lo && first + n <= t->last_hi && t->slot_of[t->last_block] >= 0) {
         const uint8_t *src = dk_block_pool_get(t->pool, t->slot_of, t->last_block);
         copy_block_values(t, out, src, block_flags(t, src, t->last_hi - t->last_lo), first - t->last_lo, n);
         return 0;
     }
     for (size_t done = 0; done < n;) {
-        uint64_t i = first + done;
-        size_t run;
-        if (t->block == 0) {
-            run = n - done;
-            copy_values(out + done, t->values + i * w, run, w);
-        } else {
-            uint64_t b = i / per_block;
-            const uint8_t *src = block_bytes(t, b, err, errlen);
-            if (!src)
-                return -1;
-            uint64_t left = t->info.count * t->info.stride - b * per_block; /* values from the block on */
-            uint64_t in_block = left < per_block ? left : per_block;
-            t->last_block = b;
-            t->last_lo = b * per_block;
-            t->last_hi = t->last_lo + in_block;
-            run = in_block - i % per_block < n - done ? in_block - i % per_block : n - done;
-            copy_block_values(t, out + done, src, block_flags(t, src, in_block), i % per_block, run);
-        }
+        uint64_t i = first + done, b = i / per_block;
+        const uint8_t *src = block_bytes(t, b, err, errlen);
+        if (!src)
+            return -1;
+        uint64_t left = t->info.count * t->info.stride - b * per_block; /* values from the block on */
+        uint64_t in_block = left < per_block ? left : per_block;
+        t->last_block = b;
+        t->last_lo = b * per_block;
+        t->last_hi = t->last_lo + in_block;
+        size_t run = in_block - i % per_block < n - done ? in_block - i % per_block : n - done;
+        copy_block_values(t, out + done, src, block_flags(t, src, in_block), i % per_block, run);
         done += run;
     }
     return 0;

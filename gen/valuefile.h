@@ -6,7 +6,8 @@
  *
  * Written in blocks of DK_VFILE_BLOCK positions, each compressed on its own (zstd, fast), so
  * that the files of the units under way take little disk and a reader decompresses only the
- * blocks it reads; files of the older uncompressed versions are read too. */
+ * blocks it reads. A file of another version (an older build's) is refused with a line that
+ * says so. */
 #ifndef DK_VALUEFILE_H
 #define DK_VALUEFILE_H
 
@@ -68,8 +69,8 @@ int dk_vfile_save_from(const char *path, dk_vfile_info *info, const dk_value_sou
  * the CRC of every stored byte. Decompressed blocks are kept in `pool` (slots of
  * DK_VFILE_SLOT_BYTES; shared with the other files of the thread that opened them with it), or
  * with pool NULL in a pool of the file's own of up to DK_VFILE_SLOTS blocks. Returns NULL with
- * one line in err if the file is missing, truncated or damaged. One reader per thread, the
- * pool's. */
+ * one line in err if the file is missing, truncated, damaged or of another version ("P is value
+ * file version N; this build reads version 4 only"). One reader per thread, the pool's. */
 dk_vfile *dk_vfile_open(const char *path, bool check_all, dk_block_pool *pool, char *err,
                         size_t errlen);
 

@@ -60,7 +60,7 @@ struct dk_ctable {
     size_t map_len;
     const uint8_t *index; /* (nblocks + 1) absolute offsets */
     ZSTD_DDict *ddict;
-    dk_wld_codes *codes;  /* WLD, version 2 */
+    dk_wld_codes *codes;  /* WLD */
     char path[512];
 };
 
@@ -93,8 +93,8 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
         goto fail;
     }
     in->version = dk_get32(h + 8);
-    if (in->version < 1 || in->version > DK_CTABLE_VERSION) {
-        dk_errorf(err, errlen, "%s is table format version %u; this build reads versions 1 to %d",
+    if (in->version != DK_CTABLE_VERSION) {
+        dk_errorf(err, errlen, "%s is table format version %u; this build reads version %d only",
                   path, in->version, DK_CTABLE_VERSION);
         goto fail;
     }
@@ -110,14 +110,13 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
     in->limit = dk_get32(h + 56);
     in->sub_block = dk_get32(h + 60);
     bool wld = in->metric == DK_METRIC_WLD, dtc = in->metric == DK_METRIC_DTC;
-    bool coded = wld && in->version >= 2; /* run-length coded: sub-blocks, a code table */
     uint64_t index_end = HEADER + (uint64_t)in->dict_size + ((uint64_t)in->nblocks + 1) * 8;
     if ((!wld && !dtc && in->metric != DK_METRIC_DTW) || (wld ? in->width != 0 : in->width < 1 || in->width > 2) ||
         (dtc ? in->limit < 1 || in->limit > DK_RULE_MAX_LIMIT : in->limit != 0) ||
         !in->block_size || in->block_size % 4 || in->block_size > DK_CTABLE_MAX_BLOCK || !in->count ||
         in->nblocks != in->count / in->block_size + (in->count % in->block_size != 0) ||
         in->file_size != len || index_end + TRAILER > len ||
-        (coded ? !dk_wld_layout_ok(in->block_size, in->sub_block) || in->dict_size != DK_WLD_TABLE
+        (wld ? !dk_wld_layout_ok(in->block_size, in->sub_block) || in->dict_size != DK_WLD_TABLE
                : in->sub_block != 0)) {
         dk_errorf(err, errlen, "%s is damaged: inconsistent header or truncated", path);
         goto fail;
@@ -137,9 +136,9 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
         }
     }
     in->file_crc = dk_get32(h + len - TRAILER);
-    in->unit = coded ? in->sub_block : in->block_size;
+    in->unit = wld ? in->sub_block : in->block_size; /* WLD: run-length coded sub-blocks */
     in->nunits = in->count / in->unit + (in->count % in->unit != 0);
-    if (coded) {
+    if (wld) {
         t->codes = malloc(sizeof *t->codes);
         if (!t->codes) {
             *why = DK_OPEN_NO_MEMORY;

@@ -1,6 +1,6 @@
 /* Compressed table files: one material, one metric (WLD, DTW or DTC), blocks of consecutive
  * positions compressed independently, so that a probe decodes little: DTW and DTC blocks are
- * zstd frames, WLD blocks (format version 2) sub-blocks of a run-length code a reader decodes
+ * zstd frames, WLD blocks sub-blocks of a run-length code a reader decodes
  * alone (query/wldcode.h). What a reader decodes at once is a unit: a WLD sub-block, or a
  * whole block. The layout is described in query/FORMAT.md. */
 #ifndef DK_CTABLE_H
@@ -35,8 +35,8 @@ typedef struct dk_ctable_info {
     uint64_t file_size;
     uint32_t file_crc;     /* CRC-32C of every byte before the trailer */
     uint32_t limit;        /* DTC: the draw rule's limit L in plies; 0 for WLD and DTW */
-    uint32_t version;      /* 1: WLD blocks are zstd frames; 2: WLD blocks are run-length coded */
-    uint32_t sub_block;    /* WLD, version 2: positions per sub-block; else 0 */
+    uint32_t version;      /* DK_CTABLE_VERSION, the one a reader accepts */
+    uint32_t sub_block;    /* WLD: positions per sub-block; else 0 */
     uint32_t unit;         /* positions a reader decodes at once: sub_block, or block_size */
     uint64_t nunits;       /* ceil(count / unit) */
 } dk_ctable_info;
@@ -47,8 +47,8 @@ static inline uint8_t dk_code_of(dk_value v)
     return dk_value_is_draw(v) ? DK_CODE_DRAW : dk_value_is_win(v) ? DK_CODE_WIN : DK_CODE_LOSS;
 }
 
-/* Bytes of a file's header and trailer (FORMAT.md), and the format version written (a reader
- * also reads version 1). */
+/* Bytes of a file's header and trailer (FORMAT.md), and the format version, the one written
+ * and read. */
 enum { DK_CTABLE_HEADER = 64, DK_CTABLE_TRAILER = 8, DK_CTABLE_VERSION = 2 };
 
 /* The uncompressed bytes of block b of a table described by `in`. Pure. */

@@ -1,5 +1,5 @@
-/* What both table formats need from files: little-endian fields, a whole file mapped read-only,
- * and atomic replacement (temporary file, fsync, rename, fsync of the directory). */
+/* What the table formats need from files: little-endian fields and a whole file mapped
+ * read-only (the generator's atomic writer is gen/atomicfile.h). */
 #ifndef DK_FILEIO_H
 #define DK_FILEIO_H
 
@@ -40,29 +40,5 @@ int dk_map_file(const char *path, size_t min_len, const uint8_t **map, size_t *l
                 size_t errlen);
 
 void dk_unmap_file(const uint8_t *map, size_t len);
-
-/* An atomic writer: bytes go to "<path>.tmp.<pid>", dk_atomic_commit makes them `path` (fsync,
- * rename, fsync of the directory), dk_atomic_abort removes them (and leaves errno as it was).
- * Every failure is one line naming the step and the file: "cannot create P.tmp.N: ...",
- * "cannot write P: fsync: ...", "cannot rename P.tmp.N to P: ...", "cannot write P: fsync of
- * directory D: ...". A failed commit leaves nothing under `path` that was not there before,
- * except when only the directory's fsync failed: the file is then complete under its name. */
-typedef struct dk_atomic_file {
-    int fd;
-    char tmp[4096];
-} dk_atomic_file;
-
-int dk_atomic_begin(dk_atomic_file *f, const char *path, char *err, size_t errlen);
-
-/* Appends len bytes; at_offset >= 0 writes there instead (a header filled in last). Returns 0,
- * or -1 with errno set (the caller names the file). */
-int dk_atomic_write(dk_atomic_file *f, const void *data, size_t len, long long at_offset);
-
-int dk_atomic_commit(dk_atomic_file *f, const char *path, char *err, size_t errlen);
-
-void dk_atomic_abort(dk_atomic_file *f);
-
-/* The whole of a small file, atomically. Returns 0, or -1 with one line in err. */
-int dk_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
 
 #endif

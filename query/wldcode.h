@@ -1,4 +1,4 @@
-/* The run-length code of WLD files (format version 2, query/FORMAT.md): a sub-block of K
+/* The run-length code of WLD files (query/FORMAT.md): a sub-block of K
  * positions is a sequence of runs, each coded as one canonical Huffman symbol (the run's value
  * and the class of its length) chosen by the two values before it, then the length's low bits.
  * A miss decodes one sub-block instead of a whole zstd block, which is what makes cold probes
@@ -77,7 +77,7 @@ typedef struct dk_wld_codes {
 int dk_wld_codes_init(dk_wld_codes *c, const uint8_t table[DK_WLD_TABLE]);
 
 /* Decodes a sub-block of n positions (1 .. DK_WLD_MAX_SUB) stored in src[0..len) into out
- * (ceil(n / 4) bytes, 2-bit codes as in format version 1). Returns 0, or -1 if the bytes are
+ * (ceil(n / 4) bytes, 2-bit codes packed as in a decoded WLD unit). Returns 0, or -1 if the bytes are
  * not a valid sub-block: a code not in the table, a run past the end, bits missing or left
  * over. Never reads outside src or writes outside out. Thread-safe. */
 int dk_wld_decode(const dk_wld_codes *c, const uint8_t *src, size_t len, uint32_t n, uint8_t *out);

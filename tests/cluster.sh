@@ -6,13 +6,14 @@
 # the run, or in the middle of a split unit, and the same command again give the same files; a
 # finished directory extended by one piece; `--materials` and `--per-side` runs; the peak disk
 # use of the output directory while it runs; budgets too small refused.
-# Usage: tests/cluster.sh path/to/damka. DK_GEN_SCALE=small (make test): up to 4 pieces; full
+# Usage: tests/cluster.sh path/to/damka-test. DK_GEN_SCALE=small (make test): up to 4 pieces; full
 # (make test-full, and when unset): up to 5.
 set -u
-DAMKA=${1:?usage: tests/cluster.sh path/to/damka}
+DAMKA=${1:?usage: tests/cluster.sh path/to/damka-test}
 SCALE=${DK_GEN_SCALE:-full}
 
 . "$(dirname "$0")/lib.sh"
+needs_hooks tests/cluster.sh
 
 # a material of PIECES pieces, and one it does not depend on
 if [ "$SCALE" = small ]; then

@@ -2,15 +2,17 @@
 # The draw rule (issue 8): generates the table sets tests/test_drawrule checks and runs it, then
 # checks `damka query` and `damka stats` under the rule, restart with another rule refused, and
 # that verify catches an altered DTC value.
-# Usage: tests/drawrule.sh path/to/damka (the test programs are found beside it, in tests/).
+# Usage: tests/drawrule.sh path/to/damka-test (the test programs are found beside it, in tests/).
 # DK_GEN_SCALE=small (make test): International up to 3 pieces; full (make test-full): 4.
 set -u
-DAMKA=${1:?usage: tests/drawrule.sh path/to/damka}
+DAMKA=${1:?usage: tests/drawrule.sh path/to/damka-test}
 BIN=$(dirname "$DAMKA")
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+strings -a "$DAMKA" | grep -q DAMKA_TEST_ ||
+    { echo "tests/drawrule.sh: $DAMKA has no test hooks: give the test build, damka-test (make test builds it)"; exit 1; }
 SCALE=${DK_GEN_SCALE:-full}
 INTL=4
 [ "$SCALE" = small ] && INTL=3

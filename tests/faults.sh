@@ -25,6 +25,7 @@ DAMKA=${1:?usage: tests/faults.sh path/to/damka}
 BIN=$(dirname "$DAMKA")
 LIB=$(cd "$BIN/tests/faults" 2>/dev/null && pwd)/faultinject.so
 PROBE=$BIN/tests/tools/faultprobe
+PROG=$(basename "$DAMKA") # the processes the library counts in (DAMKA_FAULT_PROGRAM)
 
 . "$(dirname "$0")/lib.sh"
 
@@ -86,7 +87,7 @@ opword() {
 # Fault environment: fault_env OP N ERRNO DIR LOG [RANK] prints the assignments (for env or -x).
 fault_env() {
     echo "LD_PRELOAD=$PRELOAD DAMKA_FAULT_OP=$1 DAMKA_FAULT_N=$2 DAMKA_FAULT_ERRNO=$3 DAMKA_FAULT_DIR=$4"
-    echo "DAMKA_FAULT_LOG=$5 DAMKA_FAULT_PROGRAM=damka DAMKA_FAULT_ALLOC_FROM=main,libzstd"
+    echo "DAMKA_FAULT_LOG=$5 DAMKA_FAULT_PROGRAM=$PROG DAMKA_FAULT_ALLOC_FROM=main,libzstd"
     [ -n "${6:-}" ] && echo "DAMKA_FAULT_RANK=$6"
     [ -n "${TIMES:-}" ] && echo "DAMKA_FAULT_TIMES=$TIMES"
 }
@@ -128,7 +129,7 @@ echo "-- the reference: undisturbed runs (the library preloaded, counting only)"
 t0=$(now)
 REF=$TMP/ref
 CLOG=$TMP/count.log
-env LD_PRELOAD="$PRELOAD" DAMKA_FAULT_PROGRAM=damka DAMKA_FAULT_DIR="$REF" DAMKA_FAULT_LOG="$CLOG" \
+env LD_PRELOAD="$PRELOAD" DAMKA_FAULT_PROGRAM="$PROG" DAMKA_FAULT_DIR="$REF" DAMKA_FAULT_LOG="$CLOG" \
     DAMKA_FAULT_ALLOC_FROM=main,libzstd \
     "$DAMKA" gen --pieces "$PIECES" --out "$REF" --quiet 2>"$TMP/err" || fail "reference run: $(cat "$TMP/err")"
 [ "$(ntables "$REF")" -eq "$NTABLES" ] || fail "reference run: $(ntables "$REF") tables, expected $NTABLES"
@@ -334,7 +335,7 @@ verify_under() { # verify_under OP N ERRNO DIR GOOD
 }
 # verify's calls: opens and maps of the tables, its allocations
 rm -f "$TMP/vcount.log"
-env LD_PRELOAD="$PRELOAD" DAMKA_FAULT_PROGRAM=damka DAMKA_FAULT_DIR="$REF3" DAMKA_FAULT_LOG="$TMP/vcount.log" \
+env LD_PRELOAD="$PRELOAD" DAMKA_FAULT_PROGRAM="$PROG" DAMKA_FAULT_DIR="$REF3" DAMKA_FAULT_LOG="$TMP/vcount.log" \
     DAMKA_FAULT_ALLOC_FROM=main,libzstd "$DAMKA" verify --quiet "$REF3" 2>/dev/null || fail "verify of the 3-piece reference"
 vcount() { awk -v op="$1" '$1 == "calls" { for (i = 6; i < NF; i += 2) if ($i == op) print $(i + 1) }' "$TMP/vcount.log"; }
 for op in open mmap alloc; do

@@ -4,16 +4,17 @@
 # ranks and for small units, kill-and-restart, `verify` catching altered values, a second run
 # doing nothing, bad input, and `query` output. Runs tests/test_three_kings on the Brazilian
 # tables it makes.
-# Usage: tests/gen.sh path/to/damka (the test programs are found beside it, in tests/).
+# Usage: tests/gen.sh path/to/damka-test (the test programs are found beside it, in tests/).
 # DK_GEN_SCALE=small (make test) generates International up to 3 pieces; full (make test-full) 4.
 set -u
-DAMKA=${1:?usage: tests/gen.sh path/to/damka}
+DAMKA=${1:?usage: tests/gen.sh path/to/damka-test}
 BIN=$(dirname "$DAMKA")
 TAMPER=$BIN/tests/tools/tamper
 THREE_KINGS=$BIN/tests/test_three_kings
 SCALE=${DK_GEN_SCALE:-full}
 
 . "$(dirname "$0")/lib.sh"
+needs_hooks tests/gen.sh
 
 # ============================================================================================
 echo "-- a. generation and verification"

@@ -3,11 +3,12 @@
 # directory a live run holds is refused with one line naming the holder; the lock a killed run
 # left is taken over with a note; a failure on rank 1 stops the run with rank 1's own message on
 # stderr and a non-zero exit status.
-# Usage: tests/reliability.sh path/to/damka
+# Usage: tests/reliability.sh path/to/damka-test
 set -u
-DAMKA=${1:?usage: tests/reliability.sh path/to/damka}
+DAMKA=${1:?usage: tests/reliability.sh path/to/damka-test}
 
 . "$(dirname "$0")/lib.sh"
+needs_hooks tests/reliability.sh
 
 echo "-- a. one run per directory"
 L=$TMP/locked

@@ -4,7 +4,7 @@
 #define DK_TEST_SUPPORT_H
 
 #include <stdint.h>
-#include "../index/workgraph.h"
+#include "../gen/workgraph.h"
 #include "../rules/position.h"
 
 typedef struct { uint64_t s; } test_rng;

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <zstd.h>
 
 #include "../query/checksum.h"
 #include "../query/wldcode.h"
@@ -232,7 +231,8 @@ static bool crafted_opens_wld(uint64_t count, uint32_t block_size, uint32_t nblo
 static bool crafted_opens(uint64_t count, uint32_t block_size, uint32_t nblocks)
 {
     char err[512];
-    return crafted_opens_table(DK_METRIC_DTW, count, block_size, nblocks, 1, 0, 0, 0, err, sizeof err);
+    return crafted_opens_table(DK_METRIC_DTW, count, block_size, nblocks, DK_CTABLE_VERSION, 0, 0, 0, err,
+                               sizeof err);
 }
 
 /* Headers that checksums cannot catch (tests/fuzz/regressions/ctable/): a count so large that
@@ -248,8 +248,8 @@ static void test_header_bounds(void **state)
     assert_false(crafted_opens((uint64_t)1 << 25, DK_CTABLE_MAX_BLOCK + 4, 2));
 }
 
-/* Version 2 WLD headers: the sub-block must divide the block, which must keep its offsets in 16
- * bits, and the code table must be there; a version this build does not know is named. */
+/* WLD headers: the sub-block must divide the block, which must keep its offsets in 16 bits, and
+ * the code table must be there; a version this build does not read, older or newer, is named. */
 static void test_wld_header(void **state)
 {
     (void)state;
@@ -262,69 +262,19 @@ static void test_wld_header(void **state)
     assert_false(crafted_opens_wld(2 * DK_WLD_MAX_BLOCK, 2 * DK_WLD_MAX_BLOCK, 1, 2, 65536, DK_WLD_TABLE, err,
                                    sizeof err));
     assert_false(crafted_opens_wld(8192, 4096, 2, 2, 1024, 0, err, sizeof err));
-    assert_false(crafted_opens_wld(8192, 4096, 2, 1, 1024, DK_WLD_TABLE, err, sizeof err)); /* v1: no sub-blocks */
-    assert_true(crafted_opens_wld(8192, 4096, 2, 1, 0, 0, err, sizeof err));
-    /* DTW and DTC files have no sub-blocks in version 2 either */
+    /* version 1 (WLD blocks zstd frames, never released) is refused, DTW files too */
+    assert_false(crafted_opens_wld(8192, 4096, 2, 1, 0, 0, err, sizeof err));
+    assert_non_null(strstr(err, "is table format version 1; this build reads version 2 only"));
+    assert_false(crafted_opens_table(DK_METRIC_DTW, 8192, 4096, 2, 1, 0, 0, 0, err, sizeof err));
+    assert_non_null(strstr(err, "is table format version 1; this build reads version 2 only"));
+    /* DTW and DTC files have no sub-blocks */
     assert_true(crafted_opens_table(DK_METRIC_DTW, 8192, 4096, 2, 2, 0, 0, 0, err, sizeof err));
     assert_false(crafted_opens_table(DK_METRIC_DTW, 8192, 4096, 2, 2, 1024, 0, 0, err, sizeof err));
     assert_false(crafted_opens_wld(8192, 4096, 2, 3, 1024, DK_WLD_TABLE, err, sizeof err));
-    assert_non_null(strstr(err, "version 3"));
+    assert_non_null(strstr(err, "is table format version 3; this build reads version 2 only"));
     /* a code table that is no prefix code: every symbol 1 bit long */
     assert_false(crafted_opens_table(DK_METRIC_WLD, 8192, 4096, 2, 2, 1024, DK_WLD_TABLE, 0x11, err, sizeof err));
     assert_non_null(strstr(err, "bad code table"));
-}
-
-/* Version 1 WLD files (one zstd frame a block) are still read. */
-static void test_version_1(void **state)
-{
-    (void)state;
-    enum { N = 1001, BLOCK = 512 };
-    uint8_t codes[(N + 3) / 4] = {0}, frames[2][256];
-    test_rng r = {9};
-    for (int i = 0; i < N; i++)
-        codes[i / 4] |= (uint8_t)(test_rand_below(&r, 3) << (2 * (i % 4)));
-    ZSTD_CCtx *cctx = ZSTD_createCCtx();
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-    size_t z[2];
-    for (int b = 0; b < 2; b++) {
-        size_t bytes = b ? (N - BLOCK + 3) / 4 : BLOCK / 4;
-        z[b] = ZSTD_compress2(cctx, frames[b], sizeof frames[b], codes + b * BLOCK / 4, bytes);
-        assert_false(ZSTD_isError(z[b]));
-    }
-    ZSTD_freeCCtx(cctx);
-    dk_ctable_info in = {0, DK_METRIC_WLD, {0, 1, 1, 1}, 0, BLOCK, N, 2, 0, 0, 0, 0, 1, 0, 0, 0};
-    uint8_t index[24], h[DK_CTABLE_HEADER], t[DK_CTABLE_TRAILER];
-    put64(index, 64 + 24);
-    put64(index + 8, 64 + 24 + z[0]);
-    put64(index + 16, 64 + 24 + z[0] + z[1]);
-    in.file_size = 64 + 24 + z[0] + z[1] + 8;
-    dk_ctable_encode_header(&in, dk_crc32c(0, index, 24), h);
-    uint32_t crc = dk_crc32c(dk_crc32c(dk_crc32c(dk_crc32c(0, h, 64), index, 24), frames[0], z[0]), frames[1], z[1]);
-    dk_ctable_encode_trailer(crc, t);
-    char path[256], err[512];
-    snprintf(path, sizeof path, "%s/damaged", dir);
-    FILE *f = fopen(path, "wb");
-    fwrite(h, 1, 64, f);
-    fwrite(index, 1, 24, f);
-    fwrite(frames[0], 1, z[0], f);
-    fwrite(frames[1], 1, z[1], f);
-    fwrite(t, 1, 8, f);
-    fclose(f);
-    dk_ctable *ct = dk_ctable_open(path, err, sizeof err);
-    assert_non_null(ct);
-    const dk_ctable_info *got = dk_ctable_get_info(ct);
-    assert_int_equal(got->version, 1);
-    assert_int_equal(got->unit, BLOCK);
-    assert_int_equal(dk_ctable_check(ct, err, sizeof err), 0);
-    void *dctx = dk_ctable_dctx_new();
-    uint8_t buf[BLOCK / 4];
-    for (int i = 0; i < N; i++) {
-        if (i % BLOCK == 0)
-            assert_int_equal(dk_ctable_read_unit(ct, dctx, (uint64_t)(i / BLOCK), buf, err, sizeof err), 0);
-        assert_int_equal(dk_code_of(dk_ctable_decode(ct, buf, (uint32_t)(i % BLOCK))), codes[i / 4] >> (2 * (i % 4)) & 3);
-    }
-    dk_ctable_dctx_free(dctx);
-    dk_ctable_close(ct);
 }
 
 static int setup(void **state)
@@ -351,7 +301,6 @@ int main(void)
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_header_bounds),
         cmocka_unit_test(test_wld_header),
-        cmocka_unit_test(test_version_1),
         cmocka_unit_test(test_bad_sizes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

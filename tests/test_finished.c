@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "../gen/finished.h"
-#include "../index/subslice.h"
+#include "../gen/subslice.h"
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
 #include "../rules/notation.h"

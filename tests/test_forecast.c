@@ -9,8 +9,8 @@
 #include <cmocka.h>
 
 #include "../gen/forecast.h"
+#include "../gen/workgraph.h"
 #include "../index/material.h"
-#include "../index/workgraph.h"
 #include "support.h"
 
 /* (Not libm's: the suites link without it.) */

@@ -1,4 +1,5 @@
-/* The index layer: materials, the perfect index, subslices and the work graph. */
+/* Materials and the perfect index (index/), and the generator's subslice levels and work graph
+ * built on them (gen/subslice.h, gen/workgraph.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,10 +10,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../gen/subslice.h"
+#include "../gen/workgraph.h"
 #include "../index/material.h"
 #include "../index/perfect.h"
-#include "../index/subslice.h"
-#include "../index/workgraph.h"
 #include "../rules/movegen.h"
 
 static const dk_variant *br(void) { return dk_variant_get(DK_BRAZILIAN); }

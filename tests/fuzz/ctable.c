@@ -90,10 +90,10 @@ static judged judge(const uint8_t *f, size_t len)
     return j;
 }
 
-/* Whether the file says it is a run-length coded WLD file (format version 2). */
+/* Whether the file says it is a WLD file: run-length coded, the format's one WLD form. */
 static bool coded_wld(const uint8_t *f, size_t len)
 {
-    return len >= HEADER && fuzz_get32(f + 8) >= 2 && f[13] == DK_METRIC_WLD;
+    return len >= HEADER && f[13] == DK_METRIC_WLD;
 }
 
 /* Block b's bytes [*from, *to) as the index says, if they lie after it and before the trailer. */
@@ -185,6 +185,7 @@ static void check_open(const dk_ctable *t, const judged *j, const uint8_t *f_of_
                "opened with %u blocks of %u for %llu positions", in->nblocks, in->block_size,
                (unsigned long long)in->count);
     FUZZ_CHECK(in->file_size == len && j->index_end, "opened with a wrong size");
+    FUZZ_CHECK(in->version == DK_CTABLE_VERSION, "opened a file of format version %u", in->version);
     bool coded = coded_wld(f_of_check, len);
     FUZZ_CHECK(coded ? in->unit == in->sub_block && in->sub_block % 4 == 0 && in->block_size % in->sub_block == 0 &&
                            in->block_size <= DK_WLD_MAX_BLOCK && in->dict_size == DK_WLD_TABLE

@@ -1,0 +1,88 @@
+#include "testhooks.h"
+
+#ifdef DK_TEST_HOOKS
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../query/drawrule.h"
+#include "unitfile.h"
+
+/* Whether variable `var` names unit u: its number, "*" or (a split unit) "split". */
+static bool names_unit(const char *var, uint32_t u, bool split)
+{
+    const char *e = getenv(var);
+    return e && *e && (strcmp(e, "*") == 0 || (split && strcmp(e, "split") == 0) || strtoul(e, NULL, 10) == u);
+}
+
+void dk_hook_corrupt_values(uint32_t u, bool split, dk_value *values, uint64_t n, unsigned stride)
+{
+    if (n == 0)
+        return;
+    dk_value *v = &values[n / 2 * stride];
+    if (names_unit("DAMKA_TEST_CORRUPT_UNIT", u, split))
+        *v = *v == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(*v + 2);
+    if (names_unit("DAMKA_TEST_CORRUPT_CAPTURE", u, split))
+        *v ^= DK_UNIT_CAPTURE;
+    if (stride > 1 && names_unit("DAMKA_TEST_CORRUPT_RULE", u, split))
+        v[1] = dk_rule_is_decided(v[1]) ? (dk_value)(v[1] + 2) : dk_rule_win(1);
+}
+
+void dk_hook_corrupt_exit(dk_solver *s, uint32_t u, bool split, uint64_t positions, bool this_rank)
+{
+    if (this_rank && names_unit("DAMKA_TEST_CORRUPT_EXIT", u, split))
+        dk_solver_test_corrupt_exit(s, positions / 4);
+}
+
+bool dk_hook_table_bytes(uint64_t *bytes)
+{
+    const char *e = getenv("DAMKA_TEST_TABLE_BYTES");
+    if (e)
+        *bytes = strtoull(e, NULL, 10);
+    return e != NULL;
+}
+
+void dk_hook_split_pause(void)
+{
+    const char *mark = getenv("DAMKA_TEST_SPLIT_PAUSE");
+    if (!mark || !*mark)
+        return;
+    FILE *f = fopen(mark, "w");
+    if (f)
+        fclose(f);
+    sleep(2);
+}
+
+bool dk_hook_fail_init(void) { return getenv("DAMKA_TEST_FAIL_INIT") != NULL; }
+
+bool dk_hook_progress_seconds(double *every)
+{
+    const char *e = getenv("DAMKA_TEST_PROGRESS_SECONDS");
+    if (e && *e)
+        *every = atof(e);
+    return e && *e;
+}
+
+#else /* a release build: no hook */
+
+void dk_hook_corrupt_values(uint32_t u, bool split, dk_value *values, uint64_t n, unsigned stride)
+{
+    (void)u, (void)split, (void)values, (void)n, (void)stride;
+}
+
+void dk_hook_corrupt_exit(dk_solver *s, uint32_t u, bool split, uint64_t positions, bool this_rank)
+{
+    (void)s, (void)u, (void)split, (void)positions, (void)this_rank;
+}
+
+bool dk_hook_table_bytes(uint64_t *bytes) { return (void)bytes, false; }
+
+void dk_hook_split_pause(void) {}
+
+bool dk_hook_fail_init(void) { return false; }
+
+bool dk_hook_progress_seconds(double *every) { return (void)every, false; }
+
+#endif

@@ -1,0 +1,42 @@
+/* Test hooks: environment variables with which the shell tests (tests/gen.sh, cluster.sh,
+ * reliability.sh, drawrule.sh) make the generator fail or slow down on purpose. They exist
+ * only in a build compiled with -DDK_TEST_HOOKS: the test targets' damka-test (Makefile), of
+ * which this file's object is the one difference. Without the flag every hook is a no-op or
+ * answers false, and the variables' names are not in the binary (make test checks it:
+ * scripts/check-hooks). Each function is thread-safe (it reads the environment only). */
+#ifndef DK_TESTHOOKS_H
+#define DK_TESTHOOKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "solve.h"
+
+/* DAMKA_TEST_CORRUPT_UNIT=u, DAMKA_TEST_CORRUPT_RULE=u, DAMKA_TEST_CORRUPT_CAPTURE=u ("*":
+ * every unit; "split": every split unit): unit u alters one of its n positions' values, the
+ * middle one's, before they are checked (verify.h): its DTW value, its rule value (stride 2)
+ * or its capture flag (unitfile.h). `split` says whether u is a split unit (values holds this
+ * rank's positions). */
+void dk_hook_corrupt_values(uint32_t u, bool split, dk_value *values, uint64_t n, unsigned stride);
+
+/* DAMKA_TEST_CORRUPT_EXIT=u (the same forms): solver s alters one exit it reads in the first
+ * quarter of the `positions` it classifies (dk_solver_test_corrupt_exit), as if its path had
+ * read it wrong; on a split unit, only on the rank for which this_rank is true. */
+void dk_hook_corrupt_exit(dk_solver *s, uint32_t u, bool split, uint64_t positions, bool this_rank);
+
+/* DAMKA_TEST_TABLE_BYTES=n: both readers of finished tables of a worker get n bytes (1: a
+ * block is dropped as soon as another is read). Returns true with *bytes set, else false. */
+bool dk_hook_table_bytes(uint64_t *bytes);
+
+/* DAMKA_TEST_SPLIT_PAUSE=FILE: as a split unit starts, creates FILE and waits 2 s (for tests
+ * that kill a rank in the middle of one). */
+void dk_hook_split_pause(void);
+
+/* DAMKA_TEST_FAIL_INIT (set): whether a worker rank's worker is to fail to start. */
+bool dk_hook_fail_init(void);
+
+/* DAMKA_TEST_PROGRESS_SECONDS=s: the interval of the progress lines off a terminal. Returns
+ * true with *every set, else false. */
+bool dk_hook_progress_seconds(double *every);
+
+#endif
