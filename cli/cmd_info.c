@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../gen/budget.h"
+#include "../gen/json.h"
 #include "../gen/subslice.h"
 #include "../gen/workgraph.h"
 #include "cli.h"
@@ -121,28 +122,56 @@ static void print_json(const dk_variant *v, int pieces, int per_side, const mate
                        const dk_workgraph *g)
 {
     char name[DK_MATERIAL_NAME_MAX];
-    printf("{\"variant\": \"%s\", \"pieces\": %d, \"per_side\": %d,\n \"materials\": [", v->name, pieces, per_side);
+    dk_json w;
+    dk_json_start(&w, stdout);
+    dk_json_object(&w, NULL);
+    dk_json_string(&w, "variant", v->name);
+    dk_json_i64(&w, "pieces", pieces);
+    dk_json_i64(&w, "per_side", per_side);
+    dk_json_newline(&w, 1);
+    dk_json_array(&w, "materials");
     for (size_t i = 0; i < n; i++) {
         dk_material_name(rows[i].m, name, sizeof name);
-        printf("%s\n  {\"name\": \"%s\", \"pieces\": %d, \"positions\": %llu, \"subslices\": %llu, \"levels\": %d}",
-               i ? "," : "", name, dk_material_pieces(rows[i].m), (unsigned long long)rows[i].positions,
-               (unsigned long long)rows[i].subslices, rows[i].levels);
+        dk_json_newline(&w, 2);
+        dk_json_object(&w, NULL);
+        dk_json_string(&w, "name", name);
+        dk_json_i64(&w, "pieces", dk_material_pieces(rows[i].m));
+        dk_json_u64(&w, "positions", rows[i].positions);
+        dk_json_u64(&w, "subslices", rows[i].subslices);
+        dk_json_i64(&w, "levels", rows[i].levels);
+        dk_json_end(&w);
     }
-    printf("],\n \"totals\": [");
+    dk_json_end(&w);
+    dk_json_newline(&w, 1);
+    dk_json_array(&w, "totals");
     for (int p = 2; p <= pieces; p++) {
         uint64_t count, sum = piece_total(rows, n, p, &count);
-        printf("%s\n  {\"pieces\": %d, \"materials\": %llu, \"positions\": %llu}", p > 2 ? "," : "", p,
-               (unsigned long long)count, (unsigned long long)sum);
+        dk_json_newline(&w, 2);
+        dk_json_object(&w, NULL);
+        dk_json_i64(&w, "pieces", p);
+        dk_json_u64(&w, "materials", count);
+        dk_json_u64(&w, "positions", sum);
+        dk_json_end(&w);
     }
+    dk_json_end(&w);
     unit_summary s = summarise(g);
     const dk_unit *big = &g->units[s.largest];
     dk_material_name(g->pairs[big->pair].m, name, sizeof name);
-    printf("],\n \"units\": {\"count\": %u, \"pairs\": %u, \"layers\": %u, \"max_positions\": %llu, "
-           "\"largest\": %llu, \"largest_material\": \"%s\", \"largest_level\": %d, \"oversize\": %u, "
-           "\"upper_bound\": %u, \"memory_bytes\": %llu}}\n",
-           g->nunits, g->npairs, g->nlayers, (unsigned long long)g->max_positions,
-           (unsigned long long)big->positions, name, big->level, s.oversize, s.bounded,
-           (unsigned long long)unit_bytes(v, big));
+    dk_json_newline(&w, 1);
+    dk_json_object(&w, "units");
+    dk_json_u64(&w, "count", g->nunits);
+    dk_json_u64(&w, "pairs", g->npairs);
+    dk_json_u64(&w, "layers", g->nlayers);
+    dk_json_u64(&w, "max_positions", g->max_positions);
+    dk_json_u64(&w, "largest", big->positions);
+    dk_json_string(&w, "largest_material", name);
+    dk_json_i64(&w, "largest_level", big->level);
+    dk_json_u64(&w, "oversize", s.oversize);
+    dk_json_u64(&w, "upper_bound", s.bounded);
+    dk_json_u64(&w, "memory_bytes", unit_bytes(v, big));
+    dk_json_end(&w);
+    dk_json_end(&w);
+    fputc('\n', stdout);
 }
 
 int cmd_info(int argc, char **argv)

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../gen/json.h"
 #include "../rules/movegen.h"
 #include "../rules/notation.h"
 #include "cli.h"
@@ -20,18 +21,29 @@ const cli_command cli_moves = {
 
 static void print_json(const dk_variant *v, const dk_movelist *list)
 {
-    putchar('[');
+    dk_json w;
+    dk_json_start(&w, stdout);
+    dk_json_array(&w, NULL);
     for (int i = 0; i < list->n; i++) {
         const dk_move *m = &list->m[i];
         char text[DK_MOVE_TEXT_MAX];
         dk_move_format(v, list, i, v->algebraic, text, sizeof text);
-        printf("%s\n {\"from\": %d, \"to\": %d, \"captures\": [", i ? "," : "", m->from + 1, m->to + 1);
-        const char *sep = "";
-        for (dk_bb c = m->captures; c; c &= c - 1, sep = ", ")
-            printf("%s%d", sep, dk_lsb(c) + 1);
-        printf("], \"promotes\": %s, \"notation\": \"%s\"}", m->promotes ? "true" : "false", text);
+        dk_json_newline(&w, 1);
+        dk_json_object(&w, NULL);
+        dk_json_u64(&w, "from", m->from + 1u);
+        dk_json_u64(&w, "to", m->to + 1u);
+        dk_json_array(&w, "captures");
+        for (dk_bb c = m->captures; c; c &= c - 1)
+            dk_json_u64(&w, NULL, dk_lsb(c) + 1u);
+        dk_json_end(&w);
+        dk_json_bool(&w, "promotes", m->promotes);
+        dk_json_string(&w, "notation", text);
+        dk_json_end(&w);
     }
-    puts(list->n ? "\n]" : "]");
+    if (list->n)
+        dk_json_newline(&w, 0);
+    dk_json_end(&w);
+    fputc('\n', stdout);
 }
 
 int cmd_moves(int argc, char **argv)

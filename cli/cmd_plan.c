@@ -5,6 +5,7 @@
 
 #include "../gen/budget.h"
 #include "../gen/forecast.h"
+#include "../gen/json.h"
 #include "../gen/progress.h"
 #include "../gen/setup.h"
 #include "cli.h"
@@ -140,21 +141,38 @@ static void describe_task(const dk_workgraph *g, dk_wg_task t, char *buf, size_t
     }
 }
 
-static void print_targets(const dk_gen_options *o, bool json)
+static void print_targets(const dk_gen_options *o)
 {
     char name[DK_MATERIAL_NAME_MAX];
     if (!o->only) {
-        printf(json ? "\"pieces\": %d, \"per_side\": %d" : "materials of 2 to %d pieces", o->pieces, o->per_side);
-        if (!json && o->per_side)
+        printf("materials of 2 to %d pieces", o->pieces);
+        if (o->per_side)
             printf(", at most %d a side", o->per_side);
         return;
     }
-    printf(json ? "\"materials\": [" : "materials ");
+    printf("materials ");
     for (size_t i = 0; i < o->nonly; i++) {
         dk_material_name(o->only[i], name, sizeof name);
-        printf(json ? "%s\"%s\"" : "%s%s", i ? "," : "", name);
+        printf("%s%s", i ? "," : "", name);
     }
-    printf(json ? "]" : " and what they need");
+    printf(" and what they need");
+}
+
+static void json_targets(dk_json *w, const dk_gen_options *o)
+{
+    if (!o->only) {
+        dk_json_i64(w, "pieces", o->pieces);
+        dk_json_i64(w, "per_side", o->per_side);
+        return;
+    }
+    dk_json_array(w, "materials");
+    dk_json_tight(w);
+    for (size_t i = 0; i < o->nonly; i++) {
+        char name[DK_MATERIAL_NAME_MAX];
+        dk_material_name(o->only[i], name, sizeof name);
+        dk_json_string(w, NULL, name);
+    }
+    dk_json_end(w);
 }
 
 /* The most a rank holds: its largest task (with the exit cache beside a unit), the decoded
@@ -172,7 +190,7 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
 {
     char t[8][TEXT_MAX], what[96];
     printf("plan: %s, ", p->o.v->name);
-    print_targets(&p->o, false);
+    print_targets(&p->o);
     printf(p->o.rule_limit ? ", draw rule %u moves\n" : ", no draw rule\n", p->o.rule_limit / 2);
     printf("work: %u units of at most %llu positions, %u pairs to finish; %.3g positions\n", g->nunits,
            (unsigned long long)f->b.unit_positions, g->npairs, (double)f->positions);
@@ -213,32 +231,76 @@ static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forec
 {
     char what[96];
     describe_task(g, unl->longest_task, what, sizeof what);
-    printf("{\"variant\": \"%s\", ", p->o.v->name);
-    print_targets(&p->o, true);
-    printf(", \"draw_rule\": %u, \"ranks\": %ld,\n", p->o.rule_limit / 2, p->ranks);
-    printf(" \"work\": {\"units\": %u, \"unit_positions\": %llu, \"pairs\": %u, \"positions\": %llu},\n", g->nunits,
-           (unsigned long long)f->b.unit_positions, g->npairs, (unsigned long long)f->positions);
-    printf(" \"model\": {\"unit_seconds\": %.4g, \"king_weight\": %.3g, \"finish_seconds\": %.4g, "
-           "\"mean_rate\": %.4g, \"table_bits\": {\"wld\": %.3g, \"dtw\": %.3g, \"dtc\": %.3g}, "
-           "\"unit_bits\": %.3g, \"decode_seconds\": %.4g},\n",
-           m->unit_seconds, m->king_weight, m->finish_seconds, dk_forecast_mean_rate(g, m), m->table_bits[0],
-           m->table_bits[1], m->table_bits[2], m->unit_bits, m->decode_seconds);
-    printf(" \"wall_seconds\": %.6g, \"work_seconds\": %.6g, \"ranks_used\": %u,\n", at->wall, at->work,
-           at->ranks_used);
-    printf(" \"critical_path_seconds\": %.6g, \"longest_task\": {\"seconds\": %.6g, \"task\": \"%s\"},\n", unl->wall,
-           unl->longest, what);
-    printf(" \"saturation\": {\"ranks\": %u, \"wall_seconds\": %.6g, \"tolerance\": %.2f},\n", sat, at_sat->wall,
-           PLAN_TOLERANCE);
-    printf(" \"memory\": {\"budget\": %llu, \"largest_unit\": %llu, \"unit_bytes\": %llu, \"largest_pair\": %llu, "
-           "\"finish_bytes\": %llu, \"exit_cache\": %llu, \"cache\": %llu, \"cache_used\": %llu, \"peak\": %llu},\n",
-           (unsigned long long)f->b.memory, (unsigned long long)f->unit_max, (unsigned long long)f->unit_bytes,
-           (unsigned long long)f->pair_max, (unsigned long long)f->finish_bytes,
-           (unsigned long long)f->b.exit_cache_bytes, (unsigned long long)f->b.cache_bytes,
-           (unsigned long long)at->held_peak_bytes, (unsigned long long)peak_memory(f, at));
-    printf(" \"disk\": {\"tables\": %llu, \"work_peak\": %llu, \"peak\": %llu},\n", (unsigned long long)at->table_bytes,
-           (unsigned long long)at->work_peak_bytes, (unsigned long long)at->disk_peak_bytes);
-    printf(" \"tables_read\": {\"max_per_rank\": %llu, \"total\": %llu, \"decode_work_seconds\": %.6g}}\n",
-           (unsigned long long)at->read_max_bytes, (unsigned long long)at->read_bytes, at->decode_work);
+    dk_json w;
+    dk_json_start(&w, stdout);
+    dk_json_object(&w, NULL);
+    dk_json_string(&w, "variant", p->o.v->name);
+    json_targets(&w, &p->o);
+    dk_json_u64(&w, "draw_rule", p->o.rule_limit / 2);
+    dk_json_i64(&w, "ranks", p->ranks);
+    dk_json_newline(&w, 1);
+    dk_json_object(&w, "work");
+    dk_json_u64(&w, "units", g->nunits);
+    dk_json_u64(&w, "unit_positions", f->b.unit_positions);
+    dk_json_u64(&w, "pairs", g->npairs);
+    dk_json_u64(&w, "positions", f->positions);
+    dk_json_end(&w);
+    dk_json_newline(&w, 1);
+    dk_json_object(&w, "model");
+    dk_json_double(&w, "unit_seconds", m->unit_seconds, 4);
+    dk_json_double(&w, "king_weight", m->king_weight, 3);
+    dk_json_double(&w, "finish_seconds", m->finish_seconds, 4);
+    dk_json_double(&w, "mean_rate", dk_forecast_mean_rate(g, m), 4);
+    dk_json_object(&w, "table_bits");
+    dk_json_double(&w, "wld", m->table_bits[0], 3);
+    dk_json_double(&w, "dtw", m->table_bits[1], 3);
+    dk_json_double(&w, "dtc", m->table_bits[2], 3);
+    dk_json_end(&w);
+    dk_json_double(&w, "unit_bits", m->unit_bits, 3);
+    dk_json_double(&w, "decode_seconds", m->decode_seconds, 4);
+    dk_json_end(&w);
+    dk_json_newline(&w, 1);
+    dk_json_double(&w, "wall_seconds", at->wall, 6);
+    dk_json_double(&w, "work_seconds", at->work, 6);
+    dk_json_u64(&w, "ranks_used", at->ranks_used);
+    dk_json_newline(&w, 1);
+    dk_json_double(&w, "critical_path_seconds", unl->wall, 6);
+    dk_json_object(&w, "longest_task");
+    dk_json_double(&w, "seconds", unl->longest, 6);
+    dk_json_string(&w, "task", what);
+    dk_json_end(&w);
+    dk_json_newline(&w, 1);
+    dk_json_object(&w, "saturation");
+    dk_json_u64(&w, "ranks", sat);
+    dk_json_double(&w, "wall_seconds", at_sat->wall, 6);
+    dk_json_fixed(&w, "tolerance", PLAN_TOLERANCE, 2);
+    dk_json_end(&w);
+    dk_json_newline(&w, 1);
+    dk_json_object(&w, "memory");
+    dk_json_u64(&w, "budget", f->b.memory);
+    dk_json_u64(&w, "largest_unit", f->unit_max);
+    dk_json_u64(&w, "unit_bytes", f->unit_bytes);
+    dk_json_u64(&w, "largest_pair", f->pair_max);
+    dk_json_u64(&w, "finish_bytes", f->finish_bytes);
+    dk_json_u64(&w, "exit_cache", f->b.exit_cache_bytes);
+    dk_json_u64(&w, "cache", f->b.cache_bytes);
+    dk_json_u64(&w, "cache_used", at->held_peak_bytes);
+    dk_json_u64(&w, "peak", peak_memory(f, at));
+    dk_json_end(&w);
+    dk_json_newline(&w, 1);
+    dk_json_object(&w, "disk");
+    dk_json_u64(&w, "tables", at->table_bytes);
+    dk_json_u64(&w, "work_peak", at->work_peak_bytes);
+    dk_json_u64(&w, "peak", at->disk_peak_bytes);
+    dk_json_end(&w);
+    dk_json_newline(&w, 1);
+    dk_json_object(&w, "tables_read");
+    dk_json_u64(&w, "max_per_rank", at->read_max_bytes);
+    dk_json_u64(&w, "total", at->read_bytes);
+    dk_json_double(&w, "decode_work_seconds", at->decode_work, 6);
+    dk_json_end(&w);
+    dk_json_end(&w);
+    fputc('\n', stdout);
 }
 
 /* The budget and graph gen would use, as dk_generate sets them up. */

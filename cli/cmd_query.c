@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gen/json.h"
 #include "../query/drawrule.h"
 #include "../query/rank.h"
 #include "../query/tabledir.h"
@@ -67,14 +68,18 @@ static const char *category_name(dk_value r)
     return names[dk_rule_category(r) - DK_CAT_LOSS];
 }
 
-static void json_rule(FILE *f, dk_value r, const query_ctx *q)
+/* "rule": {"limit": L, "counter": C, "category": ..., "dtc": n or null}. */
+static void json_rule(dk_json *w, dk_value r, const query_ctx *q)
 {
-    fprintf(f, ", \"rule\": {\"limit\": %u, \"counter\": %u, \"category\": \"%s\", \"dtc\": ",
-            q->limit, q->counter, category_name(r));
+    dk_json_object(w, "rule");
+    dk_json_u64(w, "limit", q->limit);
+    dk_json_u64(w, "counter", q->counter);
+    dk_json_string(w, "category", category_name(r));
     if (dk_rule_is_decided(r))
-        fprintf(f, "%u}", dk_rule_dtc(r));
+        dk_json_u64(w, "dtc", dk_rule_dtc(r));
     else
-        fputs("null}", f);
+        dk_json_null(w, "dtc");
+    dk_json_end(w);
 }
 
 static const char *plies(unsigned n) { return n == 1 ? "ply" : "plies"; }
@@ -124,27 +129,14 @@ static const char *status_text(dk_tb_status st)
     return "unknown error";
 }
 
-static void json_string(FILE *f, const char *s)
+/* "result": ..., "dtw": n or null. */
+static void json_value(dk_json *w, dk_value v)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void json_value(FILE *f, dk_value v)
-{
-    fprintf(f, "\"result\": \"%s\", \"dtw\": ", result_name(v));
+    dk_json_string(w, "result", result_name(v));
     if (dk_value_is_draw(v))
-        fputs("null", f);
+        dk_json_null(w, "dtw");
     else
-        fprintf(f, "%u", dk_value_dtw(v));
+        dk_json_u64(w, "dtw", dk_value_dtw(v));
 }
 
 /* "win in 3 plies", "loss in 1 ply", "draw". */
@@ -210,11 +202,13 @@ static void bad_fen(const query_ctx *q, const char *fen, const char *why, char *
 static int answer_error(const query_ctx *q, const char *fen, const char *err, int status)
 {
     if (q->batch && q->json) {
-        fputs("{\"fen\": ", stdout);
-        json_string(stdout, fen);
-        fputs(", \"error\": ", stdout);
-        json_string(stdout, err);
-        fputs("}\n", stdout);
+        dk_json w;
+        dk_json_start(&w, stdout);
+        dk_json_object(&w, NULL);
+        dk_json_string(&w, "fen", fen);
+        dk_json_string(&w, "error", err);
+        dk_json_end(&w);
+        fputc('\n', stdout);
     } else if (q->batch) {
         printf("%s\terror\t%s\n", fen, err);
     } else {
@@ -227,32 +221,37 @@ static void print_json(const query_ctx *q, const char *canon, dk_value value, dk
                        const dk_movelist *list, const dk_value *values, const dk_value *rules)
 {
     const dk_variant *v = q->v;
-    fputs("{\"fen\": ", stdout);
-    json_string(stdout, canon);
-    fputs(", ", stdout);
-    json_value(stdout, value);
+    dk_json w;
+    dk_json_start(&w, stdout);
+    dk_json_object(&w, NULL);
+    dk_json_string(&w, "fen", canon);
+    json_value(&w, value);
     if (q->limit)
-        json_rule(stdout, rule, q);
+        json_rule(&w, rule, q);
     else
-        fputs(", \"rule\": null", stdout);
-    fputs(", \"moves\": [", stdout);
+        dk_json_null(&w, "rule");
+    dk_json_array(&w, "moves");
     for (int i = 0; i < list->n; i++) {
         char text[DK_MOVE_TEXT_MAX];
         dk_move_format(v, list, i, v->algebraic, text, sizeof text);
-        printf("%s{\"notation\": \"%s\", \"from\": %d, \"to\": %d, \"captures\": [", i ? ", " : "", text,
-               list->m[i].from + 1, list->m[i].to + 1);
-        const char *sep = "";
-        for (dk_bb c = list->m[i].captures; c; c &= c - 1, sep = ", ")
-            printf("%s%d", sep, dk_lsb(c) + 1);
-        fputs("], ", stdout);
-        json_value(stdout, values[i]);
+        dk_json_object(&w, NULL);
+        dk_json_string(&w, "notation", text);
+        dk_json_u64(&w, "from", list->m[i].from + 1u);
+        dk_json_u64(&w, "to", list->m[i].to + 1u);
+        dk_json_array(&w, "captures");
+        for (dk_bb c = list->m[i].captures; c; c &= c - 1)
+            dk_json_u64(&w, NULL, dk_lsb(c) + 1u);
+        dk_json_end(&w);
+        json_value(&w, values[i]);
         if (moves_under_rule(q))
-            json_rule(stdout, rules[i], q);
+            json_rule(&w, rules[i], q);
         else if (q->limit)
-            fputs(", \"rule\": null", stdout);
-        fputs("}", stdout);
+            dk_json_null(&w, "rule");
+        dk_json_end(&w);
     }
-    fputs("]}\n", stdout);
+    dk_json_end(&w);
+    dk_json_end(&w);
+    fputc('\n', stdout);
 }
 
 static void print_text(const query_ctx *q, const dk_pos *p, const char *canon, dk_value value, dk_value rule,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../query/best.h"
 #include "../query/ctable.h"
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
@@ -239,7 +240,8 @@ static int resolve(dk_finished *f, const dk_pos *p, dk_value out[2], char *err, 
 {
     dk_movelist list;
     dk_gen_moves(f->v, p, &list);
-    int32_t best[2] = {INT32_MIN, INT32_MIN};
+    dk_best best;
+    dk_best_start(&best);
     for (int i = 0; i < list.n; i++) {
         dk_pos after = dk_apply(p, &list.m[i]);
         dk_value e[2] = {dk_value_of_dtw(0), dk_rule_loss(0)};
@@ -248,16 +250,10 @@ static int resolve(dk_finished *f, const dk_pos *p, dk_value out[2], char *err, 
             if (dk_finished_value(f, dk_material_of(&n), &n, e, err, errlen) != 0)
                 return -1;
         }
-        dk_value t[2] = {dk_value_through(e[0]), dk_rule_through(e[1], true, 0, 0)};
-        int32_t r[2] = {dk_value_rank(t[0]), dk_rule_rank(t[1])};
-        for (int k = 0; k < 2; k++)
-            if (r[k] > best[k]) {
-                best[k] = r[k];
-                out[k] = t[k];
-            }
+        dk_best_add(&best, e, true, 0, f->limit);
     }
-    if (!f->limit)
-        out[1] = DK_RULE_DRAW;
+    out[0] = best.value[0];
+    out[1] = f->limit ? best.value[1] : DK_RULE_DRAW;
     f->counters.resolved++;
     return 0;
 }

@@ -59,53 +59,72 @@ static void free_all(dk_stats *st, size_t n)
 }
 
 /* One variant's object of the manifest: its tables and their totals. */
-static void print_variant_json(const dk_variant *v, const dk_stats *st, size_t n, FILE *f)
+static void variant_json(const dk_variant *v, const dk_stats *st, size_t n, dk_json *w)
 {
-    uint64_t pos = 0, w = 0, l = 0, d = 0, bytes = 0, rule[DK_RC_N] = {0};
+    uint64_t pos = 0, wins = 0, losses = 0, draws = 0, bytes = 0, rule[DK_RC_N] = {0};
     unsigned limit = n ? st[0].limit : 0; /* gen keeps one draw rule per directory */
-    fprintf(f, "{\"variant\": \"%s\", \"format\": \"damka-tb-1\", \"metrics\": [\"wld\", \"dtw\"%s], "
-               "\"draw_rule_plies\": %u, \"tables\": [\n",
-            v->name, limit ? ", \"dtc\"" : "", limit);
+    dk_json_object(w, NULL);
+    dk_json_string(w, "variant", v->name);
+    dk_json_string(w, "format", "damka-tb-1");
+    dk_json_array(w, "metrics");
+    dk_json_string(w, NULL, "wld");
+    dk_json_string(w, NULL, "dtw");
+    if (limit)
+        dk_json_string(w, NULL, "dtc");
+    dk_json_end(w);
+    dk_json_u64(w, "draw_rule_plies", limit);
+    dk_json_array(w, "tables");
     for (size_t i = 0; i < n; i++) {
         char file[512], name[DK_MATERIAL_NAME_MAX];
         dk_material_name(st[i].m, name, sizeof name);
         snprintf(file, sizeof file, "%s-%s", v->name, name);
-        fputs("  ", f);
-        dk_stats_json(&st[i], file, f);
-        fputs(i + 1 < n ? ",\n" : "\n", f);
+        dk_json_newline(w, 2);
+        dk_stats_json(&st[i], file, w);
         pos += st[i].positions;
-        w += st[i].wins;
-        l += st[i].losses;
-        d += st[i].draws;
+        wins += st[i].wins;
+        losses += st[i].losses;
+        draws += st[i].draws;
         for (int k = 0; k < DK_STATS_FILES; k++)
             bytes += st[i].file_size[k];
         for (int k = 0; k < DK_RC_N; k++)
             rule[k] += st[i].rule[k];
     }
-    fprintf(f, "], \"totals\": {\"tables\": %zu, \"positions\": %" PRIu64 ", \"wins\": %" PRIu64
-               ", \"losses\": %" PRIu64 ", \"draws\": %" PRIu64 ", \"bytes\": %" PRIu64,
-            n, pos, w, l, d, bytes);
-    if (limit)
-        fprintf(f, ", \"rule\": {\"wins\": %" PRIu64 ", \"cursed_wins\": %" PRIu64 ", \"draws\": %" PRIu64
-                   ", \"blessed_losses\": %" PRIu64 ", \"losses\": %" PRIu64 "}",
-                rule[DK_RC_WIN], rule[DK_RC_CURSED_WIN], rule[DK_RC_DRAW], rule[DK_RC_BLESSED_LOSS],
-                rule[DK_RC_LOSS]);
-    fprintf(f, "}}");
+    dk_json_newline(w, 0);
+    dk_json_end(w);
+    dk_json_object(w, "totals");
+    dk_json_u64(w, "tables", n);
+    dk_json_u64(w, "positions", pos);
+    dk_json_u64(w, "wins", wins);
+    dk_json_u64(w, "losses", losses);
+    dk_json_u64(w, "draws", draws);
+    dk_json_u64(w, "bytes", bytes);
+    if (limit) {
+        dk_json_object(w, "rule");
+        for (int k = 0; k < DK_RC_N; k++)
+            dk_json_u64(w, dk_stats_rule_key(k), rule[k]);
+        dk_json_end(w);
+    }
+    dk_json_end(w);
+    dk_json_end(w);
 }
 
-/* The manifest of every variant loaded (st[id], n[id] tables): one document, its variants in
- * the order of dk_variant_id, those without tables left out. */
+/* The manifest of every variant loaded (st[id], n[id] tables): one document and a newline, its
+ * variants in the order of dk_variant_id, those without tables left out. */
 static void print_json(dk_stats *const st[DK_NVARIANTS], const size_t n[DK_NVARIANTS], FILE *f)
 {
-    fprintf(f, "{\"manifest\": \"%s\", \"variants\": [", DK_MANIFEST_FORMAT);
-    const char *sep = "\n";
+    dk_json w;
+    dk_json_start(&w, f);
+    dk_json_object(&w, NULL);
+    dk_json_string(&w, "manifest", DK_MANIFEST_FORMAT);
+    dk_json_array(&w, "variants");
     for (int id = 0; id < DK_NVARIANTS; id++)
         if (n[id]) {
-            fputs(sep, f);
-            print_variant_json(dk_variant_get((dk_variant_id)id), st[id], n[id], f);
-            sep = ",\n";
+            dk_json_newline(&w, 0);
+            variant_json(dk_variant_get((dk_variant_id)id), st[id], n[id], &w);
         }
-    fputs("]}\n", f);
+    dk_json_end(&w);
+    dk_json_end(&w);
+    fputc('\n', f);
 }
 
 /* Loads the statistics of every variant (only v if not NULL) into st and n, all of them before

@@ -494,7 +494,10 @@ static int exit_value(dk_solver *s, const dk_pos *p, dk_material m, const dk_pos
 }
 
 /* First values of position l (p, White to move): from its exits, or final when it must
- * capture or has no move; otherwise the number of king moves still open. */
+ * capture or has no move; otherwise the number of king moves still open. The best of the
+ * exits is found by this loop's own code, not by query/best.h: verification checks every value
+ * the solver settles against dk_best's (the conversions packed in x), and the two agreeing is
+ * a check only while they are two. */
 static int classify(dk_solver *s, uint32_t l, const dk_pos *p, dk_value conv[2], char *err,
                     size_t errlen)
 {
@@ -964,7 +967,7 @@ static bool passes(const dk_solver *s, const dk_value *values, uint32_t l, const
 {
     const dk_value *at = values + (size_t)l * s->stride;
     dk_value stored[2] = {dk_unit_dtw(at[0]), s->stride > 1 ? at[1] : DK_RULE_DRAW};
-    return ((at[0] & DK_UNIT_CAPTURE) != 0) == x->must_capture && dk_values_pass(stored, x->out, s->limit);
+    return ((at[0] & DK_UNIT_CAPTURE) != 0) == x->must_capture && dk_values_pass(stored, x->best.value, s->limit);
 }
 
 int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, uint64_t *bad_group,

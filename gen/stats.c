@@ -16,6 +16,8 @@
 static const char *const RULE_KEY[DK_RC_N] = {"wins", "cursed_wins", "draws", "blessed_losses",
                                               "losses"};
 
+const char *dk_stats_rule_key(int k) { return RULE_KEY[k]; }
+
 /* DK_RC_WIN .. DK_RC_LOSS run opposite to dk_category's DK_CAT_WIN (2) .. DK_CAT_LOSS (-2). */
 static int rule_index(dk_value r) { return DK_CAT_WIN - (int)dk_rule_category(r); }
 
@@ -292,51 +294,66 @@ int dk_stats_read_why(dk_stats *st, const char *path, bool *damaged, char *err, 
 }
 
 /* {"d": n, ...} for every non-zero entry of h[0..max]. */
-static void json_hist(FILE *f, const uint64_t *h, unsigned max)
+static void json_hist(dk_json *w, const char *key, const uint64_t *h, unsigned max)
 {
-    const char *sep = "";
-    fputc('{', f);
+    dk_json_object(w, key);
     for (unsigned d = 0; d <= max; d++)
         if (h[d]) {
-            fprintf(f, "%s\"%u\": %" PRIu64, sep, d, h[d]);
-            sep = ", ";
+            char at[16];
+            snprintf(at, sizeof at, "%u", d);
+            dk_json_u64(w, at, h[d]);
         }
-    fputc('}', f);
+    dk_json_end(w);
 }
 
-void dk_stats_json(const dk_stats *st, const char *file, FILE *f)
+/* {"plies": n, "fen": F}, or null when n is 0. */
+static void json_longest(dk_json *w, const char *key, unsigned plies, const char *fen)
+{
+    if (!plies) {
+        dk_json_null(w, key);
+        return;
+    }
+    dk_json_object(w, key);
+    dk_json_u64(w, "plies", plies);
+    dk_json_string(w, "fen", fen);
+    dk_json_end(w);
+}
+
+void dk_stats_json(const dk_stats *st, const char *file, dk_json *w)
 {
     char name[DK_MATERIAL_NAME_MAX];
     dk_material_name(st->m, name, sizeof name);
-    fprintf(f, "{\"material\": \"%s\", \"side_to_move\": \"white\", \"files\": {", name);
-    for (int k = 0; k < (st->limit ? 3 : 2); k++)
-        fprintf(f, "%s\"%s\": {\"file\": \"%s.%s\", \"size\": %" PRIu64 ", \"crc32c\": \"%08x\"}",
-                k ? ", " : "", dk_tb_metric_ext((dk_metric)(k + 1)), file,
-                dk_tb_metric_ext((dk_metric)(k + 1)), st->file_size[k], st->file_crc[k]);
-    fprintf(f,
-            "}, \"positions\": %" PRIu64 ", \"wins\": %" PRIu64 ", \"losses\": %" PRIu64
-            ", \"draws\": %" PRIu64 ", \"longest_win\": ",
-            st->positions, st->wins, st->losses, st->draws);
-    if (st->longest_win)
-        fprintf(f, "{\"plies\": %u, \"fen\": \"%s\"}", st->longest_win, st->longest_fen);
-    else
-        fprintf(f, "null");
-    fprintf(f, ", \"dtw_histogram\": ");
-    json_hist(f, st->hist, st->max_dtw);
-    if (st->limit) {
-        fprintf(f, ", \"rule\": {\"limit\": %u", st->limit);
-        for (int k = 0; k < DK_RC_N; k++)
-            fprintf(f, ", \"%s\": %" PRIu64, RULE_KEY[k], st->rule[k]);
-        fprintf(f, ", \"longest_dtc\": ");
-        if (st->longest_dtc)
-            fprintf(f, "{\"plies\": %u, \"fen\": \"%s\"}", st->longest_dtc, st->longest_dtc_fen);
-        else
-            fprintf(f, "null");
-        fprintf(f, ", \"dtc_wins\": ");
-        json_hist(f, st->dtc_win, st->limit);
-        fprintf(f, ", \"dtc_losses\": ");
-        json_hist(f, st->dtc_loss, st->limit);
-        fprintf(f, "}");
+    dk_json_object(w, NULL);
+    dk_json_string(w, "material", name);
+    dk_json_string(w, "side_to_move", "white");
+    dk_json_object(w, "files");
+    for (int k = 0; k < (st->limit ? 3 : 2); k++) {
+        const char *ext = dk_tb_metric_ext((dk_metric)(k + 1));
+        char path[1024], crc[16];
+        snprintf(path, sizeof path, "%s.%s", file, ext);
+        snprintf(crc, sizeof crc, "%08x", st->file_crc[k]);
+        dk_json_object(w, ext);
+        dk_json_string(w, "file", path);
+        dk_json_u64(w, "size", st->file_size[k]);
+        dk_json_string(w, "crc32c", crc);
+        dk_json_end(w);
     }
-    fprintf(f, "}");
+    dk_json_end(w);
+    dk_json_u64(w, "positions", st->positions);
+    dk_json_u64(w, "wins", st->wins);
+    dk_json_u64(w, "losses", st->losses);
+    dk_json_u64(w, "draws", st->draws);
+    json_longest(w, "longest_win", st->longest_win, st->longest_fen);
+    json_hist(w, "dtw_histogram", st->hist, st->max_dtw);
+    if (st->limit) {
+        dk_json_object(w, "rule");
+        dk_json_u64(w, "limit", st->limit);
+        for (int k = 0; k < DK_RC_N; k++)
+            dk_json_u64(w, RULE_KEY[k], st->rule[k]);
+        json_longest(w, "longest_dtc", st->longest_dtc, st->longest_dtc_fen);
+        json_hist(w, "dtc_wins", st->dtc_win, st->limit);
+        json_hist(w, "dtc_losses", st->dtc_loss, st->limit);
+        dk_json_end(w);
+    }
+    dk_json_end(w);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "../index/perfect.h"
+#include "json.h"
 #include "valuesource.h"
 #include "../query/value.h"
 
@@ -16,6 +17,10 @@ enum { DK_STATS_FILES = 3 }; /* .wld, .dtw, .dtc: file k is metric k + 1 */
 
 /* Rule categories as the statistics count them. */
 enum { DK_RC_WIN, DK_RC_CURSED_WIN, DK_RC_DRAW, DK_RC_BLESSED_LOSS, DK_RC_LOSS, DK_RC_N };
+
+/* The name of category k (DK_RC_*) in the .stats files and the JSON ("wins", "cursed_wins",
+ * ...). Pure. */
+const char *dk_stats_rule_key(int k);
 
 typedef struct dk_stats {
     dk_material m;
@@ -57,7 +62,8 @@ int dk_stats_read_why(dk_stats *st, const char *path, bool *damaged, char *err, 
 /* The same without the message: -1 if it is missing or malformed. */
 int dk_stats_load(dk_stats *st, const char *path);
 
-/* Writes st as one JSON object (no newline); name is the file name without extension. */
-void dk_stats_json(const dk_stats *st, const char *name, FILE *f);
+/* Writes st as one JSON object, the next item of w (the document, or an item of an array);
+ * file is the tables' file name without extension. */
+void dk_stats_json(const dk_stats *st, const char *file, dk_json *w);
 
 #endif

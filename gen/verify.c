@@ -7,7 +7,8 @@
 
 void dk_expected_start(dk_expected *x)
 {
-    *x = (dk_expected){{INT32_MIN, INT32_MIN}, {dk_value_of_dtw(0), dk_rule_loss(0)}, false};
+    dk_best_start(&x->best);
+    x->must_capture = false;
 }
 
 /* No conversion yet: an impossible value (a through value never has the flag bit). */
@@ -15,8 +16,8 @@ void dk_expected_start(dk_expected *x)
 
 void dk_expected_pack(const dk_expected *x, dk_value packed[2])
 {
-    packed[0] = x->best[0] == INT32_MIN ? NO_CONVERSION : x->out[0];
-    packed[1] = x->out[1];
+    packed[0] = x->best.rank[0] == INT32_MIN ? NO_CONVERSION : x->best.value[0];
+    packed[1] = x->best.value[1];
 }
 
 void dk_expected_unpack(dk_expected *x, const dk_value packed[2], unsigned limit)
@@ -24,19 +25,19 @@ void dk_expected_unpack(dk_expected *x, const dk_value packed[2], unsigned limit
     dk_expected_start(x);
     if (packed[0] == NO_CONVERSION)
         return;
-    x->out[0] = packed[0];
-    x->best[0] = dk_value_rank(packed[0]);
+    x->best.value[0] = packed[0];
+    x->best.rank[0] = dk_value_rank(packed[0]);
     if (limit) {
-        x->out[1] = packed[1];
-        x->best[1] = dk_rule_rank(packed[1]);
+        x->best.value[1] = packed[1];
+        x->best.rank[1] = dk_rule_rank(packed[1]);
     }
 }
 
 int dk_expected_values(const dk_variant *v, const dk_pos *p, unsigned limit, dk_value_fn get,
                        void *ctx, dk_value out[2], char *err, size_t errlen)
 {
-    dk_expected x;
-    dk_expected_start(&x);
+    dk_best best;
+    dk_best_start(&best);
     dk_movelist list;
     dk_gen_moves(v, p, &list);
     for (int k = 0; k < list.n; k++) {
@@ -48,10 +49,10 @@ int dk_expected_values(const dk_variant *v, const dk_pos *p, unsigned limit, dk_
             if (get(ctx, dk_material_of(&n), &n, e, err, errlen) != 0)
                 return -1;
         }
-        dk_expected_add(&x, e, m->captures || !(p->kings & dk_bit(m->from)), limit);
+        dk_best_add(&best, e, dk_move_converts(p, m), 0, limit);
     }
-    out[0] = x.out[0];
-    out[1] = x.out[1];
+    out[0] = best.value[0];
+    out[1] = best.value[1];
     return 0;
 }
 

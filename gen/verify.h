@@ -9,6 +9,7 @@
 #define DK_VERIFY_H
 
 #include "../index/perfect.h"
+#include "../query/best.h"
 #include "../query/drawrule.h"
 #include "../query/value.h"
 
@@ -31,12 +32,12 @@ int dk_verify_subslices(const dk_index *ix, uint64_t men_lo, uint64_t men_hi, un
 int dk_expected_values(const dk_variant *v, const dk_pos *p, unsigned limit, dk_value_fn get,
                        void *ctx, dk_value out[2], char *err, size_t errlen);
 
-/* The best value through the moves seen so far: what dk_expected_values computes, move by
- * move, for a caller that adds the successors itself (the solver's verification reads the quiet
- * king moves from the values it checks, and a split unit asks other ranks for some). */
+/* The best value through the moves seen so far (query/best.h, at counter 0): what
+ * dk_expected_values computes, move by move, for a caller that adds the successors itself (the
+ * solver's verification reads the quiet king moves from the values it checks, and a split unit
+ * asks other ranks for some). */
 typedef struct dk_expected {
-    int32_t best[2]; /* ranks of out[0] and out[1] (INT32_MIN: no move yet) */
-    dk_value out[2];
+    dk_best best;
     bool must_capture; /* the side to move must capture (set by the caller) */
 } dk_expected;
 
@@ -48,18 +49,7 @@ void dk_expected_start(dk_expected *x);
  * called for every move verification follows. */
 static inline void dk_expected_add(dk_expected *x, const dk_value e[2], bool conversion, unsigned limit)
 {
-    dk_value t = dk_value_through(e[0]);
-    if (dk_value_rank(t) > x->best[0]) {
-        x->best[0] = dk_value_rank(t);
-        x->out[0] = t;
-    }
-    if (limit) {
-        dk_value r = dk_rule_through(e[1], conversion, 0, limit);
-        if (dk_rule_rank(r) > x->best[1]) {
-            x->best[1] = dk_rule_rank(r);
-            x->out[1] = r;
-        }
-    }
+    dk_best_add(&x->best, e, conversion, 0, limit);
 }
 
 /* What x holds in two values (the second used only with a draw rule), and back: the solver

@@ -1,6 +1,7 @@
 #include "rank.h"
 
 #include "../rules/movegen.h"
+#include "best.h"
 #include "drawrule.h"
 
 dk_tb_status dk_tb_rank_moves(dk_tablebase *tb, const dk_pos *p, dk_movelist *list,
@@ -69,15 +70,15 @@ dk_tb_status dk_tb_rank_moves_rule(dk_tablebase *tb, const dk_pos *p, unsigned c
     for (int i = 0; i < list->n; i++) {
         const dk_move *m = &list->m[i];
         dk_pos after = dk_apply(p, m);
-        dk_value v, r;
-        dk_tb_status st = dk_tb_probe(tb, &after, DK_METRIC_DTW, &v);
+        dk_value child[2], t[2];
+        dk_tb_status st = dk_tb_probe(tb, &after, DK_METRIC_DTW, &child[0]);
         if (st == DK_TB_OK)
-            st = dk_tb_probe(tb, &after, DK_METRIC_DTC, &r);
+            st = dk_tb_probe(tb, &after, DK_METRIC_DTC, &child[1]);
         if (st != DK_TB_OK)
             return st;
-        bool conversion = m->captures || !(p->kings & dk_bit(m->from));
-        dtw[i] = dk_value_through(v);
-        rule[i] = dk_rule_through(r, conversion, counter, limit);
+        dk_move_values(child, dk_move_converts(p, m), counter, limit, t);
+        dtw[i] = t[0];
+        rule[i] = t[1];
     }
     sort_moves(list, dtw, rule);
     return DK_TB_OK;

@@ -10,6 +10,7 @@
 
 #include "../rules/errors.h"
 #include "../rules/movegen.h"
+#include "best.h"
 #include "cache.h"
 #include "drawrule.h"
 
@@ -241,7 +242,8 @@ static dk_tb_status resolve_captures(dk_tablebase *tb, const dk_pos *p, dk_metri
 {
     dk_movelist list;
     dk_gen_moves(tb->v, p, &list);
-    int32_t best = INT32_MIN;
+    dk_best best;
+    dk_best_start(&best);
     for (int i = 0; i < list.n; i++) {
         dk_pos after = dk_apply(p, &list.m[i]);
         dk_value e = no_piece_value(metric);
@@ -251,22 +253,14 @@ static dk_tb_status resolve_captures(dk_tablebase *tb, const dk_pos *p, dk_metri
             if (st != DK_TB_OK)
                 return st;
         }
-        dk_value t;
-        int32_t r;
-        if (metric == DK_METRIC_DTC) { /* a capture is a conversion: no limit applies to it */
-            t = dk_rule_through(e, true, 0, 0);
-            r = dk_rule_rank(t);
-        } else {
-            t = dk_value_through(e);
-            if (metric == DK_METRIC_WLD)
-                t = dk_value_of_code(dk_code_of(t));
-            r = dk_value_rank(t);
-        }
-        if (r > best) {
-            best = r;
-            *out = t;
-        }
+        if (metric == DK_METRIC_DTC) /* a capture is a conversion: no limit applies to it */
+            dk_best_add_rule(&best, e, true, 0, 0);
+        else
+            dk_best_add_dtw(&best, e);
     }
+    *out = best.value[metric == DK_METRIC_DTC];
+    if (metric == DK_METRIC_WLD) /* a win or loss without its distance */
+        *out = dk_value_of_code(dk_code_of(*out));
     return DK_TB_OK;
 }
 

@@ -26,8 +26,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* Whether s can stand between the quotes of a JSON string as dk_stats_json prints it (with no
- * escaping). */
+/* Whether s is printable ASCII without quotes or backslashes, as a FEN dk_fen_format writes
+ * is: the loader refuses any other. */
 static bool json_safe(const char *s)
 {
     for (const unsigned char *c = (const unsigned char *)s; *c; c++)
@@ -43,7 +43,10 @@ static char *json(const dk_stats *st)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     FUZZ_CHECK(f, "out of memory");
-    dk_stats_json(st, "brazilian-1m1k-0m1k", f);
+    dk_json w;
+    dk_json_start(&w, f);
+    dk_stats_json(st, "brazilian-1m1k-0m1k", &w);
+    FUZZ_CHECK(dk_json_finish(&w) == 0, "dk_stats_json wrote an incomplete document");
     fclose(f);
     return text;
 }
@@ -64,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!loaded)
         return 0;
     FUZZ_CHECK(json_safe(st.longest_fen) && json_safe(st.longest_dtc_fen),
-               "loaded a FEN that the JSON cannot hold: '%s' '%s'", st.longest_fen,
+               "loaded a FEN that dk_fen_format cannot have written: '%s' '%s'", st.longest_fen,
                st.longest_dtc_fen);
     char *first = json(&st);
     char err[512];
