@@ -5,7 +5,8 @@
 # damaged and missing files) and tests/install.sh (make install, the example program built
 # with pkg-config, shared and static, compared with `damka query`), and checks that the examples
 # of README.md and docs/*.md print what they show (scripts/readme-examples --check: these tables
-# are those `make run` makes).
+# are those `make run` makes) and that scripts/tableset-report's section of them agrees with
+# `damka stats` (tests/tablesets.sh; the generation is timed by GNU time for it).
 # Usage: tests/probe.sh path/to/damka (the test programs are found beside it, in tests/).
 # Environment: MAKE, CC, CFLAGS (the example program is built with them).
 set -u
@@ -17,7 +18,7 @@ fails=0
 
 T=$TMP/br4
 t0=$(date +%s.%N)
-if ! "$DAMKA" gen --pieces 4 --out "$T" --keep-work --quiet 2>"$TMP/err"; then
+if ! /usr/bin/time -v -o "$TMP/gen.time" "$DAMKA" gen --pieces 4 --out "$T" --keep-work --quiet 2>"$TMP/err"; then
     echo "FAIL: damka gen --pieces 4 --keep-work: $(tail -n 3 "$TMP/err")"
     exit 1
 fi
@@ -35,6 +36,8 @@ else
     echo "FAIL: an example of README.md or docs/ does not print what it shows (scripts/readme-examples --write puts the output in place)"
     fails=$((fails + 1))
 fi
+echo "   tablesets.sh"
+"$(dirname "$0")/tablesets.sh" "$DAMKA" "$T" "$TMP/gen.time" || fails=$((fails + 1))
 echo "   test_probe"
 DK_TABLES=$T "$BIN/tests/test_probe" || fails=$((fails + 1))
 echo "   test_replace"
