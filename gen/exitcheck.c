@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
@@ -32,7 +33,8 @@ typedef struct place {
  * cost a probe of libdamka (a lock, a hash chain, a cache miss on the block) and a capture
  * position's resolution again: the check cost as much as the rest of the run. */
 typedef struct queued {
-    uint64_t key;     /* the exit's material slot << INDEX_BITS | its index */
+    uint64_t key;     /* the exit's material (its number in the queue) << INDEX_BITS | its index; in
+                       * sorting, the material's number moved down to just above the index's bits */
     uint32_t from;    /* the position whose exit it is, in `from` */
     dk_value got[2];  /* what the solver read */
 } queued;
@@ -48,7 +50,7 @@ typedef struct resolved {
 } resolved;
 
 enum { INDEX_BITS = 48, RADIX_BITS = 16, SHORT_QUEUE_BITS = 14, TAG_INDEX_BITS = 19, PREFETCH_AHEAD = 16 };
-_Static_assert(DK_TB_MATERIAL_SLOTS <= 1 << (64 - INDEX_BITS), "a slot fits above the index");
+_Static_assert(DK_TB_MATERIAL_SLOTS < 1 << (64 - INDEX_BITS), "a material's number fits above the index");
 
 typedef struct open_unit {
     uint32_t unit;
@@ -73,7 +75,11 @@ struct dk_exit_check {
     queued *queue, *sorted;             /* cap each */
     uint32_t *count;                    /* the sort's counters, one a digit's value */
     dk_pos *from;                       /* the positions of the exits queued, each once */
-    resolved *memo;                     /* memo_mask + 1 entries, made at the first read */
+    uint16_t number[DK_TB_MATERIAL_SLOTS]; /* by slot: the material's number in the queue, 0: none */
+    uint16_t slot_of[DK_TB_MATERIAL_SLOTS + 1]; /* by number: the slot */
+    uint16_t nmaterials;                /* of the queue */
+    uint64_t index_bits;                /* the queue's indices or-ed */
+    resolved *memo;                     /* memo_mask + 1 entries, mapped at the first read */
     uint64_t memo_mask;
     int memo_bits;
     uint32_t n, nfrom, cap;
@@ -89,11 +95,11 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, co
     c->plans = plans;
     c->limit = limit;
     c->dir = strdup(dir);
-    /* the queue takes an eighth of the cache (from 1024 to 2^18 exits), libdamka the rest */
-    const size_t each = 2 * sizeof(queued) + sizeof(dk_pos);
-    c->cap = 1024;
-    while (c->cap < 1u << 18 && 2 * c->cap * each <= cache_bytes / 8)
-        c->cap *= 2;
+    /* The queue is as long at every budget (its 16 MiB are among a rank's fixed bytes, budget.c):
+     * a flush decodes each block its exits reach once, and a short queue whose exits are spread
+     * over a table decodes a block for every few exits (a split unit of 0m4k-0m3k at 4G, queues
+     * of 16384 exits: the run twice as long). */
+    c->cap = DK_EXIT_CHECK_QUEUE;
     c->queue = malloc(c->cap * sizeof *c->queue);
     c->sorted = malloc(c->cap * sizeof *c->sorted);
     c->from = malloc(c->cap * sizeof *c->from);
@@ -102,7 +108,7 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, co
     for (c->memo_bits = 16; ((uint64_t)2 << c->memo_bits) * sizeof(resolved) <= cache_bytes / 4; c->memo_bits++)
         ;
     c->memo_mask = ((uint64_t)1 << c->memo_bits) - 1;
-    uint64_t own = c->cap * each + (c->memo_mask + 1) * sizeof(resolved);
+    uint64_t own = (c->memo_mask + 1) * sizeof(resolved);
     c->tb = dk_tb_open(dir, g->v, &(dk_tb_options){(size_t)(cache_bytes > 2 * own ? cache_bytes - own : cache_bytes / 2 + 1)});
     c->blocks = dk_block_pool_new(unit_cache_bytes, DK_VFILE_SLOT_BYTES);
     if (!c->dir || !c->tb || !c->blocks || !c->queue || !c->sorted || !c->from || !c->count) {
@@ -110,6 +116,26 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, co
         return NULL;
     }
     return c;
+}
+
+static size_t memo_bytes(const dk_exit_check *c) { return (size_t)(c->memo_mask + 1) * sizeof(resolved); }
+
+/* The memory of values read, mapped in huge pages where the kernel has them: up to a quarter
+ * of the budget, whose first touches in 4 KiB pages cost as much as a sixth of the check. */
+static resolved *memo_map(dk_exit_check *c)
+{
+    void *m = mmap(NULL, memo_bytes(c), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    madvise(m, memo_bytes(c), MADV_HUGEPAGE); /* best effort */
+    return c->memo = m;
+}
+
+static void memo_free(dk_exit_check *c)
+{
+    if (c->memo)
+        munmap(c->memo, memo_bytes(c));
+    c->memo = NULL;
 }
 
 static void close_unit(dk_exit_check *c, open_unit *o)
@@ -130,8 +156,7 @@ void dk_exit_check_idle(dk_exit_check *c)
     for (int i = 0; i < OPEN_ABOVE; i++)
         close_unit(c, &c->open[i]);
     dk_block_pool_idle(c->blocks);
-    free(c->memo);
-    c->memo = NULL;
+    memo_free(c);
 }
 
 void dk_exit_check_free(dk_exit_check *c)
@@ -145,7 +170,7 @@ void dk_exit_check_free(dk_exit_check *c)
     free(c->sorted);
     free(c->from);
     free(c->count);
-    free(c->memo);
+    memo_free(c);
     for (int k = 0; k < DK_TB_MATERIAL_SLOTS; k++)
         free(c->ix[k]);
     dk_tb_close(c->tb);
@@ -251,7 +276,7 @@ static uint64_t memo_hash(const dk_exit_check *c, int k, uint64_t i)
  * be remembered). NULL when out of memory. */
 static resolved *memo_entry(dk_exit_check *c, int k, uint64_t i, uint32_t *tag)
 {
-    if (!c->memo && !(c->memo = calloc(c->memo_mask + 1, sizeof *c->memo)))
+    if (!c->memo && !memo_map(c))
         return NULL;
     uint64_t h = memo_hash(c, k, i);
     uint64_t high = h >> c->memo_bits; /* with the place, gives h and so i back */
@@ -299,22 +324,24 @@ static int table_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_
     return 0;
 }
 
-/* Sorts the queue by key into c->queue (least significant digits first, the digits where all
- * keys agree skipped; a short queue in narrow digits, whose counters cost less than its
- * extra passes). */
-static void sort_queue(dk_exit_check *c)
+/* Sorts the queue by material and index into c->queue, least significant digits first. The
+ * keys are made as short as the queue allows first (the material's number just above the
+ * largest index's bits), and cut into as few digits as fit the counters (16 bits, 8 for a short
+ * queue, whose counters would cost more than its passes): each pass writes every exit to one of
+ * up to 65536 places, a cache miss each. Returns the index's bits in the sorted keys. */
+static int sort_queue(dk_exit_check *c)
 {
-    uint64_t differ = 0;
-    for (uint32_t k = 1; k < c->n; k++)
-        differ |= c->queue[k].key ^ c->queue[0].key;
-    const int bits = c->n >> SHORT_QUEUE_BITS ? RADIX_BITS : RADIX_BITS / 2;
-    const uint64_t mask = (1u << bits) - 1;
+    const int ibits = c->index_bits ? 64 - __builtin_clzll(c->index_bits) : 1;
+    const int bits = ibits + (32 - __builtin_clz(c->nmaterials));
+    for (uint32_t k = 0; k < c->n; k++)
+        c->queue[k].key = (c->queue[k].key >> INDEX_BITS) << ibits | (c->queue[k].key & ((1ull << INDEX_BITS) - 1));
+    const int most = c->n >> SHORT_QUEUE_BITS ? RADIX_BITS : RADIX_BITS / 2;
+    const int passes = (bits + most - 1) / most, digit = (bits + passes - 1) / passes;
+    const uint64_t mask = (1u << digit) - 1;
     queued *from = c->queue, *to = c->sorted;
-    for (int shift = 0; shift < 64; shift += bits) {
-        if (!((differ >> shift) & mask))
-            continue;
+    for (int shift = 0; shift < bits; shift += digit) {
         uint32_t *count = c->count;
-        memset(count, 0, sizeof *count << bits);
+        memset(count, 0, sizeof *count << digit);
         for (uint32_t k = 0; k < c->n; k++)
             count[(from[k].key >> shift) & mask]++;
         for (uint32_t d = 0, sum = 0; d <= mask; d++) {
@@ -332,6 +359,7 @@ static void sort_queue(dk_exit_check *c)
         c->sorted = c->queue;
         c->queue = from;
     }
+    return ibits;
 }
 
 /* The message of an exit n of p the solver read otherwise. */
@@ -360,18 +388,22 @@ int dk_exit_check_flush(dk_exit_check *c, char *err, size_t errlen)
     uint32_t n = c->n;
     if (!n)
         return 0;
-    sort_queue(c);
+    const int ibits = sort_queue(c);
+    const uint64_t imask = (1ull << ibits) - 1;
     c->n = c->nfrom = 0;
+    c->index_bits = 0;
+    for (uint16_t j = 1; j <= c->nmaterials; j++) /* slot_of stays for the reads below */
+        c->number[c->slot_of[j]] = 0;
+    c->nmaterials = 0;
     const int above[2] = {dk_tb_material_slot(c->pair->m), dk_tb_material_slot(c->pair->twin)};
     for (uint32_t k = 0, end; k < n; k = end) {
         const queued *q = &c->queue[k];
-        int slot = (int)(q->key >> INDEX_BITS);
-        uint64_t i = q->key & ((1ull << INDEX_BITS) - 1);
+        int slot = c->slot_of[q->key >> ibits];
+        uint64_t i = q->key & imask;
         const dk_index *ix = slot == above[0] ? &c->pair->ix : slot == above[1] ? &c->pair->ix_twin : NULL;
         if (c->memo && k + PREFETCH_AHEAD < n) { /* the entries are far apart: a miss each */
             uint64_t ahead = c->queue[k + PREFETCH_AHEAD].key;
-            __builtin_prefetch(&c->memo[memo_hash(c, (int)(ahead >> INDEX_BITS),
-                                                  ahead & ((1ull << INDEX_BITS) - 1)) & c->memo_mask]);
+            __builtin_prefetch(&c->memo[memo_hash(c, c->slot_of[ahead >> ibits], ahead & imask) & c->memo_mask]);
         }
         dk_value want[2];
         if ((ix ? above_value(c, ix, i, want, err, errlen)
@@ -406,7 +438,12 @@ int dk_exit_check_add(dk_exit_check *c, const dk_wpair *pair, const dk_pos *p, d
     const dk_pos *last = c->nfrom ? &c->from[c->nfrom - 1] : NULL;
     if (!last || last->pieces[0] != p->pieces[0] || last->pieces[1] != p->pieces[1] || last->kings != p->kings)
         c->from[c->nfrom++] = *p;
-    c->queue[c->n] = (queued){(uint64_t)k << INDEX_BITS | (uint64_t)i, c->nfrom - 1, {got[0], got[1]}};
+    if (!c->number[k]) {
+        c->number[k] = ++c->nmaterials;
+        c->slot_of[c->nmaterials] = (uint16_t)k;
+    }
+    c->index_bits |= (uint64_t)i;
+    c->queue[c->n] = (queued){(uint64_t)c->number[k] << INDEX_BITS | (uint64_t)i, c->nfrom - 1, {got[0], got[1]}};
     if (++c->n == c->cap)
         return dk_exit_check_flush(c, err, errlen);
     return 0;

@@ -16,10 +16,13 @@
 
 typedef struct dk_exit_check dk_exit_check;
 
+/* The exits a reader queues before it reads them (16 MiB with the positions they come from,
+ * counted among a rank's fixed bytes, gen/budget.c). */
+#define DK_EXIT_CHECK_QUEUE ((uint32_t)1 << 18)
+
 /* A reader of the exits of units of graph g, over the finished tables and unit files of dir
  * (its work/ folder), with a draw rule of `limit` plies (0: DTW only), cache_bytes for the
- * tables (the values read, remembered: a quarter; the queue of exits: up to an eighth;
- * libdamka's block cache: the rest) and a pool of unit_cache_bytes for the units' blocks
+ * tables (the values read, remembered: a quarter; libdamka's block cache: the rest) and a pool of unit_cache_bytes for the units' blocks
  * (blockpool.h, an instance of its own); plans is the caller's plan cache (which it outlives).
  * One per thread. Returns NULL when out of memory. */
 dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
