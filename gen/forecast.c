@@ -154,7 +154,7 @@ typedef struct sim {
     const dk_forecast_model *m;
     dk_sched core;         /* who gets what (scheduler.h), ranks made on demand */
     dk_heap events;        /* running tasks, by end, then rank */
-    sim_rank *ranks;       /* ranks[0..nranks): those handed something so far */
+    sim_rank *ranks;       /* ranks[0..nranks): up to the highest that read tables so far */
     uint32_t nranks, cap;
     reads rd;
     double *unit_pos;      /* by unit: its positions (all_unit_positions) */
@@ -169,8 +169,8 @@ static bool event_less(const void *a, const void *b)
     return x->end < y->end || (x->end == y->end && x->rank < y->rank);
 }
 
-/* Rank r's state, made (with every rank below it) when it is first handed something. Returns
- * it, or NULL when out of memory. */
+/* Rank r's state, made (with every rank below it) when it first reads tables. Returns it, or
+ * NULL when out of memory. */
 static sim_rank *sim_rank_at(sim *s, uint32_t r)
 {
     while (s->nranks <= r) {
@@ -367,8 +367,6 @@ static int start(sim *s, uint32_t r, dk_wg_task t, double now)
 {
     const dk_workgraph *g = s->g;
     double cost;
-    if (!sim_rank_at(s, r))
-        return -1;
     if (t.kind == DK_WG_UNIT) {
         double decode = read_tables(s, r, t.id, s->unit_at[t.id], s->unit_at[t.id] + unit_share(s, t.id));
         if (decode < 0)
