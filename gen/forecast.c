@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "budget.h"
+#include "scheduler.h"
 #include "subslice.h"
 
 /* The model's constants (Brazilian, draw rule of 15 moves): seconds a unit position (times
@@ -151,17 +152,14 @@ typedef struct reads {
 typedef struct sim {
     dk_workgraph *g;
     const dk_forecast_model *m;
-    uint32_t limit_ranks;
+    dk_sched core;         /* who gets what (scheduler.h), ranks made on demand */
     dk_heap events;        /* running tasks, by end, then rank */
-    dk_heap idle;          /* idle ranks among those made, by number */
-    sim_rank *ranks;       /* ranks[0..nranks) exist; more are made on demand */
+    sim_rank *ranks;       /* ranks[0..nranks): up to the highest that read tables so far */
     uint32_t nranks, cap;
     reads rd;
     double *unit_pos;      /* by unit: its positions (all_unit_positions) */
     double *unit_at;       /* by unit: the share of its pair's positions in the units before it */
     double work_bytes, disk_bytes;
-    int64_t split;         /* a split unit taken, waiting for every rank to be free, or -1 */
-    bool splitting;        /* a split unit is running on every rank */
     dk_forecast *out;
 } sim;
 
@@ -171,32 +169,26 @@ static bool event_less(const void *a, const void *b)
     return x->end < y->end || (x->end == y->end && x->rank < y->rank);
 }
 
-static bool rank_less(const void *a, const void *b) { return *(const uint32_t *)a < *(const uint32_t *)b; }
-
-/* The lowest idle rank, as the scheduler serves waiting ranks in order (a new one if every
- * rank made so far is busy); false if all `limit_ranks` are busy or memory runs out. */
-static bool idle_rank(sim *s, uint32_t *r)
+/* Rank r's state, made (with every rank below it) when it first reads tables. Returns it, or
+ * NULL when out of memory. */
+static sim_rank *sim_rank_at(sim *s, uint32_t r)
 {
-    if (s->idle.n) {
-        dk_heap_pop(&s->idle, r);
-        return true;
+    while (s->nranks <= r) {
+        if (s->nranks == s->cap) {
+            uint32_t cap = s->cap ? 2 * s->cap : 16;
+            sim_rank *more = realloc(s->ranks, cap * sizeof *more);
+            if (!more)
+                return NULL;
+            s->ranks = more;
+            s->cap = cap;
+        }
+        sim_rank *k = &s->ranks[s->nranks];
+        *k = (sim_rank){calloc(2 * (size_t)s->g->npairs + 1, sizeof *k->chunk), NULL, 0, 0, 0, 0, 0};
+        if (!k->chunk)
+            return NULL;
+        s->nranks++;
     }
-    if (s->nranks == s->limit_ranks)
-        return false;
-    if (s->nranks == s->cap) {
-        uint32_t cap = s->cap ? 2 * s->cap : 16;
-        sim_rank *more = realloc(s->ranks, cap * sizeof *more);
-        if (!more)
-            return false;
-        s->ranks = more;
-        s->cap = cap;
-    }
-    sim_rank *k = &s->ranks[s->nranks];
-    *k = (sim_rank){calloc(2 * (size_t)s->g->npairs + 1, sizeof *k->chunk), NULL, 0, 0, 0, 0, 0};
-    if (!k->chunk)
-        return false;
-    *r = s->nranks++;
-    return true;
+    return &s->ranks[r];
 }
 
 /* Adds table `id` to the reads of the pair being listed (which starts at ids[first]) once. */
@@ -339,6 +331,9 @@ static double read_chunk(sim *s, sim_rank *k, uint32_t id, uint32_t c)
  * -1 when out of memory. */
 static double read_tables(sim *s, uint32_t r, uint32_t u, double lo, double hi)
 {
+    sim_rank *k = sim_rank_at(s, r);
+    if (!k)
+        return -1;
     uint32_t p = s->g->units[u].pair;
     double mid = (lo + hi) / 2, half = s->m->read_spread * (hi - lo) / 2, seconds = 0;
     double from = mid - half < 0 ? 0 : mid - half, to = mid + half > 1 ? 1 : mid + half;
@@ -346,7 +341,7 @@ static double read_tables(sim *s, uint32_t r, uint32_t u, double lo, double hi)
         uint32_t id = s->rd.ids[s->rd.first[p] + j], n = nchunks(s, id);
         uint32_t c0 = (uint32_t)(from * n), c1 = (uint32_t)(to * n);
         for (uint32_t c = c0 < n ? c0 : n - 1; c <= c1 && c < n; c++) {
-            double d = read_chunk(s, &s->ranks[r], id, c);
+            double d = read_chunk(s, k, id, c);
             if (d < 0)
                 return -1;
             seconds += d;
@@ -415,20 +410,17 @@ static void account_files(sim *s, dk_wg_task t)
         s->out->disk_peak_bytes = (uint64_t)s->disk_bytes;
 }
 
-/* The split unit taken, now that no task runs: every rank takes part (with unlimited ranks,
+/* Split unit u, started now that no task runs: every rank takes part (with unlimited ranks,
  * as many as it has parts), each solving the parts it holds, so it lasts as long as the rank
  * holding the most parts takes, times the cost of talking (split_overhead). */
-static int start_split(sim *s, double now)
+static int start_split(sim *s, uint32_t u, double now)
 {
     const dk_workgraph *g = s->g;
-    uint32_t u = (uint32_t)s->split;
     double pos = s->unit_pos[u], S = (double)g->max_positions;
     uint64_t parts = pos > S ? (uint64_t)((pos + S - 1) / S) : 1;
-    uint64_t ranks = s->limit_ranks == DK_FORECAST_UNLIMITED ? parts : s->limit_ranks;
+    uint64_t ranks = s->core.nranks == DK_SCHED_UNLIMITED ? parts : s->core.nranks;
     uint64_t most = (parts + ranks - 1) / ranks, busy = ranks < parts ? ranks : parts;
     double cost = unit_cost(g, s->m, u, pos) * (double)most / (double)parts * (parts > 1 ? split_overhead : 1);
-    s->split = -1;
-    s->splitting = true;
     uint32_t *taking = malloc(busy * sizeof *taking);
     if (!taking)
         return -1;
@@ -436,7 +428,7 @@ static int start_split(sim *s, double now)
      * reads for its share of the unit's positions. */
     double decode = 0, at = s->unit_at[u], share = unit_share(s, u) / (double)busy;
     for (uint64_t k = 0; k < busy; k++) {
-        double d = idle_rank(s, &taking[k]) ? read_tables(s, taking[k], u, at + share * (double)k,
+        double d = dk_sched_take_rank(&s->core, &taking[k]) > 0 ? read_tables(s, taking[k], u, at + share * (double)k,
                                                           at + share * (double)(k + 1)) : -1;
         if (d < 0) {
             free(taking);
@@ -461,29 +453,22 @@ static int start_split(sim *s, double now)
     return 0;
 }
 
-/* Gives every idle rank a ready task, lowest rank first, as the scheduler does: a split unit
- * taken stops that until every rank is free and it can start. Returns -1 when out of memory. */
+/* Starts what the scheduler's core hands out now, as gen's rank 0 sends it. Returns -1 when out
+ * of memory, or when the core finds no work ready though pairs are unfinished. */
 static int assign(sim *s, double now)
 {
-    while (!s->splitting) {
-        if (s->split >= 0)
-            return s->events.n > 0 ? 0 : start_split(s, now);
-        if (dk_workgraph_nready(s->g) == 0)
-            return 0;
-        uint32_t r;
-        dk_wg_task t;
-        if (!idle_rank(s, &r))
-            return s->nranks == s->limit_ranks ? 0 : -1;
-        dk_workgraph_take(s->g, &t);
-        if (t.kind == DK_WG_UNIT && s->g->units[t.id].split) {
-            s->split = t.id;
-            dk_heap_push(&s->idle, &r);
-            continue;
-        }
-        if (start(s, r, t, now) != 0)
+    for (;;) {
+        dk_sched_grant a = dk_sched_next(&s->core);
+        int rc = 0;
+        if (a.kind == DK_SCHED_TASK)
+            rc = start(s, a.rank, a.task, now);
+        else if (a.kind == DK_SCHED_SPLIT)
+            rc = start_split(s, a.task.id, now);
+        else if (a.kind != DK_SCHED_STOP) /* a stopped rank's run is over */
+            return a.kind == DK_SCHED_WAIT ? 0 : -1;
+        if (rc != 0)
             return -1;
     }
-    return 0;
 }
 
 /* Where each unit lies in its pair: the share of the pair's positions in its units before it. */
@@ -500,7 +485,7 @@ static void all_unit_at(const sim *s)
 
 int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks, dk_forecast *out)
 {
-    sim s = {.g = g, .m = m, .limit_ranks = ranks ? ranks : 1, .split = -1, .out = out};
+    sim s = {.g = g, .m = m, .out = out};
     *out = (dk_forecast){.ranks = ranks};
     s.unit_pos = malloc((g->nunits + 1) * sizeof *s.unit_pos);
     s.unit_at = malloc((g->nunits + 1) * sizeof *s.unit_at);
@@ -515,8 +500,8 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
     }
     size_t room = (size_t)g->nunits + g->npairs + 2 + (size_t)most;
     s.events = (dk_heap){malloc(room * sizeof(event)), sizeof(event), 0, event_less};
-    s.idle = (dk_heap){malloc(room * sizeof(uint32_t)), sizeof(uint32_t), 0, rank_less};
-    int rc = s.events.data && s.idle.data && s.unit_pos && s.unit_at ? reads_build(g, &s.rd) : -1;
+    int rc = dk_sched_init(&s.core, g, ranks ? ranks : 1, true);
+    rc = rc == 0 && s.events.data && s.unit_pos && s.unit_at ? reads_build(g, &s.rd) : -1;
     if (rc == 0)
         all_unit_at(&s);
     dk_workgraph_reset(g, NULL, NULL);
@@ -530,16 +515,15 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
             event e;
             dk_heap_pop(&s.events, &e);
             if (e.task.kind != 0) {
-                s.splitting &= !(e.task.kind == DK_WG_UNIT && g->units[e.task.id].split);
-                dk_workgraph_done(g, e.task);
+                dk_sched_done(&s.core, e.task);
                 account_files(&s, e.task);
             }
-            dk_heap_push(&s.idle, &e.rank);
+            dk_sched_waits(&s.core, e.rank);
         }
         rc = assign(&s, now);
     }
     out->wall = now;
-    out->ranks_used = s.nranks;
+    out->ranks_used = s.core.made;
     for (uint32_t r = 0; r < s.nranks; r++) {
         out->read_bytes += s.ranks[r].read;
         if (s.ranks[r].read > out->read_max_bytes)
@@ -548,7 +532,7 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
     }
     free(s.ranks);
     free(s.events.data);
-    free(s.idle.data);
+    dk_sched_free(&s.core);
     free(s.unit_pos);
     free(s.unit_at);
     reads_free(&s.rd);

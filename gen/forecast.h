@@ -1,8 +1,8 @@
-/* What a run of `damka gen` would take, without running it: rank 0's scheduler (generate.c)
- * simulated over the work graph with a cost model. Each free rank takes the next task the
- * graph hands out (dk_workgraph_take: the highest priority first, set by dk_forecast_prioritize), as
- * the scheduler does, and a task makes others ready when the graph says so
- * (dk_workgraph_done), so the simulation and the scheduler cannot disagree on the order.
+/* What a run of `damka gen` would take, without running it: rank 0's scheduler simulated over
+ * the work graph with a cost model. The simulation and gen's rank 0 (generate.c) drive the same
+ * scheduler core (scheduler.h: lowest free rank first, the next task the graph hands out by the
+ * priorities dk_forecast_prioritize sets, split units held until every rank is free), so they
+ * cannot disagree on the order; the simulation adds only time: each task ends after its cost.
  *
  * Positions are table entries (White to move; a position with both sides to move counts
  * twice), the unit gen's progress line counts. Pure: no MPI, no files. */
@@ -11,10 +11,11 @@
 
 #include <stdint.h>
 
+#include "scheduler.h"
 #include "workgraph.h"
 
 /* Ranks without limit: every ready task starts at once (the critical path). */
-#define DK_FORECAST_UNLIMITED UINT32_MAX
+#define DK_FORECAST_UNLIMITED DK_SCHED_UNLIMITED
 
 /* The cost of tasks and the size of files. A unit of material M takes positions x
  * unit_seconds x (1 + king_weight x kings of M): king moves and their un-moves are most of the

@@ -17,6 +17,7 @@
 #include "dirlock.h"
 #include "manifest.h"
 #include "progress.h"
+#include "scheduler.h"
 #include "setup.h"
 #include "tablecheck.h"
 #include "tasks.h"
@@ -195,19 +196,19 @@ static void remote_worker(dk_worker *w, const char *why_not)
     }
 }
 
-/* --- the scheduler, rank 0 --- */
+/* --- the transport of the scheduler, rank 0: reports in, what the core hands out (scheduler.h)
+ * sent --- */
 
 typedef struct sched {
     const dk_gen_options *o;
     dk_workgraph *g;
     int nranks;
-    int busy;             /* workers with a task */
+    dk_sched core;
     int stopped;          /* workers sent TASK_STOP */
-    bool failed;
     char err[ERR_MAX];
     dk_progress pr;
     local_worker *local;
-    int64_t split;        /* a split unit waiting for every rank to be free, or -1 */
+    uint32_t split;       /* the split unit running (split_progress) */
     uint32_t splits;      /* split units solved */
     double *since;        /* when each rank began to wait for a task (while it waits) */
     double waited;        /* seconds the ranks spent waiting for a task, summed */
@@ -217,62 +218,38 @@ typedef struct sched {
 /* Rank r, which waited for a task since s->since[r], got one. */
 static void stop_waiting(sched *s, int r) { s->waited += dk_now() - s->since[r]; }
 
-/* The next task, as the work graph hands it out: the one heading the longest chain of work
- * (dk_forecast_prioritize, called by dk_setup_graph). */
-static task next_task(sched *s)
-{
-    dk_wg_task t;
-    if (!dk_workgraph_take(s->g, &t))
-        return (task){TASK_NONE, 0};
-    return (task){t.kind == DK_WG_FINISH ? TASK_PAIR : TASK_UNIT, (int32_t)t.id};
-}
-
 static bool all_done(const sched *s) { return dk_workgraph_all_finished(s->g); }
 
-/* Records what rank `rank` reports; the first failure stops the run, with the rank named when
- * it is not rank 0 (whose messages are the job's own). */
+/* Records what rank `rank` reports, and that it waits for a task; the first failure stops the
+ * run, with the rank named when it is not rank 0 (whose messages are the job's own). */
 static void take_report(sched *s, int rank, const report *r)
 {
-    if (r->kind != TASK_NONE)
-        s->busy--;
+    dk_sched_waits(&s->core, (uint32_t)rank);
+    s->since[rank] = dk_now();
     if (r->status != 0) {
         /* the first message of a rank that failed itself (-2: a split's other ranks) */
         if (!s->err[0] && r->status != -2 && rank != 0)
             snprintf(s->err, sizeof s->err, "rank %d: %.900s", rank, r->err);
         else if (!s->err[0] && r->status != -2)
             snprintf(s->err, sizeof s->err, "%s", r->err);
-        s->failed = true;
+        dk_sched_fail(&s->core);
         return;
     }
     if (r->kind == TASK_NONE || r->kind == TASK_SPLIT) /* rank 0 records a split done */
         return;
     if (r->kind == TASK_UNIT) {
         s->pr.done_positions += s->g->units[r->id].positions;
-        dk_workgraph_done(s->g, (dk_wg_task){DK_WG_UNIT, (uint32_t)r->id});
+        dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, (uint32_t)r->id});
     } else {
         s->pr.done_materials += s->g->pairs[r->id].self_twin ? 1 : 2;
-        dk_workgraph_done(s->g, (dk_wg_task){DK_WG_FINISH, (uint32_t)r->id});
+        dk_sched_done(&s->core, (dk_wg_task){DK_WG_FINISH, (uint32_t)r->id});
     }
     dk_progress_update(&s->pr, false);
 }
 
-/* Gives worker `rank` its next task, or stops it when nothing is left or a task failed. Returns
- * false if there is nothing to give yet (the worker waits). */
-static bool assign(sched *s, int rank)
+/* Sends worker `rank` task t (rank 0's through its mailbox). */
+static void send_task(sched *s, int rank, task t)
 {
-    task t = {TASK_STOP, 0};
-    if (!s->failed && !all_done(s)) {
-        t = s->split < 0 ? next_task(s) : (task){TASK_NONE, 0};
-        if (t.kind == TASK_UNIT && s->g->units[t.id].split) {
-            s->split = t.id; /* it waits until every rank is free */
-            t.kind = TASK_NONE;
-        }
-        if (t.kind == TASK_NONE)
-            return false;
-        s->busy++;
-    } else {
-        s->stopped++;
-    }
     if (rank == 0) {
         mailbox *b = &s->local->box;
         pthread_mutex_lock(&b->lock);
@@ -283,34 +260,32 @@ static bool assign(sched *s, int rank)
     } else {
         MPI_Send(&t, sizeof t, MPI_BYTE, rank, TAG_TASK, MPI_COMM_WORLD);
     }
-    return true;
 }
 
-/* Every rank is free: all of them solve the split unit, rank 0 on this thread (its worker's
+/* Every rank is free: all of them solve split unit u, rank 0 on this thread (its worker's
  * thread waits for a task meanwhile, so the worker is this thread's to use). */
-static void start_split(sched *s, int *waiting)
+static void start_split(sched *s, uint32_t u)
 {
-    task t = {TASK_SPLIT, (int32_t)s->split};
-    for (int r = 1; r < s->nranks; r++) {
-        MPI_Send(&t, sizeof t, MPI_BYTE, r, TAG_TASK, MPI_COMM_WORLD);
-        waiting[r] = 0;
-        s->busy++;
+    task t = {TASK_SPLIT, (int32_t)u};
+    uint32_t r;
+    while (dk_sched_take_rank(&s->core, &r) > 0) { /* every rank, 0 first */
+        if (r != 0)
+            MPI_Send(&t, sizeof t, MPI_BYTE, (int)r, TAG_TASK, MPI_COMM_WORLD);
+        stop_waiting(s, (int)r);
     }
-    for (int r = 0; r < s->nranks; r++)
-        stop_waiting(s, r);
-    report r = {TASK_SPLIT, t.id, 0, ""};
-    r.status = run_split(&s->local->w, (uint32_t)t.id, s, r.err, sizeof r.err);
+    s->split = u;
+    report rep = {TASK_SPLIT, t.id, 0, ""};
+    rep.status = run_split(&s->local->w, u, s, rep.err, sizeof rep.err);
     s->pr.note[0] = 0;
-    s->since[0] = dk_now(); /* rank 0's worker waits again */
-    s->split = -1;
-    if (r.status != 0) {
-        s->busy++; /* take_report counts it back */
-        take_report(s, 0, &r);
+    if (rep.status != 0) {
+        take_report(s, 0, &rep);
         return;
     }
     s->splits++;
-    s->pr.done_positions += s->g->units[t.id].positions;
-    dk_workgraph_done(s->g, (dk_wg_task){DK_WG_UNIT, (uint32_t)t.id});
+    s->pr.done_positions += s->g->units[u].positions;
+    dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, u});
+    dk_sched_waits(&s->core, 0); /* rank 0's worker waits again */
+    s->since[0] = dk_now();
     dk_progress_update(&s->pr, false);
 }
 
@@ -330,12 +305,38 @@ static void split_progress(void *ctx, const char *stage, uint64_t done, uint64_t
     dk_progress_update(&s->pr, false);
 }
 
+/* Sends what the core hands out until it has nothing more. */
+static void hand_out(sched *s)
+{
+    for (;;) {
+        dk_sched_grant a = dk_sched_next(&s->core);
+        switch (a.kind) {
+        case DK_SCHED_TASK:
+            send_task(s, (int)a.rank, (task){a.task.kind == DK_WG_FINISH ? TASK_PAIR : TASK_UNIT, (int32_t)a.task.id});
+            stop_waiting(s, (int)a.rank);
+            break;
+        case DK_SCHED_STOP:
+            send_task(s, (int)a.rank, (task){TASK_STOP, 0});
+            stop_waiting(s, (int)a.rank);
+            s->stopped++;
+            break;
+        case DK_SCHED_SPLIT:
+            start_split(s, a.task.id);
+            break;
+        case DK_SCHED_STUCK:
+            snprintf(s->err, sizeof s->err, "internal error: no work is ready but tables are missing");
+            break;
+        default: /* DK_SCHED_WAIT; no rank is made on demand, so never DK_SCHED_NOMEM */
+            return;
+        }
+    }
+}
+
 static void schedule(sched *s)
 {
-    int *waiting = calloc((size_t)s->nranks, sizeof *waiting);
     s->since = calloc((size_t)s->nranks, sizeof *s->since);
     double start = dk_now();
-    if (!waiting || !s->since) { /* the workers wait for tasks that could not be tracked: stop them all */
+    if (!s->since) { /* the workers wait for tasks that could not be tracked: stop them all */
         fprintf(stderr, "damka: gen: out of memory for the scheduler of %d ranks\n", s->nranks);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -348,8 +349,6 @@ static void schedule(sched *s)
             report r;
             MPI_Recv(&r, sizeof r, MPI_BYTE, st.MPI_SOURCE, TAG_REPORT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             take_report(s, st.MPI_SOURCE, &r);
-            waiting[st.MPI_SOURCE] = 1;
-            s->since[st.MPI_SOURCE] = dk_now();
             got = true;
         }
         mailbox *b = &s->local->box;
@@ -359,35 +358,11 @@ static void schedule(sched *s)
             b->has_report = false;
             pthread_mutex_unlock(&b->lock);
             take_report(s, 0, &r);
-            waiting[0] = 1;
-            s->since[0] = dk_now();
             got = true;
         } else {
             pthread_mutex_unlock(&b->lock);
         }
-        for (int r = 0; r < s->nranks; r++)
-            if (waiting[r] && assign(s, r)) {
-                stop_waiting(s, r);
-                waiting[r] = 0;
-            }
-        if (s->split >= 0 && !s->failed && s->busy == 0) {
-            bool all_waiting = true; /* every rank's report read: each waits for a task */
-            for (int r = 0; r < s->nranks; r++)
-                all_waiting &= waiting[r] != 0;
-            if (all_waiting) {
-                start_split(s, waiting);
-                continue;
-            }
-        }
-        if (!s->failed && s->busy == 0 && !all_done(s)) {
-            bool all_waiting = true;
-            for (int r = 0; r < s->nranks; r++)
-                all_waiting &= waiting[r] != 0;
-            if (all_waiting) {
-                snprintf(s->err, sizeof s->err, "internal error: no work is ready but tables are missing");
-                s->failed = true;
-            }
-        }
+        hand_out(s);
         if (!got) {
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
@@ -395,7 +370,6 @@ static void schedule(sched *s)
         }
     }
     s->ran = dk_now() - start;
-    free(waiting);
     free(s->since);
     s->since = NULL;
 }
@@ -497,7 +471,11 @@ static int make_work(const dk_gen_options *o, char *err, size_t errlen)
 
 static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, const dk_budget *b)
 {
-    sched s = {o, g, nranks, 0, 0, false, "", {0}, NULL, -1, 0, NULL, 0, 0};
+    sched s = {o, g, nranks, {0}, 0, "", {0}, NULL, 0, 0, NULL, 0, 0};
+    if (dk_sched_init(&s.core, g, (uint32_t)nranks, false) != 0) { /* the workers would wait: stop them all */
+        fprintf(stderr, "damka: gen: out of memory for the scheduler of %d ranks\n", nranks);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     s.local = calloc(1, sizeof *s.local);
     int status = 1;
     uint64_t done_pos = 0, total_pos = 0;
@@ -513,15 +491,15 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     if (!local_ok || refused || make_dirs(o, &lock, s.err, sizeof s.err) != 0 || scan(&s, &done_pos, &done_mat) != 0) {
         if (!s.err[0])
             snprintf(s.err, sizeof s.err, "out of memory");
-        s.failed = true;
+        dk_sched_fail(&s.core);
     }
-    if (!s.failed && !all_done(&s) && make_work(o, s.err, sizeof s.err) != 0)
-        s.failed = true;
+    if (!s.core.failed && !all_done(&s) && make_work(o, s.err, sizeof s.err) != 0)
+        dk_sched_fail(&s.core);
     for (uint32_t p = 0; p < g->npairs; p++) {
         total_pos += g->pairs[p].positions;
         total_mat += g->pairs[p].self_twin ? 1 : 2;
     }
-    if (!s.failed) {
+    if (!s.core.failed) {
         if (all_done(&s) && !o->quiet)
             fprintf(stderr, "gen: all %u materials are already finished in %s: nothing to do\n",
                     total_mat, o->dir);
@@ -542,12 +520,12 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
         why_not = strerror(e);
     }
     if (!local_ok) {
-        if (!s.failed)
+        if (!s.core.failed)
             snprintf(s.err, sizeof s.err, "rank 0: its worker cannot start: %s", why_not);
-        s.failed = true;
+        dk_sched_fail(&s.core);
         s.stopped = 1; /* rank 0's worker does not exist */
     }
-    bool nothing_to_do = s.failed || all_done(&s); /* no progress line to finish */
+    bool nothing_to_do = s.core.failed || all_done(&s); /* no progress line to finish */
     schedule(&s);
     if (local_ok)
         pthread_join(th, NULL);
@@ -569,7 +547,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
                     "work not ready yet, or none left\n", 100 * s.waited / (s.ran * nranks), s.waited,
                     s.ran * nranks);
     }
-    if (!s.failed) {
+    if (!s.core.failed) {
         if (dk_manifest_write(o->dir, s.err, sizeof s.err) == 0) {
             char work[4096];
             snprintf(work, sizeof work, "%s/work", o->dir);
@@ -588,6 +566,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     if (s.local && local_ok)
         dk_worker_free(&s.local->w);
     free(s.local);
+    dk_sched_free(&s.core);
     dk_dirlock_release(&lock);
     return status;
 }

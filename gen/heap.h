@@ -1,5 +1,6 @@
 /* A binary min-heap of fixed-size elements in storage the caller provides: the ready tasks of
- * the work graph, the running tasks and idle ranks of `damka plan`'s simulation. */
+ * the work graph, the waiting ranks of the scheduler core, the running tasks of `damka plan`'s
+ * simulation. */
 #ifndef DK_HEAP_H
 #define DK_HEAP_H
 
