@@ -12,8 +12,8 @@
  * the span of a table a unit reads against its share (read_spread), the costs without the
  * rule, table and unit-file sizes in bits a position. How each was measured and fitted:
  * docs/measurements.md, "Forecasts of damka plan". */
-static const double unit_seconds = 0.828e-7, king_weight = 1.22, finish_seconds = 0.486e-7;
-static const double decode_seconds = 2.0e-9, read_spread = 2.0;
+static const double unit_seconds = 2.05e-7, king_weight = 1.22, finish_seconds = 1.205e-7;
+static const double decode_seconds = 4.96e-9, read_spread = 2.0;
 static const double plain_unit = 0.73, plain_finish = 0.64, plain_decode = 0.5;
 static const double table_bits[3] = {0.18, 1.21, 0.50};
 static const double unit_bits_rule = 4.26, unit_bits_plain = 3.21;
