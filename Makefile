@@ -15,6 +15,8 @@ SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-o
 # MPI is for gen/ and the executable only: the probe layers never see it.
 MPI_CFLAGS = $(shell pkg-config --cflags ompi-c)
 MPI_LIBS   = $(shell pkg-config --libs ompi-c)
+# libmicrohttpd: the HTTP server of `damka serve` (cli/serve.c), linked by the executable only.
+MHD_LIBS   = $(shell pkg-config --libs libmicrohttpd)
 
 # libdamka: the layers an engine links; the generator (gen/) and the executable (cli/) sit above
 # them, and `make test` checks that no lower layer reaches up (scripts/check-layers).
@@ -137,8 +139,18 @@ install: lib query/damka.h query/damka.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SO_VERSION)|' query/damka.pc.in \
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/damka.pc
 
-$(DAMKA): $(CLI_OBJ) $(GEN_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS)
+# The web page of `damka serve` (cli/serve_page.html), built into the executable as the C
+# string serve_page_html ('?' escaped, so that no trigraph is read).
+PAGE_OBJ := $(BUILD)/page/serve_page.o
+$(BUILD)/page/serve_page.c: cli/serve_page.html
+	@mkdir -p $(@D)
+	{ echo '/* made from cli/serve_page.html by the Makefile */'; echo 'const char serve_page_html[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } >$@
+$(PAGE_OBJ): $(BUILD)/page/serve_page.c
+	$(CC) -std=c11 -Wall -Wextra -Werror $(CFLAGS) -c $< -o $@
+
+$(DAMKA): $(CLI_OBJ) $(PAGE_OBJ) $(GEN_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS) $(MHD_LIBS)
 
 # The executable the shell tests run: the same objects but gen/testhooks.c's, compiled with
 # -DDK_TEST_HOOKS in a folder of its own, so that the test hooks (gen/testhooks.h) work there
@@ -150,8 +162,8 @@ $(HOOKS_OBJ): gen/testhooks.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(MPI_CFLAGS) -DDK_TEST_HOOKS -c $< -o $@
 
-$(DAMKA_TEST): $(CLI_OBJ) $(filter-out $(BUILD)/gen/testhooks.o,$(GEN_OBJ)) $(HOOKS_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS)
+$(DAMKA_TEST): $(CLI_OBJ) $(PAGE_OBJ) $(filter-out $(BUILD)/gen/testhooks.o,$(GEN_OBJ)) $(HOOKS_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS) $(MHD_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(GENLIB) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
@@ -177,7 +189,7 @@ TABLE_TESTS := $(addprefix $(BUILD)/tests/,test_probe test_three_kings test_draw
 # at FAULTS_SCALE: full (Brazilian up to 4 pieces, every fault chain, about 80 s) in every plain
 # `make test`, small (3 pieces) under the sanitizers. TEST_SHELL: the shell tests to run.
 TEST_SCALE ?= small
-TEST_SHELL ?= cli gen probe drawrule cluster reliability faults
+TEST_SHELL ?= cli gen probe drawrule cluster reliability faults serve
 FAULTS_SCALE ?= full
 test: $(TESTS) $(TOOLS) $(FAULT_LIB) $(DAMKA) $(DAMKA_TEST) lib
 	@scripts/check-layers $(STATIC_LIB) $(GEN_OBJ)
@@ -250,7 +262,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_HARNESS := $(filter-out tests/fuzz/support.c,$(wildcard tests/fuzz/*.c))
 FUZZERS      := $(FUZZ_HARNESS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
-FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/generate.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c \
+FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/generate.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c cli/answer.c \
                 tests/fuzz/support.c
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB     := $(FUZZ_BUILD)/libfuzzed.a
