@@ -406,6 +406,7 @@ void serve_batch(const answer_src *s, serve_counters *c, const char *body, size_
             dk_json_newline(&b.w, 0);
         dk_json_end(&b.w);
         body_close(&b, out, 200);
+        out->cacheable = false; /* a POST */
     }
     free(text), free(fens), free(a);
 }
