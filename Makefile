@@ -140,14 +140,16 @@ install: lib query/damka.h query/damka.pc.in
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/damka.pc
 
 # The web page of `damka serve` (cli/serve_page.html), built into the executable as the C
-# string serve_page_html ('?' escaped, so that no trigraph is read).
+# string serve_page_html ('?' escaped, so that no trigraph is read). Data only: compiled without
+# CFLAGS, so that no build (profiling, sanitizers, fuzzing) instruments it.
 PAGE_OBJ := $(BUILD)/page/serve_page.o
-$(BUILD)/page/serve_page.c: cli/serve_page.html
-	@mkdir -p $(@D)
+EMBED_PAGE = @mkdir -p $(@D); \
 	{ echo '/* made from cli/serve_page.html by the Makefile */'; echo 'const char serve_page_html[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } >$@
+$(BUILD)/page/serve_page.c: cli/serve_page.html
+	$(EMBED_PAGE)
 $(PAGE_OBJ): $(BUILD)/page/serve_page.c
-	$(CC) -std=c11 -Wall -Wextra -Werror $(CFLAGS) -c $< -o $@
+	$(CC) -std=c11 -Wall -Wextra -Werror -c $< -o $@
 
 $(DAMKA): $(CLI_OBJ) $(PAGE_OBJ) $(GEN_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS) $(MHD_LIBS)
@@ -262,7 +264,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_HARNESS := $(filter-out tests/fuzz/support.c,$(wildcard tests/fuzz/*.c))
 FUZZERS      := $(FUZZ_HARNESS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
-FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/generate.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c cli/answer.c \
+FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/generate.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c cli/answer.c cli/serve_route.c \
+                cli/serve_answer.c \
                 tests/fuzz/support.c
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB     := $(FUZZ_BUILD)/libfuzzed.a
@@ -275,7 +278,13 @@ $(FUZZ_BUILD)/obj/%.o: %.c | $(FUZZ_BUILD)/.deps-ok
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(BASEFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_LIB): $(FUZZ_OBJ)
+# the web page serve_route.c serves, made as for the executable
+$(FUZZ_BUILD)/page/serve_page.c: cli/serve_page.html
+	$(EMBED_PAGE)
+$(FUZZ_BUILD)/page/serve_page.o: $(FUZZ_BUILD)/page/serve_page.c | $(FUZZ_BUILD)/.deps-ok
+	$(FUZZ_CC) -std=c11 -Wall -Wextra -Werror -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_OBJ) $(FUZZ_BUILD)/page/serve_page.o
 	@rm -f $@
 	ar rcs $@ $^
 

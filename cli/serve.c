@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,64 +44,6 @@ typedef struct upload {
     size_t len;
     bool too_large, answered; /* answered: a reply is queued, whatever comes next is ignored */
 } upload;
-
-enum { CACHE_MB = 256 };
-
-static void tables_close(serve_tables *t)
-{
-    if (!t)
-        return;
-    for (int id = 0; id < DK_NVARIANTS; id++)
-        dk_tb_close(t->src[id].tb);
-    free(t);
-}
-
-/* Opens every variant dir holds; NULL with one line in err when it cannot be read, holds no
- * tables or memory runs out. */
-static serve_tables *tables_open(const char *dir, char *err, size_t len)
-{
-    dk_tb_dir held;
-    if (dk_tb_dir_scan(dir, &held) != 0) {
-        snprintf(err, len, "cannot read the table directory %s: %s", dir, strerror(errno));
-        return NULL;
-    }
-    if (!held.variants) {
-        snprintf(err, len, "%s holds no tables (damka gen --pieces N --out %s makes them)", dir, dir);
-        return NULL;
-    }
-    serve_tables *t = calloc(1, sizeof *t);
-    if (!t) {
-        snprintf(err, len, "out of memory");
-        return NULL;
-    }
-    dk_tb_options opt = {(size_t)CACHE_MB << 20};
-    for (int id = 0; id < DK_NVARIANTS; id++) {
-        answer_src *s = &t->src[id];
-        if (!(held.variants >> id & 1))
-            continue;
-        *s = (answer_src){NULL, dir, held, dk_variant_get((dk_variant_id)id), 0};
-        if (!(s->tb = dk_tb_open(dir, s->v, &opt))) {
-            tables_close(t);
-            snprintf(err, len, "out of memory");
-            return NULL;
-        }
-        s->limit = dk_tb_rule_limit(s->tb);
-    }
-    return t;
-}
-
-/* What identifies the set on disk: manifest.json's size and time of change ("-" without it). */
-static void set_stamp(const char *dir, char *buf, size_t len)
-{
-    char path[4096];
-    struct stat st;
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    if (stat(path, &st) != 0)
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%llx.%lx.%llx", (unsigned long long)st.st_mtim.tv_sec, (unsigned long)st.st_mtim.tv_nsec,
-                 (unsigned long long)st.st_size);
-}
 
 static uint64_t fnv1a(const char *s, size_t n)
 {
@@ -267,17 +208,16 @@ static bool parse_listen(const char *text, struct sockaddr_storage *a, bool *v6)
 static void reload(server *srv, const char *why)
 {
     char err[4200];
-    serve_tables *t = tables_open(srv->dir, err, sizeof err);
+    serve_tables *t = serve_tables_open(srv->dir, err, sizeof err);
     if (!t) {
         fprintf(stderr, "damka: serve: %s; the tables in use stay\n", err);
         return;
     }
-    set_stamp(srv->dir, t->stamp, sizeof t->stamp);
     pthread_rwlock_wrlock(&srv->lock);
     serve_tables *old = srv->tables;
     srv->tables = t;
     pthread_rwlock_unlock(&srv->lock);
-    tables_close(old);
+    serve_tables_close(old);
     atomic_fetch_add(&srv->counters.reloads, 1);
     fprintf(stderr, "damka serve: tables opened again (%s)\n", why);
 }
@@ -295,7 +235,7 @@ static void wait_for_stop(server *srv, const sigset_t *set)
             continue;
         }
         char stamp[sizeof srv->tables->stamp];
-        set_stamp(srv->dir, stamp, sizeof stamp);
+        serve_stamp(srv->dir, stamp, sizeof stamp);
         if (strcmp(stamp, srv->tables->stamp) != 0) /* only this thread writes tables */
             reload(srv, "a new manifest.json");
     }
@@ -330,9 +270,8 @@ int cmd_serve(int argc, char **argv)
         return cli_error("serve: the table directory is an empty name (--tables DIR or $DAMKA_TABLES)");
     char err[4200];
     server srv = {.dir = dir};
-    if (!(srv.tables = tables_open(dir, err, sizeof err)))
+    if (!(srv.tables = serve_tables_open(dir, err, sizeof err)))
         return cli_error("serve: %s", err);
-    set_stamp(dir, srv.tables->stamp, sizeof srv.tables->stamp);
     pthread_rwlockattr_t attr;
     pthread_rwlockattr_init(&attr);
     pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
@@ -358,7 +297,7 @@ int cmd_serve(int argc, char **argv)
         MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32 * 1024,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 256u, MHD_OPTION_END);
     if (!d) {
-        tables_close(srv.tables);
+        serve_tables_close(srv.tables);
         return cli_fail("serve: cannot listen on %s (in use, or not an address of this machine)", listen);
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
@@ -369,7 +308,7 @@ int cmd_serve(int argc, char **argv)
     wait_for_stop(&srv, &set);
     MHD_stop_daemon(d);
     fprintf(stderr, "damka serve: stopped after %llu requests\n", (unsigned long long)atomic_load(&srv.counters.requests));
-    tables_close(srv.tables);
+    serve_tables_close(srv.tables);
     pthread_rwlock_destroy(&srv.lock);
     return 0;
 }

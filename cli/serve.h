@@ -52,6 +52,17 @@ typedef struct serve_reply {
     const char *allow; /* 405: the methods the path takes */
 } serve_reply;
 
+/* Opens every variant dir holds, with a block cache of 256 MiB each, and stamps the set; NULL
+ * with one line in err when dir cannot be read, holds no tables or memory runs out. */
+serve_tables *serve_tables_open(const char *dir, char *err, size_t len);
+
+/* Closes a set (NULL allowed); no request may be using it. */
+void serve_tables_close(serve_tables *t);
+
+/* What identifies the set on disk, into buf: manifest.json's size and time of change ("-"
+ * without one). */
+void serve_stamp(const char *dir, char *buf, size_t len);
+
 /* The reply to rq from tables t. Counts the positions it answers in c. Thread-safe. */
 void serve_route(const serve_tables *t, serve_counters *c, const serve_request *rq, serve_reply *out);
 

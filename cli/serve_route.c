@@ -1,12 +1,71 @@
-/* damka serve's routing: which answer a request gets, /health, /stats and errors, without any
- * HTTP library (serve.c carries them over HTTP). */
+/* damka serve without HTTP: the table sets it opens, which answer a request gets, /health,
+ * /stats and errors (serve.c carries them over HTTP; tests/fuzz/serve_route.c calls them
+ * directly). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "serve.h"
+
+enum { CACHE_MB = 256 };
+
+void serve_tables_close(serve_tables *t)
+{
+    if (!t)
+        return;
+    for (int id = 0; id < DK_NVARIANTS; id++)
+        dk_tb_close(t->src[id].tb);
+    free(t);
+}
+
+serve_tables *serve_tables_open(const char *dir, char *err, size_t len)
+{
+    dk_tb_dir held;
+    if (dk_tb_dir_scan(dir, &held) != 0) {
+        snprintf(err, len, "cannot read the table directory %s: %s", dir, strerror(errno));
+        return NULL;
+    }
+    if (!held.variants) {
+        snprintf(err, len, "%s holds no tables (damka gen --pieces N --out %s makes them)", dir, dir);
+        return NULL;
+    }
+    serve_tables *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    dk_tb_options opt = {(size_t)CACHE_MB << 20};
+    for (int id = 0; id < DK_NVARIANTS; id++) {
+        answer_src *s = &t->src[id];
+        if (!(held.variants >> id & 1))
+            continue;
+        *s = (answer_src){NULL, dir, held, dk_variant_get((dk_variant_id)id), 0};
+        if (!(s->tb = dk_tb_open(dir, s->v, &opt))) {
+            serve_tables_close(t);
+            snprintf(err, len, "out of memory");
+            return NULL;
+        }
+        s->limit = dk_tb_rule_limit(s->tb);
+    }
+    serve_stamp(dir, t->stamp, sizeof t->stamp);
+    return t;
+}
+
+void serve_stamp(const char *dir, char *buf, size_t len)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (stat(path, &st) != 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%llx.%lx.%llx", (unsigned long long)st.st_mtim.tv_sec, (unsigned long)st.st_mtim.tv_nsec,
+                 (unsigned long long)st.st_size);
+}
 
 void serve_error(serve_reply *out, unsigned status, const char *fmt, ...)
 {
