@@ -230,6 +230,21 @@ $(PYDEPS_OK): scripts/install-deps | $(DEPS_OK)
 python-test: $(DAMKA) lib | $(DEPS_OK) $(PLOTS_OK) $(PYDEPS_OK)
 	DAMKA=$(abspath $(DAMKA)) DAMKA_LIB=$(abspath $(SHARED_LIB)) pytest-3 -q -p no:cacheprovider python/tests
 
+# The web page of `damka serve` in headless Chromium (tests/browser/page.test.mjs): Debian's
+# chromium (`scripts/install-deps --browser`, for this target only) driven by playwright-core
+# from the npm registry (`npm ci` in tests/browser, from its package-lock.json; it downloads no
+# browser), over the Brazilian tables up to 4 pieces, made once into $(BUILD)/browser-tables.
+# SHOTS=DIR keeps the screenshots (SHOTS=docs/figures renews those docs/api.md shows).
+BROWSER_OK := $(BUILD)/.deps-browser-ok
+$(BROWSER_OK): scripts/install-deps tests/browser/package-lock.json | $(DEPS_OK)
+	@scripts/install-deps --browser
+	cd tests/browser && npm ci --no-audit --no-fund
+	@touch $@
+.PHONY: browser-test
+browser-test: $(DAMKA) | $(BROWSER_OK)
+	@[ -e $(BUILD)/browser-tables/manifest.json ] || $(DAMKA) gen --pieces 4 --out $(BUILD)/browser-tables --quiet
+	node tests/browser/page.test.mjs $(DAMKA) $(BUILD)/browser-tables $(SHOTS)
+
 # The figures of a table directory (scripts/plot-stats): `make figures TABLES=DIR` writes the
 # PNG files into FIGURES, by default $(BUILD)/figures, so that the committed docs/figures (the
 # 6-piece ones docs/measurements.md shows) change only when asked: FIGURES=docs/figures.
