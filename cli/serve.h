@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "answer.h"
 
@@ -65,6 +66,16 @@ void serve_stamp(const char *dir, char *buf, size_t len);
 
 /* The reply to rq from tables t. Counts the positions it answers in c. Thread-safe. */
 void serve_route(const serve_tables *t, serve_counters *c, const serve_request *rq, serve_reply *out);
+
+/* A reply whose body is JSON written through w on a memory stream: serve_json_open starts it
+ * (false when out of memory, *out then a 503), serve_json_close ends it with a newline and sets
+ * the status, the type and cacheable (200 only; a 500 when the writer was misused). */
+typedef struct serve_json {
+    FILE *f;
+    dk_json w;
+} serve_json;
+bool serve_json_open(serve_json *b, serve_reply *out);
+void serve_json_close(serve_json *b, serve_reply *out, unsigned status);
 
 /* Sets *out to the JSON error {"error": message} with `status`. */
 void serve_error(serve_reply *out, unsigned status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -192,46 +192,20 @@ static unsigned write_answer(dk_json *w, const answer_src *s, serve_counters *c,
     return 200;
 }
 
-/* A reply whose body is written through a JSON writer on a memory stream. */
-typedef struct json_body {
-    FILE *f;
-    dk_json w;
-} json_body;
-
-static bool body_open(json_body *b, serve_reply *out)
-{
-    *out = (serve_reply){0};
-    if (!(b->f = open_memstream(&out->body, &out->len)))
-        return false;
-    dk_json_start(&b->w, b->f);
-    return true;
-}
-
-static void body_close(json_body *b, serve_reply *out, unsigned status)
-{
-    fputc('\n', b->f);
-    bool ok = dk_json_finish(&b->w) == 0;
-    if (fclose(b->f) != 0 || !ok) {
-        free(out->body);
-        serve_error(out, 500, "the answer could not be written");
-        return;
-    }
-    out->status = status;
-    out->type = "application/json";
-    out->cacheable = status == 200;
-}
-
 void serve_position(const answer_src *s, serve_counters *c, const char *fen, const char *counter, serve_reply *out)
 {
-    json_body b;
+    serve_json b;
     answer *a = malloc(sizeof *a);
-    if (!a || !body_open(&b, out)) {
-        free(a);
+    if (!a) {
         serve_error(out, 503, "out of memory");
         return;
     }
+    if (!serve_json_open(&b, out)) {
+        free(a);
+        return;
+    }
     unsigned status = write_answer(&b.w, s, c, fen, counter, a);
-    body_close(&b, out, status);
+    serve_json_close(&b, out, status);
     free(a);
 }
 
@@ -244,7 +218,7 @@ void serve_mainline(const answer_src *s, serve_counters *c, const char *fen, con
         serve_error(out, status, "%s", err);
         return;
     }
-    json_body b;
+    serve_json b;
     answer *a = malloc(sizeof *a);
     if (!a) {
         serve_error(out, 503, "out of memory");
@@ -257,9 +231,8 @@ void serve_mainline(const answer_src *s, serve_counters *c, const char *fen, con
         serve_error(out, status_of(st, 404), "%s", err);
         return;
     }
-    if (!body_open(&b, out)) {
+    if (!serve_json_open(&b, out)) {
         free(a);
-        serve_error(out, 503, "out of memory");
         return;
     }
     atomic_fetch_add(&c->positions, 1);
@@ -307,7 +280,7 @@ void serve_mainline(const answer_src *s, serve_counters *c, const char *fen, con
     dk_json_string(&b.w, "end", end);
     dk_json_end(&b.w);
     free(a);
-    body_close(&b, out, 200);
+    serve_json_close(&b, out, 200);
 }
 
 /* The FENs of a batch's body, in place in text (a NUL-terminated copy): a JSON array of
@@ -381,7 +354,7 @@ void serve_batch(const answer_src *s, serve_counters *c, const char *body, size_
     char *text = malloc(len + 1);
     const char **fens = malloc(SERVE_BATCH_MAX * sizeof *fens);
     answer *a = malloc(sizeof *a);
-    json_body b;
+    serve_json b;
     if (!text || !fens || !a) {
         free(text), free(fens), free(a);
         serve_error(out, 503, "out of memory");
@@ -394,9 +367,7 @@ void serve_batch(const answer_src *s, serve_counters *c, const char *body, size_
         serve_error(out, 413, "a batch holds at most %d positions", SERVE_BATCH_MAX);
     else if (n < 0)
         serve_error(out, 400, "%s", err);
-    else if (!body_open(&b, out))
-        serve_error(out, 503, "out of memory");
-    else {
+    else if (serve_json_open(&b, out)) {
         dk_json_array(&b.w, NULL);
         for (int i = 0; i < n; i++) {
             dk_json_newline(&b.w, 1);
@@ -405,7 +376,7 @@ void serve_batch(const answer_src *s, serve_counters *c, const char *body, size_
         if (n)
             dk_json_newline(&b.w, 0);
         dk_json_end(&b.w);
-        body_close(&b, out, 200);
+        serve_json_close(&b, out, 200);
         out->cacheable = false; /* a POST */
     }
     free(text), free(fens), free(a);

@@ -112,73 +112,90 @@ static const dk_variant *variant_named(const char *name, size_t len)
     return NULL;
 }
 
+bool serve_json_open(serve_json *b, serve_reply *out)
+{
+    *out = (serve_reply){0};
+    if (!(b->f = open_memstream(&out->body, &out->len))) {
+        serve_error(out, 503, "out of memory");
+        return false;
+    }
+    dk_json_start(&b->w, b->f);
+    return true;
+}
+
+void serve_json_close(serve_json *b, serve_reply *out, unsigned status)
+{
+    fputc('\n', b->f);
+    bool ok = dk_json_finish(&b->w) == 0;
+    if (fclose(b->f) != 0 || !ok) {
+        free(out->body);
+        serve_error(out, 500, "the answer could not be written");
+        return;
+    }
+    out->status = status;
+    out->type = "application/json";
+    out->cacheable = status == 200;
+}
+
 /* {"status": "ok", "variants": [...]} */
 static void health(const serve_tables *t, serve_reply *out)
 {
-    *out = (serve_reply){.status = 200, .type = "application/json"};
-    FILE *f = open_memstream(&out->body, &out->len);
-    if (!f) {
-        serve_error(out, 503, "out of memory");
+    serve_json b;
+    if (!serve_json_open(&b, out))
         return;
-    }
-    dk_json w;
-    dk_json_start(&w, f);
-    dk_json_object(&w, NULL);
-    dk_json_string(&w, "status", "ok");
-    dk_json_array(&w, "variants");
+    dk_json *w = &b.w;
+    dk_json_object(w, NULL);
+    dk_json_string(w, "status", "ok");
+    dk_json_array(w, "variants");
     for (int id = 0; id < DK_NVARIANTS; id++)
         if (t->src[id].tb)
-            dk_json_string(&w, NULL, t->src[id].v->name);
-    dk_json_end(&w);
-    dk_json_end(&w);
-    fputc('\n', f);
-    fclose(f);
+            dk_json_string(w, NULL, t->src[id].v->name);
+    dk_json_end(w);
+    dk_json_end(w);
+    serve_json_close(&b, out, 200);
+    out->cacheable = false;
 }
 
 /* The tables held, requests served by class of status, positions answered, each variant's block
  * cache and its hit rate. */
 static void stats(const serve_tables *t, serve_counters *c, serve_reply *out)
 {
-    *out = (serve_reply){.status = 200, .type = "application/json"};
-    FILE *f = open_memstream(&out->body, &out->len);
-    if (!f) {
-        serve_error(out, 503, "out of memory");
+    serve_json b;
+    if (!serve_json_open(&b, out))
         return;
-    }
-    dk_json w;
-    dk_json_start(&w, f);
-    dk_json_object(&w, NULL);
-    dk_json_fixed(&w, "uptime_s", now() - c->started, 1);
-    dk_json_u64(&w, "threads", c->threads);
-    dk_json_u64(&w, "requests", atomic_load(&c->requests));
-    dk_json_object(&w, "statuses");
+    dk_json *w = &b.w;
+    dk_json_object(w, NULL);
+    dk_json_fixed(w, "uptime_s", now() - c->started, 1);
+    dk_json_u64(w, "threads", c->threads);
+    dk_json_u64(w, "requests", atomic_load(&c->requests));
+    dk_json_object(w, "statuses");
     for (int k = 1; k < 6; k++) {
         char key[4] = {(char)('0' + k), 'x', 'x', 0};
-        dk_json_u64(&w, key, atomic_load(&c->by_class[k]));
+        dk_json_u64(w, key, atomic_load(&c->by_class[k]));
     }
-    dk_json_end(&w);
-    dk_json_u64(&w, "positions", atomic_load(&c->positions));
-    dk_json_u64(&w, "reloads", atomic_load(&c->reloads));
-    dk_json_array(&w, "tables");
+    dk_json_end(w);
+    dk_json_u64(w, "positions", atomic_load(&c->positions));
+    dk_json_u64(w, "reloads", atomic_load(&c->reloads));
+    dk_json_array(w, "tables");
     for (int id = 0; id < DK_NVARIANTS; id++) {
         const answer_src *s = &t->src[id];
         if (!s->tb)
             continue;
         uint64_t lookups, misses;
         dk_tb_cache_counters(s->tb, &lookups, &misses);
-        dk_json_object(&w, NULL);
-        dk_json_string(&w, "variant", s->v->name);
-        dk_json_u64(&w, "pieces", (uint64_t)dk_tb_max_pieces(s->tb));
-        dk_json_u64(&w, "rule_limit", s->limit);
-        dk_json_u64(&w, "cache_lookups", lookups);
-        dk_json_u64(&w, "cache_misses", misses);
-        dk_json_fixed(&w, "cache_hit_rate", lookups ? 1.0 - (double)misses / (double)lookups : 0.0, 4);
-        dk_json_end(&w);
+        dk_json_object(w, NULL);
+        dk_json_string(w, "variant", s->v->name);
+        dk_json_u64(w, "pieces", (uint64_t)dk_tb_max_pieces(s->tb));
+        dk_json_u64(w, "rule_limit", s->limit);
+        dk_json_u64(w, "cache_lookups", lookups);
+        dk_json_u64(w, "cache_misses", misses);
+        dk_json_fixed(w, "cache_hit_rate", lookups ? 1.0 - (double)misses / (double)lookups : 0.0, 4);
+        dk_json_end(w);
     }
-    dk_json_end(&w);
-    dk_json_end(&w);
-    fputc('\n', f);
-    fclose(f);
+    dk_json_end(w);
+    dk_json_end(w);
+    serve_json_close(&b, out, 200);
+    out->cacheable = false;
 }
 
 /* Whether rq's method is `allowed` ("GET" or "POST"; HEAD goes with GET). Sets a 405 reply

@@ -4,7 +4,8 @@ against `damka query --json` for the same FENs, the lichess fields lidraughts' c
 CORS and caching, hostile input (huge headers, path traversal, bad UTF-8, malformed requests,
 slow clients), a damaged table, tables replaced under the server, SIGTERM.
 
-Usage: serve_http.py DAMKA TABLES TMP (TABLES: Brazilian up to 4 pieces; TMP: scratch space)."""
+Usage: serve_http.py DAMKA TABLES TMP (TABLES: Brazilian up to 4 pieces, International up to 3;
+TMP: scratch space)."""
 import http.client
 import json
 import os
@@ -73,8 +74,9 @@ def get_json(port, path, want=200, method="GET", body=None, headers=None):
     return obj, h
 
 
-def query(fen, counter=None):
-    args = [DAMKA, "query", "--tables", TABLES, "--json"] + (["--counter", str(counter)] if counter is not None else [])
+def query(fen, counter=None, variant="brazilian"):
+    args = [DAMKA, "query", "--tables", TABLES, "--variant", variant, "--json"] + \
+        (["--counter", str(counter)] if counter is not None else [])
     out = subprocess.run(args + [fen], capture_output=True, text=True)
     return json.loads(out.stdout) if out.returncode == 0 else None
 
@@ -138,12 +140,15 @@ def main():
     positions = [("W:WK25,K29:BK4", None), ("W:WK25,K29:BK4", 29), ("W:WK25,K29:BK4", 30), ("W:WK25,K26,K27:BK29", None),
                  ("W:Wb6:Bc7,e7", None), ("B:W18:BK1", None), ("W:W18:BK1", None), ("W:W29:B25,22", None),
                  ("B:WK1,K2:B20,21", 7), ("W:W22,23:BK3", None), ("B:W9,K30:B24", 3)]
+    positions = [("brazilian", f, c) for f, c in positions] + \
+        [("international", f, c) for f, c in [("W:WK46:BK5", None), ("W:W30:BK1", None), ("B:W30:BK1", 12),
+                                              ("W:WK46,K47:BK5", None), ("B:W6:B45", None)]]
     compared = 0
-    for fen, counter in positions:
-        want = query(fen, counter)
-        if not check(want is not None, "damka query %s fails" % fen):
+    for variant, fen, counter in positions:
+        want = query(fen, counter, variant)
+        if not check(want is not None, "damka query --variant %s %s fails" % (variant, fen)):
             continue
-        obj, h = get_json(port, url(fen, counter))
+        obj, h = get_json(port, url(fen, counter, variant))
         if obj is None:
             continue
         check(restrict(obj, want) == want, "GET %s counter %s differs from damka query: %s" % (fen, counter, obj))
@@ -157,6 +162,9 @@ def main():
     b, _ = get_json(port, url("W:WKb2,Ka1:BKh8"))
     c, _ = get_json(port, url("W:WK25,K29:BK4:H0:F1"))
     check(a == b == c, "the same position in other forms gets another answer")
+    a, _ = get_json(port, url("W:W30:BK1", variant="international"))
+    b, _ = get_json(port, url("W:W30:BK1:H2:F40", variant="standard"))
+    check(a == b, "/standard (lidraughts' name) answers otherwise than /international")
 
     # caching: the same ETag twice, 304 with If-None-Match
     _, h1, body1 = request(port, "GET", url("W:WK25,K29:BK4"))
@@ -207,7 +215,8 @@ def main():
     for path, want in [("/brazilian", 400), (url("W:WK25,K29:BK"), 400), (url("W:WK25:BK4", 31), 400),
                        ("/brazilian?fen=W:WK25:BK4&counter=x", 400), ("/brazilian?fen=W:WK25:BK4&counter=-1", 400),
                        (url("W:W" + ",".join(["1"] * 200) + ":B2"), 400), (url("W:WK25,K29:BK4", variant="frisian"), 404),
-                       (url("W:WK46:BK5", variant="international"), 404), (url("W:WK46:BK5", variant="standard"), 404),
+                       (url("W:WK25:BK4", variant="Brazilian"), 404), (url("W:WK46:BK5", variant="20"), 404),
+                       (url("W:WK46,K47,K48:BK5", variant="international"), 200),
                        ("/brazilian/nothing", 404), ("/nothing", 404), ("/brazilian/", 404), ("/health/x", 404),
                        ("/brazilian?fen=%ff%fe%80", 400), ("/brazilian?fen=W%00:WK1:BK2", 400)]:
         get_json(port, path, want)
@@ -220,7 +229,7 @@ def main():
     check(status == 204 and "GET" in h.get("access-control-allow-methods", "") and
           h.get("access-control-allow-origin") == "*", "OPTIONS: %d %s" % (status, h))
     obj, _ = get_json(port, "/health")
-    check(obj == {"status": "ok", "variants": ["brazilian"]}, "/health: %s" % obj)
+    check(obj == {"status": "ok", "variants": ["brazilian", "international"]}, "/health: %s" % obj)
     status, h, body = request(port, "GET", "/")
     check(status == 200 and h.get("content-type", "").startswith("text/html") and b"<svg" in body and
           b"</html>" in body, "GET /: %d %s" % (status, h.get("content-type")))
@@ -259,6 +268,8 @@ def main():
     obj, _ = get_json(port, "/stats")
     if obj:
         t = obj["tables"][0]
+        check(len(obj["tables"]) == 2 and obj["tables"][1]["variant"] == "international" and obj["tables"][1]["pieces"] == 3 and
+              obj["tables"][1]["rule_limit"] == 50, "/stats of International: %s" % obj["tables"][1:])
         check(obj["requests"] > 50 and obj["positions"] > 10 and obj["statuses"]["4xx"] > 10 and
               t["variant"] == "brazilian" and t["pieces"] == 4 and t["rule_limit"] == 30 and
               0 <= t["cache_hit_rate"] <= 1 and t["cache_lookups"] > 0, "/stats: %s" % obj)
