@@ -235,8 +235,8 @@ void serve_route(const serve_tables *t, serve_counters *c, const serve_request *
             stats(t, c, out);
         return;
     }
-    /* /{variant}, /{variant}/mainline, /{variant}/batch */
-    const char *name = path + 1, *slash = strchr(name, '/'), *rest = slash ? slash : "";
+    /* /{variant}, /{variant}/mainline, /{variant}/batch (a path not starting with '/' is none) */
+    const char *name = path[0] == '/' ? path + 1 : "", *slash = strchr(name, '/'), *rest = slash ? slash : "";
     const dk_variant *v = path[0] == '/' ? variant_named(name, slash ? (size_t)(slash - name) : strlen(name)) : NULL;
     bool known = !*rest || strcmp(rest, "/mainline") == 0 || strcmp(rest, "/batch") == 0;
     if (!v || !known) {
