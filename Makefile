@@ -257,9 +257,10 @@ figures: $(DAMKA) | $(PLOTS_OK)
 
 # Open MPI keeps memory until exit: its leaks are suppressed (full unwinding lets the
 # suppressions see through its plugins), damka's are not. Under the sanitizers every cmocka suite
-# runs, and the shell tests that parse, generate, restart, split units over 8 ranks, probe and serve;
-# the draw-rule and fault-injection tests run in the plain build only, to keep CI short
-# (`make test-sanitize SANITIZE_SHELL="cli gen probe drawrule cluster reliability faults"` runs all).
+# runs, and the shell tests that parse, generate, restart, split units over 8 ranks, probe and
+# serve over HTTP; the draw-rule and fault-injection tests run in the plain build only, to keep CI
+# short (`make test-sanitize SANITIZE_SHELL="cli gen probe drawrule cluster reliability faults
+# serve"` runs all).
 SANITIZE_SHELL ?= cli gen probe cluster reliability serve
 test-sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
