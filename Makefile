@@ -15,6 +15,8 @@ SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-o
 # MPI is for gen/ and the executable only: the probe layers never see it.
 MPI_CFLAGS = $(shell pkg-config --cflags ompi-c)
 MPI_LIBS   = $(shell pkg-config --libs ompi-c)
+# libmicrohttpd: the HTTP server of `damka serve` (cli/serve.c), linked by the executable only.
+MHD_LIBS   = $(shell pkg-config --libs libmicrohttpd)
 
 # libdamka: the layers an engine links; the generator (gen/) and the executable (cli/) sit above
 # them, and `make test` checks that no lower layer reaches up (scripts/check-layers).
@@ -137,8 +139,20 @@ install: lib query/damka.h query/damka.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SO_VERSION)|' query/damka.pc.in \
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/damka.pc
 
-$(DAMKA): $(CLI_OBJ) $(GEN_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS)
+# The web page of `damka serve` (cli/serve_page.html), built into the executable as the C
+# string serve_page_html ('?' escaped, so that no trigraph is read). Data only: compiled without
+# CFLAGS, so that no build (profiling, sanitizers, fuzzing) instruments it.
+PAGE_OBJ := $(BUILD)/page/serve_page.o
+EMBED_PAGE = @mkdir -p $(@D); \
+	{ echo '/* made from cli/serve_page.html by the Makefile */'; echo 'const char serve_page_html[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; echo ';'; } >$@
+$(BUILD)/page/serve_page.c: cli/serve_page.html
+	$(EMBED_PAGE)
+$(PAGE_OBJ): $(BUILD)/page/serve_page.c
+	$(CC) -std=c11 -Wall -Wextra -Werror -c $< -o $@
+
+$(DAMKA): $(CLI_OBJ) $(PAGE_OBJ) $(GEN_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS) $(MHD_LIBS)
 
 # The executable the shell tests run: the same objects but gen/testhooks.c's, compiled with
 # -DDK_TEST_HOOKS in a folder of its own, so that the test hooks (gen/testhooks.h) work there
@@ -150,8 +164,8 @@ $(HOOKS_OBJ): gen/testhooks.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(MPI_CFLAGS) -DDK_TEST_HOOKS -c $< -o $@
 
-$(DAMKA_TEST): $(CLI_OBJ) $(filter-out $(BUILD)/gen/testhooks.o,$(GEN_OBJ)) $(HOOKS_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS)
+$(DAMKA_TEST): $(CLI_OBJ) $(PAGE_OBJ) $(filter-out $(BUILD)/gen/testhooks.o,$(GEN_OBJ)) $(HOOKS_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS) $(MHD_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(GENLIB) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
@@ -177,7 +191,7 @@ TABLE_TESTS := $(addprefix $(BUILD)/tests/,test_probe test_three_kings test_draw
 # at FAULTS_SCALE: full (Brazilian up to 4 pieces, every fault chain, about 80 s) in every plain
 # `make test`, small (3 pieces) under the sanitizers. TEST_SHELL: the shell tests to run.
 TEST_SCALE ?= small
-TEST_SHELL ?= cli gen probe drawrule cluster reliability faults
+TEST_SHELL ?= cli gen probe drawrule cluster reliability faults serve
 FAULTS_SCALE ?= full
 test: $(TESTS) $(TOOLS) $(FAULT_LIB) $(DAMKA) $(DAMKA_TEST) lib
 	@scripts/check-layers $(STATIC_LIB) $(GEN_OBJ)
@@ -216,6 +230,21 @@ $(PYDEPS_OK): scripts/install-deps | $(DEPS_OK)
 python-test: $(DAMKA) lib | $(DEPS_OK) $(PLOTS_OK) $(PYDEPS_OK)
 	DAMKA=$(abspath $(DAMKA)) DAMKA_LIB=$(abspath $(SHARED_LIB)) pytest-3 -q -p no:cacheprovider python/tests
 
+# The web page of `damka serve` in headless Chromium (tests/browser/page.test.mjs): Debian's
+# chromium (`scripts/install-deps --browser`, for this target only) driven by playwright-core
+# from the npm registry (`npm ci` in tests/browser, from its package-lock.json; it downloads no
+# browser), over the Brazilian tables up to 4 pieces, made once into $(BUILD)/browser-tables.
+# SHOTS=DIR keeps the screenshots (SHOTS=docs/figures renews those docs/api.md shows).
+BROWSER_OK := $(BUILD)/.deps-browser-ok
+$(BROWSER_OK): scripts/install-deps tests/browser/package-lock.json | $(DEPS_OK)
+	@scripts/install-deps --browser
+	cd tests/browser && npm ci --no-audit --no-fund
+	@touch $@
+.PHONY: browser-test
+browser-test: $(DAMKA) | $(BROWSER_OK)
+	@[ -e $(BUILD)/browser-tables/manifest.json ] || $(DAMKA) gen --pieces 4 --out $(BUILD)/browser-tables --quiet
+	node tests/browser/page.test.mjs $(DAMKA) $(BUILD)/browser-tables $(SHOTS)
+
 # The figures of a table directory (scripts/plot-stats): `make figures TABLES=DIR` writes the
 # PNG files into FIGURES, by default $(BUILD)/figures, so that the committed docs/figures (the
 # 6-piece ones docs/measurements.md shows) change only when asked: FIGURES=docs/figures.
@@ -228,10 +257,11 @@ figures: $(DAMKA) | $(PLOTS_OK)
 
 # Open MPI keeps memory until exit: its leaks are suppressed (full unwinding lets the
 # suppressions see through its plugins), damka's are not. Under the sanitizers every cmocka suite
-# runs, and the shell tests that parse, generate, restart, split units over 8 ranks and probe;
-# the draw-rule and fault-injection tests run in the plain build only, to keep CI short
-# (`make test-sanitize SANITIZE_SHELL="cli gen probe drawrule cluster reliability faults"` runs all).
-SANITIZE_SHELL ?= cli gen probe cluster reliability
+# runs, and the shell tests that parse, generate, restart, split units over 8 ranks, probe and
+# serve over HTTP; the draw-rule and fault-injection tests run in the plain build only, to keep CI
+# short (`make test-sanitize SANITIZE_SHELL="cli gen probe drawrule cluster reliability faults
+# serve"` runs all).
+SANITIZE_SHELL ?= cli gen probe cluster reliability serve
 test-sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	ASAN_OPTIONS=fast_unwind_on_malloc=0 OMPI_MCA_mca_base_component_disable_dlclose=1 \
@@ -250,7 +280,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_HARNESS := $(filter-out tests/fuzz/support.c,$(wildcard tests/fuzz/*.c))
 FUZZERS      := $(FUZZ_HARNESS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
-FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/generate.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c \
+FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/generate.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c cli/answer.c cli/serve_route.c \
+                cli/serve_answer.c \
                 tests/fuzz/support.c
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB     := $(FUZZ_BUILD)/libfuzzed.a
@@ -263,7 +294,13 @@ $(FUZZ_BUILD)/obj/%.o: %.c | $(FUZZ_BUILD)/.deps-ok
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(BASEFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_LIB): $(FUZZ_OBJ)
+# the web page serve_route.c serves, made as for the executable
+$(FUZZ_BUILD)/page/serve_page.c: cli/serve_page.html
+	$(EMBED_PAGE)
+$(FUZZ_BUILD)/page/serve_page.o: $(FUZZ_BUILD)/page/serve_page.c | $(FUZZ_BUILD)/.deps-ok
+	$(FUZZ_CC) -std=c11 -Wall -Wextra -Werror -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_OBJ) $(FUZZ_BUILD)/page/serve_page.o
 	@rm -f $@
 	ar rcs $@ $^
 

@@ -5,11 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gen/json.h"
-#include "../query/drawrule.h"
-#include "../query/rank.h"
-#include "../query/tabledir.h"
 #include "../rules/notation.h"
+#include "answer.h"
 #include "cli.h"
 
 int cmd_query(int argc, char **argv);
@@ -46,41 +43,16 @@ const cli_command cli_query = {
     "                         error answer\n",
 };
 
-/* What every answer shares: the tables, their directory and what it holds, the variant (and
- * whether --variant chose it), the rule's limit (0: the directory has no DTC tables) and the
- * counter positions are met with, the output's form. */
+/* What every answer shares: the tables, their directory and what it holds, the variant, the
+ * rule's limit (src), whether --variant chose the variant, the counter positions are met with,
+ * the output's form. */
 typedef struct query_ctx {
-    dk_tablebase *tb;
-    const char *dir;
-    dk_tb_dir held;
-    const dk_variant *v;
+    answer_src src;
     bool variant_given, json, batch;
-    unsigned limit, counter;
+    unsigned counter;
 } query_ctx;
 
-/* Whether moves get values under the rule: the directory has DTC tables and the rule has not
- * drawn the game yet (at counter = limit it has: damka_rank_moves_rule's range ends below). */
-static bool moves_under_rule(const query_ctx *q) { return q->limit && q->counter < q->limit; }
-
-static const char *category_name(dk_value r)
-{
-    static const char *const names[] = {"loss", "blessed-loss", "draw", "cursed-win", "win"};
-    return names[dk_rule_category(r) - DK_CAT_LOSS];
-}
-
-/* "rule": {"limit": L, "counter": C, "category": ..., "dtc": n or null}. */
-static void json_rule(dk_json *w, dk_value r, const query_ctx *q)
-{
-    dk_json_object(w, "rule");
-    dk_json_u64(w, "limit", q->limit);
-    dk_json_u64(w, "counter", q->counter);
-    dk_json_string(w, "category", category_name(r));
-    if (dk_rule_is_decided(r))
-        dk_json_u64(w, "dtc", dk_rule_dtc(r));
-    else
-        dk_json_null(w, "dtc");
-    dk_json_end(w);
-}
+static bool moves_under_rule(const query_ctx *q) { return answer_moves_under_rule(q->src.limit, q->counter); }
 
 static const char *plies(unsigned n) { return n == 1 ? "ply" : "plies"; }
 
@@ -98,9 +70,9 @@ static void text_rule(FILE *f, dk_value r, const query_ctx *q, bool brief)
     if (brief)
         snprintf(rule, sizeof rule, "rule");
     else if (q->counter)
-        snprintf(rule, sizeof rule, "%u-move rule (counter %u)", q->limit / 2, q->counter);
+        snprintf(rule, sizeof rule, "%u-move rule (counter %u)", q->src.limit / 2, q->counter);
     else
-        snprintf(rule, sizeof rule, "%u-move rule", q->limit / 2);
+        snprintf(rule, sizeof rule, "%u-move rule", q->src.limit / 2);
     if (c == DK_CAT_CURSED_WIN || c == DK_CAT_BLESSED_LOSS)
         fprintf(f, "%s: a draw under the %s", c > 0 ? "cursed win" : "blessed loss", rule);
     else if (c == DK_CAT_DRAW)
@@ -110,42 +82,13 @@ static void text_rule(FILE *f, dk_value r, const query_ctx *q, bool brief)
                 plies(dk_rule_dtc(r)));
 }
 
-static const char *result_name(dk_value v)
-{
-    return dk_value_is_draw(v) ? "draw" : dk_value_is_win(v) ? "win" : "loss";
-}
-
-static const char *status_text(dk_tb_status st)
-{
-    switch (st) {
-    case DK_TB_OK: return "ok";
-    case DK_TB_MISSING: return "not in the tables";
-    case DK_TB_DAMAGED: return "damaged table";
-    case DK_TB_BAD_POSITION: return "not a position the tables hold";
-    case DK_TB_NO_MEMORY: return "out of memory";
-    case DK_TB_MUST_CAPTURE: return "the side to move must capture";
-    case DK_TB_NOT_CACHED: return "not in the cache";
-    }
-    return "unknown error";
-}
-
-/* "result": ..., "dtw": n or null. */
-static void json_value(dk_json *w, dk_value v)
-{
-    dk_json_string(w, "result", result_name(v));
-    if (dk_value_is_draw(v))
-        dk_json_null(w, "dtw");
-    else
-        dk_json_u64(w, "dtw", dk_value_dtw(v));
-}
-
 /* "win in 3 plies", "loss in 1 ply", "draw". */
 static void text_value(FILE *f, dk_value v)
 {
     if (dk_value_is_draw(v))
         fputs("draw", f);
     else
-        fprintf(f, "%s in %u %s", result_name(v), dk_value_dtw(v), plies(dk_value_dtw(v)));
+        fprintf(f, "%s in %u %s", answer_result_name(v), dk_value_dtw(v), plies(dk_value_dtw(v)));
 }
 
 /* Whether a FEN that parsed for v writes a square in algebraic form ("W:Wa1,c3:Bh8"): only then
@@ -155,43 +98,19 @@ static bool written_algebraic(const dk_variant *v, const char *fen)
     return v->algebraic && strpbrk(fen, "abcdefgh") != NULL;
 }
 
-/* Why the tables have no answer for p (status st), into err. A position with more pieces than
- * any table of the directory says how many it has and how many they hold; a table file missing
- * among them is named. */
-static void no_answer(const query_ctx *q, const dk_pos *p, dk_tb_status st, char *err, size_t len)
-{
-    int pieces = dk_popcount(dk_occupied(p)), most = q->held.most_pieces[q->v->id];
-    bool both = p->pieces[DK_WHITE] && p->pieces[DK_BLACK];
-    if (both && (st == DK_TB_MISSING || st == DK_TB_BAD_POSITION) && pieces > most)
-        snprintf(err, len, "not in the tables: the position has %d pieces, the tables in %.1500s hold at most %d",
-                 pieces, q->dir, most);
-    else if (both && pieces > DK_TB_MAX_PIECES)
-        snprintf(err, len, "not in the tables: the position has %d pieces, no table holds more than %d", pieces,
-                 DK_TB_MAX_PIECES);
-    else if (st == DK_TB_MISSING && dk_tb_max_pieces(q->tb) >= 2)
-        snprintf(err, len, "not in the tables: no table file %.1500s (the tables in %.1500s hold every "
-                 "material up to %d pieces)", dk_tb_last_error(), q->dir, dk_tb_max_pieces(q->tb));
-    else if (st == DK_TB_MISSING)
-        snprintf(err, len, "not in the tables: no table file %.1500s", dk_tb_last_error());
-    else if (st == DK_TB_BAD_POSITION)
-        snprintf(err, len, "%s (the side not to move has no piece)", status_text(st));
-    else
-        snprintf(err, len, "%s (%.1500s)", status_text(st), dk_tb_last_error()[0] ? dk_tb_last_error() : q->dir);
-}
-
 /* Why fen does not parse for the variant, into err; for a FEN on the command line without
  * --variant, a hint when it is a FEN of another variant (a batch's answers keep libdamka's
  * words, "bad FEN for V: ...", which programs compare). */
 static void bad_fen(const query_ctx *q, const char *fen, const char *why, char *err, size_t len)
 {
-    int at = snprintf(err, len, "bad FEN for %s: %s", q->v->name, why);
+    int at = snprintf(err, len, "bad FEN for %s: %s", q->src.v->name, why);
     for (int id = 0; id < DK_NVARIANTS && !q->variant_given && !q->batch && at > 0 && (size_t)at < len; id++) {
         const dk_variant *w = dk_variant_get((dk_variant_id)id);
         dk_pos p;
         char ignored[DK_ERR_MAX];
-        if (w != q->v && dk_fen_parse(w, fen, &p, ignored, sizeof ignored) == 0) {
+        if (w != q->src.v && dk_fen_parse(w, fen, &p, ignored, sizeof ignored) == 0) {
             snprintf(err + at, len - (size_t)at, " (a FEN of %s: pass --variant %s%s)", w->name, w->name,
-                     q->held.variants >> id & 1 ? "" : " and tables of that variant");
+                     q->src.held.variants >> id & 1 ? "" : " and tables of that variant");
             break;
         }
     }
@@ -217,73 +136,36 @@ static int answer_error(const query_ctx *q, const char *fen, const char *err, in
     return status;
 }
 
-static void print_json(const query_ctx *q, const char *canon, dk_value value, dk_value rule,
-                       const dk_movelist *list, const dk_value *values, const dk_value *rules)
+static void print_text(const query_ctx *q, const answer *a, const char *canon)
 {
-    const dk_variant *v = q->v;
-    dk_json w;
-    dk_json_start(&w, stdout);
-    dk_json_object(&w, NULL);
-    dk_json_string(&w, "fen", canon);
-    json_value(&w, value);
-    if (q->limit)
-        json_rule(&w, rule, q);
-    else
-        dk_json_null(&w, "rule");
-    dk_json_array(&w, "moves");
-    for (int i = 0; i < list->n; i++) {
-        char text[DK_MOVE_TEXT_MAX];
-        dk_move_format(v, list, i, v->algebraic, text, sizeof text);
-        dk_json_object(&w, NULL);
-        dk_json_string(&w, "notation", text);
-        dk_json_u64(&w, "from", list->m[i].from + 1u);
-        dk_json_u64(&w, "to", list->m[i].to + 1u);
-        dk_json_array(&w, "captures");
-        for (dk_bb c = list->m[i].captures; c; c &= c - 1)
-            dk_json_u64(&w, NULL, dk_lsb(c) + 1u);
-        dk_json_end(&w);
-        json_value(&w, values[i]);
-        if (moves_under_rule(q))
-            json_rule(&w, rules[i], q);
-        else if (q->limit)
-            dk_json_null(&w, "rule");
-        dk_json_end(&w);
-    }
-    dk_json_end(&w);
-    dk_json_end(&w);
-    fputc('\n', stdout);
-}
-
-static void print_text(const query_ctx *q, const dk_pos *p, const char *canon, dk_value value, dk_value rule,
-                       const dk_movelist *list, const dk_value *values, const dk_value *rules)
-{
-    const dk_variant *v = q->v;
+    const dk_variant *v = q->src.v;
+    const dk_movelist *list = &a->list;
     printf("%s  ", canon);
-    text_value(stdout, value);
-    printf(" (%s to move)", p->side == DK_WHITE ? "White" : "Black");
-    if (q->limit) {
+    text_value(stdout, a->value);
+    printf(" (%s to move)", a->p.side == DK_WHITE ? "White" : "Black");
+    if (q->src.limit) {
         fputs(" \xc2\xb7 ", stdout);
-        text_rule(stdout, rule, q, false);
+        text_rule(stdout, a->rule, q, false);
     }
     fputc('\n', stdout);
     if (list->n == 0)
-        printf("  no legal move: %s has lost\n", p->side == DK_WHITE ? "White" : "Black");
+        printf("  no legal move: %s has lost\n", a->p.side == DK_WHITE ? "White" : "Black");
     for (int i = 0; i < list->n; i++) {
         char text[DK_MOVE_TEXT_MAX], gt[32];
         dk_move_format(v, list, i, v->algebraic, text, sizeof text);
         printf("  %-16s ", text);
         if (!moves_under_rule(q)) {
-            text_value(stdout, values[i]);
+            text_value(stdout, a->values[i]);
             fputc('\n', stdout);
             continue;
         }
         FILE *g = fmemopen(gt, sizeof gt, "w");
         if (g) {
-            text_value(g, values[i]);
+            text_value(g, a->values[i]);
             fclose(g);
         }
         printf("%-15s \xc2\xb7 ", g ? gt : "");
-        text_rule(stdout, rules[i], q, true);
+        text_rule(stdout, a->rules[i], q, true);
         fputc('\n', stdout);
     }
 }
@@ -292,41 +174,37 @@ static void print_text(const query_ctx *q, const dk_pos *p, const char *canon, d
  * or as its answer line in batch mode) 2 for a FEN that does not parse, 1 for a position the
  * tables do not answer. The text echoes a Brazilian FEN in the squares it was written in;
  * --json's fen is numeric, the key .stats, manifest.json and libdamka use. */
-static int answer(const query_ctx *q, const char *fen)
+static int answer_fen(const query_ctx *q, const char *fen)
 {
     dk_pos p;
     char err[4096], why[DK_ERR_MAX];
-    dk_movelist list;
-    dk_value values[DK_MAX_MOVES], rules[DK_MAX_MOVES], value = DK_DRAW, rule = DK_RULE_DRAW;
-    if (dk_fen_parse(q->v, fen, &p, why, sizeof why) != 0) {
+    static answer a; /* one at a time: the command is single-threaded */
+    if (dk_fen_parse(q->src.v, fen, &p, why, sizeof why) != 0) {
         bad_fen(q, fen, why, err, sizeof err);
         return answer_error(q, fen, err, 2);
     }
-    dk_tb_status st = dk_tb_probe(q->tb, &p, DK_METRIC_DTW, &value);
-    if (st == DK_TB_OK && q->limit)
-        st = dk_tb_probe(q->tb, &p, DK_METRIC_DTC, &rule);
-    rule = dk_rule_at(rule, q->counter, q->limit);
-    if (st == DK_TB_OK)
-        st = moves_under_rule(q) ? dk_tb_rank_moves_rule(q->tb, &p, q->counter, q->limit, &list, values, rules)
-                                 : dk_tb_rank_moves(q->tb, &p, &list, values);
+    dk_tb_status st = answer_probe(&q->src, &p, q->counter, &a);
     if (st != DK_TB_OK) {
-        no_answer(q, &p, st, err, sizeof err);
+        answer_why_not(&q->src, &p, st, err, sizeof err);
         return answer_error(q, fen, err, 1);
     }
     char canon[DK_FEN_MAX];
-    dk_fen_format(q->v, &p, !q->json && written_algebraic(q->v, fen), canon, sizeof canon);
-    if (q->json)
-        print_json(q, canon, value, rule, &list, values, rules);
-    else if (q->batch) {
+    dk_fen_format(q->src.v, &p, !q->json && written_algebraic(q->src.v, fen), canon, sizeof canon);
+    if (q->json) {
+        dk_json w;
+        dk_json_start(&w, stdout);
+        answer_json(&w, &q->src, &a, canon, NULL);
+        fputc('\n', stdout);
+    } else if (q->batch) {
         printf("%s\t", canon);
-        text_value(stdout, value);
-        if (q->limit) {
+        text_value(stdout, a.value);
+        if (q->src.limit) {
             fputc('\t', stdout);
-            text_rule(stdout, rule, q, false);
+            text_rule(stdout, a.rule, q, false);
         }
         fputc('\n', stdout);
     } else {
-        print_text(q, &p, canon, value, rule, &list, values, rules);
+        print_text(q, &a, canon);
     }
     return 0;
 }
@@ -389,7 +267,7 @@ static int batch_answer(const query_ctx *q, batch_line *l, unsigned long no)
     size_t n = strlen(s);
     while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
         s[--n] = 0;
-    return *s && answer(q, s) != 0 ? 1 : 0;
+    return *s && answer_fen(q, s) != 0 ? 1 : 0;
 }
 
 /* Answers every line of in (`name` in messages). Returns 0; 1 if a line got an error answer;
@@ -412,24 +290,24 @@ static int run_batch(const query_ctx *q, FILE *in, const char *name)
  * line on stderr (no such directory, not a directory, no tables, none of that variant). */
 static int open_dir(query_ctx *q)
 {
-    if (!*q->dir)
+    if (!*q->src.dir)
         return cli_error("query: the table directory is an empty name (--tables DIR or $DAMKA_TABLES)");
-    if (dk_tb_dir_scan(q->dir, &q->held) != 0) {
+    if (dk_tb_dir_scan(q->src.dir, &q->src.held) != 0) {
         if (errno == ENOTDIR)
             return cli_error("query: %s is not a directory (--tables DIR names the directory of the tables)",
-                             q->dir);
+                             q->src.dir);
         return cli_error("query: cannot read the table directory %s: %s (--tables DIR or $DAMKA_TABLES says "
-                         "where the tables are)", q->dir, strerror(errno));
+                         "where the tables are)", q->src.dir, strerror(errno));
     }
-    if (!q->held.variants)
-        return cli_error("query: %s holds no tables (damka gen --pieces N --out %s makes them)", q->dir, q->dir);
-    const dk_variant *only = dk_tb_dir_only_variant(&q->held);
+    if (!q->src.held.variants)
+        return cli_error("query: %s holds no tables (damka gen --pieces N --out %s makes them)", q->src.dir, q->src.dir);
+    const dk_variant *only = dk_tb_dir_only_variant(&q->src.held);
     if (!q->variant_given && only)
-        q->v = only;
-    if (!(q->held.variants >> q->v->id & 1)) {
+        q->src.v = only;
+    if (!(q->src.held.variants >> q->src.v->id & 1)) {
         char names[64];
-        dk_tb_dir_variant_names(&q->held, names, sizeof names);
-        return cli_error("query: %s holds no %s tables, only %s ones (pass --variant %s)", q->dir, q->v->name,
+        dk_tb_dir_variant_names(&q->src.held, names, sizeof names);
+        return cli_error("query: %s holds no %s tables, only %s ones (pass --variant %s)", q->src.dir, q->src.v->name,
                          names, only ? only->name : "V");
     }
     return 0;
@@ -437,17 +315,17 @@ static int open_dir(query_ctx *q)
 
 int cmd_query(int argc, char **argv)
 {
-    query_ctx q = {NULL, getenv("DAMKA_TABLES"), {0, {0}}, dk_variant_get(DK_BRAZILIAN), false, false, false, 0, 0};
+    query_ctx q = {{NULL, getenv("DAMKA_TABLES"), {0, {0}}, dk_variant_get(DK_BRAZILIAN), 0}, false, false, false, 0};
     const char *arg = NULL, *counter = NULL;
     int status = 0;
-    if (!q.dir)
-        q.dir = "tables";
+    if (!q.src.dir)
+        q.src.dir = "tables";
     for (int i = 1; i < argc; i++) {
-        if (cli_variant_option(argc, argv, &i, &q.v, &status)) {
+        if (cli_variant_option(argc, argv, &i, &q.src.v, &status)) {
             if (status)
                 return status;
             q.variant_given = true;
-        } else if (cli_option_value(argc, argv, &i, "--tables", &q.dir, &status) ||
+        } else if (cli_option_value(argc, argv, &i, "--tables", &q.src.dir, &status) ||
                    cli_option_value(argc, argv, &i, "--counter", &counter, &status)) {
             if (status)
                 return status;
@@ -476,24 +354,24 @@ int cmd_query(int argc, char **argv)
     if (from_file && !(in = fopen(arg, "r")))
         return cli_error("query: cannot read %s: %s", name, strerror(errno));
     dk_tb_options opt = {(size_t)256 << 20};
-    if (!(q.tb = dk_tb_open(q.dir, q.v, &opt))) {
+    if (!(q.src.tb = dk_tb_open(q.src.dir, q.src.v, &opt))) {
         if (in != stdin)
             fclose(in);
         return cli_fail("query: out of memory");
     }
-    q.limit = dk_tb_rule_limit(q.tb);
+    q.src.limit = dk_tb_rule_limit(q.src.tb);
     q.counter = (unsigned)n;
     int rc;
-    if (n && !q.limit)
+    if (n && !q.src.limit)
         rc = cli_error("query: --counter needs draw-rule tables, and the %s tables in %s have none (made with "
-                       "--draw-rule 0)", q.v->name, q.dir);
-    else if (q.limit && q.counter > q.limit)
+                       "--draw-rule 0)", q.src.v->name, q.src.dir);
+    else if (q.src.limit && q.counter > q.src.limit)
         rc = cli_error("query: --counter %u: the %u-move rule draws the game at %u plies, so the counter goes "
-                       "from 0 to %u", q.counter, q.limit / 2, q.limit, q.limit);
+                       "from 0 to %u", q.counter, q.src.limit / 2, q.src.limit, q.src.limit);
     else
-        rc = q.batch ? run_batch(&q, in, name) : answer(&q, arg);
+        rc = q.batch ? run_batch(&q, in, name) : answer_fen(&q, arg);
     if (in != stdin)
         fclose(in);
-    dk_tb_close(q.tb);
+    dk_tb_close(q.src.tb);
     return rc;
 }

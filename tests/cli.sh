@@ -165,7 +165,7 @@ takes_value() {
         awk -v o="$1" 'prev == o { found = ($0 ~ /^[A-Z]/) } { prev = $0; sub(/^[[(]+/, "", prev) } END { exit !found }'
 }
 commands=$("$DAMKA" --help | sed -n 's/^  damka \([a-z]*\) .*/\1/p')
-[ "$(echo "$commands" | wc -w)" -eq 8 ] || fail "damka --help lists commands '$(echo $commands)'"
+[ "$(echo "$commands" | wc -w)" -eq 9 ] || fail "damka --help lists commands '$(echo $commands)'"
 for c in $commands; do
     "$DAMKA" "$c" --help >"$TMP/help.$c" 2>"$TMP/err" || fail "damka $c --help: exit status $?"
     [ -s "$TMP/err" ] && fail "damka $c --help writes to stderr"

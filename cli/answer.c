@@ -1,0 +1,130 @@
+#include "answer.h"
+
+#include <stdio.h>
+
+#include "../query/rank.h"
+#include "../rules/notation.h"
+
+dk_tb_status answer_probe(const answer_src *s, const dk_pos *p, unsigned counter, answer *a)
+{
+    a->p = *p;
+    a->counter = counter;
+    a->value = DK_DRAW;
+    a->rule = DK_RULE_DRAW;
+    dk_tb_status st = dk_tb_probe(s->tb, p, DK_METRIC_DTW, &a->value);
+    if (st == DK_TB_OK && s->limit)
+        st = dk_tb_probe(s->tb, p, DK_METRIC_DTC, &a->rule);
+    a->rule = dk_rule_at(a->rule, counter, s->limit);
+    if (st != DK_TB_OK)
+        return st;
+    if (answer_moves_under_rule(s->limit, counter))
+        return dk_tb_rank_moves_rule(s->tb, p, counter, s->limit, &a->list, a->values, a->rules);
+    return dk_tb_rank_moves(s->tb, p, &a->list, a->values);
+}
+
+static const char *status_text(dk_tb_status st)
+{
+    switch (st) {
+    case DK_TB_OK: return "ok";
+    case DK_TB_MISSING: return "not in the tables";
+    case DK_TB_DAMAGED: return "damaged table";
+    case DK_TB_BAD_POSITION: return "not a position the tables hold";
+    case DK_TB_NO_MEMORY: return "out of memory";
+    case DK_TB_MUST_CAPTURE: return "the side to move must capture";
+    case DK_TB_NOT_CACHED: return "not in the cache";
+    }
+    return "unknown error";
+}
+
+void answer_why_not(const answer_src *s, const dk_pos *p, dk_tb_status st, char *err, size_t len)
+{
+    int pieces = dk_popcount(dk_occupied(p)), most = s->held.most_pieces[s->v->id];
+    bool both = p->pieces[DK_WHITE] && p->pieces[DK_BLACK];
+    if (both && (st == DK_TB_MISSING || st == DK_TB_BAD_POSITION) && pieces > most)
+        snprintf(err, len, "not in the tables: the position has %d pieces, the tables in %.1500s hold at most %d",
+                 pieces, s->dir, most);
+    else if (both && pieces > DK_TB_MAX_PIECES)
+        snprintf(err, len, "not in the tables: the position has %d pieces, no table holds more than %d", pieces,
+                 DK_TB_MAX_PIECES);
+    else if (st == DK_TB_MISSING && dk_tb_max_pieces(s->tb) >= 2)
+        snprintf(err, len, "not in the tables: no table file %.1500s (the tables in %.1500s hold every "
+                 "material up to %d pieces)", dk_tb_last_error(), s->dir, dk_tb_max_pieces(s->tb));
+    else if (st == DK_TB_MISSING)
+        snprintf(err, len, "not in the tables: no table file %.1500s", dk_tb_last_error());
+    else if (st == DK_TB_BAD_POSITION)
+        snprintf(err, len, "%s (the side not to move has no piece)", status_text(st));
+    else
+        snprintf(err, len, "%s (%.1500s)", status_text(st), dk_tb_last_error()[0] ? dk_tb_last_error() : s->dir);
+}
+
+const char *answer_category_name(dk_value r)
+{
+    static const char *const names[] = {"loss", "blessed-loss", "draw", "cursed-win", "win"};
+    return names[dk_rule_category(r) - DK_CAT_LOSS];
+}
+
+const char *answer_result_name(dk_value v)
+{
+    return dk_value_is_draw(v) ? "draw" : dk_value_is_win(v) ? "win" : "loss";
+}
+
+/* "rule": {"limit": L, "counter": C, "category": ..., "dtc": n or null}. */
+static void json_rule(dk_json *w, dk_value r, unsigned limit, unsigned counter)
+{
+    dk_json_object(w, "rule");
+    dk_json_u64(w, "limit", limit);
+    dk_json_u64(w, "counter", counter);
+    dk_json_string(w, "category", answer_category_name(r));
+    if (dk_rule_is_decided(r))
+        dk_json_u64(w, "dtc", dk_rule_dtc(r));
+    else
+        dk_json_null(w, "dtc");
+    dk_json_end(w);
+}
+
+/* "result": ..., "dtw": n or null. */
+static void json_value(dk_json *w, dk_value v)
+{
+    dk_json_string(w, "result", answer_result_name(v));
+    if (dk_value_is_draw(v))
+        dk_json_null(w, "dtw");
+    else
+        dk_json_u64(w, "dtw", dk_value_dtw(v));
+}
+
+void answer_json(dk_json *w, const answer_src *s, const answer *a, const char *canon, const answer_extra *x)
+{
+    const dk_movelist *list = &a->list;
+    dk_json_object(w, NULL);
+    dk_json_string(w, "fen", canon);
+    json_value(w, a->value);
+    if (s->limit)
+        json_rule(w, a->rule, s->limit, a->counter);
+    else
+        dk_json_null(w, "rule");
+    if (x && x->position)
+        x->position(w, a, x->ctx);
+    dk_json_array(w, "moves");
+    for (int i = 0; i < list->n; i++) {
+        char text[DK_MOVE_TEXT_MAX];
+        dk_move_format(s->v, list, i, s->v->algebraic, text, sizeof text);
+        dk_json_object(w, NULL);
+        dk_json_string(w, "notation", text);
+        dk_json_u64(w, "from", list->m[i].from + 1u);
+        dk_json_u64(w, "to", list->m[i].to + 1u);
+        dk_json_array(w, "captures");
+        for (dk_bb c = list->m[i].captures; c; c &= c - 1)
+            dk_json_u64(w, NULL, dk_lsb(c) + 1u);
+        dk_json_end(w);
+        json_value(w, a->values[i]);
+        if (answer_moves_under_rule(s->limit, a->counter))
+            json_rule(w, a->rules[i], s->limit, a->counter);
+        else if (s->limit)
+            dk_json_null(w, "rule");
+        if (x && x->move)
+            x->move(w, a, i, x->ctx);
+        dk_json_end(w);
+    }
+    dk_json_end(w);
+    dk_json_end(w);
+}
