@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
@@ -79,7 +78,7 @@ struct dk_exit_check {
     uint16_t slot_of[DK_TB_MATERIAL_SLOTS + 1]; /* by number: the slot */
     uint16_t nmaterials;                /* of the queue */
     uint64_t index_bits;                /* the queue's indices or-ed */
-    resolved *memo;                     /* memo_mask + 1 entries, mapped at the first read */
+    resolved *memo;                     /* memo_mask + 1 entries, made at the first read */
     uint64_t memo_mask;
     int memo_bits;
     uint32_t n, nfrom, cap;
@@ -118,24 +117,9 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, co
     return c;
 }
 
-static size_t memo_bytes(const dk_exit_check *c) { return (size_t)(c->memo_mask + 1) * sizeof(resolved); }
-
-/* The memory of values read, mapped in huge pages where the kernel has them: a quarter of the
- * check's cache (1 GiB at 6 pieces with the default budget), whose first touches in 4 KiB pages
- * took about 6% of what the check costs on a 6-piece pair (perf: the kernel clearing pages). */
-static resolved *memo_map(dk_exit_check *c)
-{
-    void *m = mmap(NULL, memo_bytes(c), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
-        return NULL;
-    madvise(m, memo_bytes(c), MADV_HUGEPAGE); /* best effort */
-    return c->memo = m;
-}
-
 static void memo_free(dk_exit_check *c)
 {
-    if (c->memo)
-        munmap(c->memo, memo_bytes(c));
+    free(c->memo);
     c->memo = NULL;
 }
 
@@ -277,7 +261,7 @@ static uint64_t memo_hash(const dk_exit_check *c, int k, uint64_t i)
  * be remembered). NULL when out of memory. */
 static resolved *memo_entry(dk_exit_check *c, int k, uint64_t i, uint32_t *tag)
 {
-    if (!c->memo && !memo_map(c))
+    if (!c->memo && !(c->memo = calloc(c->memo_mask + 1, sizeof *c->memo)))
         return NULL;
     uint64_t h = memo_hash(c, k, i);
     uint64_t high = h >> c->memo_bits; /* with the place, gives h and so i back */
