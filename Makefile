@@ -262,9 +262,13 @@ figures: $(DAMKA) | $(PLOTS_OK)
 # short (`make test-sanitize SANITIZE_SHELL="cli gen probe drawrule cluster reliability faults
 # serve"` runs all).
 SANITIZE_SHELL ?= cli gen probe cluster reliability serve
+# intercept_tls_get_addr=0: LeakSanitizer takes a dynamic TLS block whose address happens to
+# sit 16 bytes into a page for glibc 2.19's layout and scans a bogus range; its tracer then
+# crashes at exit (seen in a gen run that makes a damaged table again). Our code keeps no
+# pointers in dlopen'ed modules' TLS, so nothing is lost by not scanning it.
 test-sanitize:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	ASAN_OPTIONS=fast_unwind_on_malloc=0 OMPI_MCA_mca_base_component_disable_dlclose=1 \
+	ASAN_OPTIONS=fast_unwind_on_malloc=0:intercept_tls_get_addr=0 OMPI_MCA_mca_base_component_disable_dlclose=1 \
 	$(MAKE) BUILD=build-san CFLAGS="$(SANFLAGS)" LDLIBS="-lzstd -lpthread -fsanitize=address,undefined" \
 	TEST_SCALE=small FAULTS_SCALE=small TEST_SHELL="$(SANITIZE_SHELL)" test
 
