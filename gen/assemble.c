@@ -25,7 +25,7 @@ typedef struct side_reader {
 
 typedef struct open_unit {
     uint32_t unit; /* NOWHERE: free */
-    dk_plan plan;
+    dk_groups ug;
     dk_unitfile *file;
     uint64_t last_use;
 } open_unit;
@@ -51,7 +51,7 @@ static int read_side(const dk_value_source *src, uint64_t first, size_t n, dk_va
 static void close_slot(open_unit *slot)
 {
     dk_unitfile_close(slot->file);
-    dk_plan_free(&slot->plan);
+    dk_groups_free(&slot->ug);
     *slot = (open_unit){.unit = NOWHERE};
 }
 
@@ -73,26 +73,26 @@ void dk_pair_reader_free(dk_pair_reader *r)
 }
 
 /* Records where the groups of unit u (the i-th of the pair) put their subslices. */
-static int list_unit(dk_pair_reader *r, dk_plan_cache *plans, uint32_t i)
+static int list_unit(dk_pair_reader *r, dk_groups_cache *gcache, uint32_t i)
 {
-    dk_plan plan;
-    if (dk_plan_build(&plan, plans, r->first_unit + i) != 0)
+    dk_groups ug;
+    if (dk_groups_build(&ug, gcache, r->first_unit + i) != 0)
         return -1;
-    r->npositions[i] = plan.npositions;
-    for (size_t gi = 0; gi < plan.ngroups; gi++) {
-        const dk_group *gr = &plan.groups[gi];
+    r->npositions[i] = ug.npositions;
+    for (size_t gi = 0; gi < ug.ngroups; gi++) {
+        const dk_group *gr = &ug.groups[gi];
         for (int s = 0; s < (gr->self_flip ? 1 : 2); s++) {
             /* a self-twin pair has one material: both subslices of a group are in it */
             side_reader *sr = &r->side[r->pair->self_twin ? 0 : s];
             sr->unit[gr->men[s]] = i;
-            sr->offset[gr->men[s]] = gr->offset + (uint64_t)s * plan.K;
+            sr->offset[gr->men[s]] = gr->offset + (uint64_t)s * ug.K;
         }
     }
-    dk_plan_free(&plan);
+    dk_groups_free(&ug);
     return 0;
 }
 
-dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
+dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
                                    uint32_t p, unsigned limit, char *err, size_t errlen)
 {
     const dk_wpair *pair = &g->pairs[p];
@@ -122,7 +122,7 @@ dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_plan_cache *plans, 
     for (int i = 0; i < OPEN_MAX; i++)
         r->open[i].unit = NOWHERE;
     for (uint32_t i = 0; ok && i < r->nunits; i++)
-        ok = list_unit(r, plans, i) == 0;
+        ok = list_unit(r, gcache, i) == 0;
     if (!ok) {
         dk_pair_reader_free(r);
         return dk_errorf(err, errlen, "out of memory"), NULL;
@@ -166,8 +166,8 @@ static dk_unitfile *unit_file(dk_pair_reader *r, uint32_t i, char *err, size_t e
             slot = &r->open[k];
     }
     close_slot(slot);
-    dk_plan_shape(&slot->plan, r->g, r->first_unit + i, r->npositions[i]);
-    slot->file = dk_unitfile_open(&slot->plan, r->dir, r->limit, !r->checked[i], r->blocks, err, errlen);
+    dk_groups_shape(&slot->ug, r->g, r->first_unit + i, r->npositions[i]);
+    slot->file = dk_unitfile_open(&slot->ug, r->dir, r->limit, !r->checked[i], r->blocks, err, errlen);
     if (!slot->file) {
         close_slot(slot);
         return NULL;

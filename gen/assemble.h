@@ -8,7 +8,7 @@
 #ifndef DK_ASSEMBLE_H
 #define DK_ASSEMBLE_H
 
-#include "plan.h"
+#include "groups.h"
 #include "valuesource.h"
 
 typedef struct dk_pair_reader dk_pair_reader;
@@ -16,7 +16,7 @@ typedef struct dk_pair_reader dk_pair_reader;
 /* Lists where the subslices of pair p lie in the unit files under dir (stride values a
  * position, a draw rule of `limit` plies). Returns NULL with one line in err when out of
  * memory. */
-dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
+dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
                                    uint32_t p, unsigned limit, char *err, size_t errlen);
 
 void dk_pair_reader_free(dk_pair_reader *r);

@@ -54,13 +54,13 @@ _Static_assert(DK_TB_MATERIAL_SLOTS < 1 << (64 - INDEX_BITS), "a material's numb
 typedef struct open_unit {
     uint32_t unit;
     uint64_t used;     /* tick of the last read; 0: the slot is empty */
-    dk_plan plan;
-    dk_unitfile *file; /* keeps a pointer to plan: the slot stays in place while open */
+    dk_groups ug;
+    dk_unitfile *file; /* keeps a pointer to ug: the slot stays in place while open */
 } open_unit;
 
 struct dk_exit_check {
     const dk_workgraph *g;
-    dk_plan_cache *plans;
+    dk_groups_cache *gcache;
     char *dir;
     unsigned limit;
     dk_tablebase *tb;
@@ -84,14 +84,14 @@ struct dk_exit_check {
     uint32_t n, nfrom, cap;
 };
 
-dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
+dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
                                  unsigned limit, uint64_t cache_bytes, uint64_t unit_cache_bytes)
 {
     dk_exit_check *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     c->g = g;
-    c->plans = plans;
+    c->gcache = gcache;
     c->limit = limit;
     c->dir = strdup(dir);
     /* The queue is as long at every budget (its 16 MiB are among a rank's fixed bytes, budget.c):
@@ -131,7 +131,7 @@ static void close_unit(dk_exit_check *c, open_unit *o)
         if (c->places[i].o == o)
             c->places[i].ix = NULL;
     dk_unitfile_close(o->file);
-    dk_plan_free(&o->plan);
+    dk_groups_free(&o->ug);
     o->file = NULL;
     o->used = 0;
 }
@@ -177,10 +177,10 @@ static open_unit *unit_above(dk_exit_check *c, uint32_t u, char *err, size_t err
             pick = o;
     }
     close_unit(c, pick);
-    if (dk_plan_build(&pick->plan, c->plans, u) != 0)
+    if (dk_groups_build(&pick->ug, c->gcache, u) != 0)
         return dk_errorf(err, errlen, "out of memory"), NULL;
-    if (!(pick->file = dk_unitfile_open(&pick->plan, c->dir, c->limit, false, c->blocks, err, errlen))) {
-        dk_plan_free(&pick->plan);
+    if (!(pick->file = dk_unitfile_open(&pick->ug, c->dir, c->limit, false, c->blocks, err, errlen))) {
+        dk_groups_free(&pick->ug);
         return NULL;
     }
     pick->unit = u;
@@ -214,10 +214,10 @@ static int above_value(dk_exit_check *c, const dk_index *ix, uint64_t i, dk_valu
         if (!o)
             return u < 0 ? dk_errorf(err, errlen, "a man move leads to no unit") : -1;
         int side;
-        int64_t gi = dk_plan_find(&o->plan, ix->m, men, &side);
+        int64_t gi = dk_groups_find(&o->ug, ix->m, men, &side);
         if (gi < 0)
             return dk_errorf(err, errlen, "a man move leads to a subslice its unit does not hold");
-        *pl = (place){ix, men, o, o->plan.groups[gi].offset + (uint64_t)side * o->plan.K};
+        *pl = (place){ix, men, o, o->ug.groups[gi].offset + (uint64_t)side * o->ug.K};
     }
     uint64_t at = pl->base + i % ix->kings_count;
     unsigned stride = c->limit ? 2 : 1;

@@ -12,7 +12,7 @@
 #define DK_EXITCHECK_H
 
 #include "../query/value.h"
-#include "plan.h"
+#include "groups.h"
 
 typedef struct dk_exit_check dk_exit_check;
 
@@ -23,9 +23,9 @@ typedef struct dk_exit_check dk_exit_check;
 /* A reader of the exits of units of graph g, over the finished tables and unit files of dir
  * (its work/ folder), with a draw rule of `limit` plies (0: DTW only), cache_bytes for the
  * tables (the values read, remembered: a quarter; libdamka's block cache: the rest) and a pool of unit_cache_bytes for the units' blocks
- * (blockpool.h, an instance of its own); plans is the caller's plan cache (which it outlives).
+ * (blockpool.h, an instance of its own); gcache is the caller's groups cache (which it outlives).
  * One per thread. Returns NULL when out of memory. */
-dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_plan_cache *plans, const char *dir,
+dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
                                  unsigned limit, uint64_t cache_bytes, uint64_t unit_cache_bytes);
 
 void dk_exit_check_free(dk_exit_check *c);

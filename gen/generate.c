@@ -380,8 +380,8 @@ static int scan(sched *s, uint64_t *positions_done, uint32_t *materials_done)
 {
     dk_workgraph *g = s->g;
     uint64_t *units = calloc(g->nunits / 64 + 1, sizeof *units), *pairs = calloc(g->npairs / 64 + 1, sizeof *pairs);
-    dk_plan_cache *plans = units && pairs ? dk_plan_cache_new(g) : NULL;
-    if (!plans) {
+    dk_groups_cache *gcache = units && pairs ? dk_groups_cache_new(g) : NULL;
+    if (!gcache) {
         free(units);
         free(pairs);
         return -1;
@@ -393,12 +393,12 @@ static int scan(sched *s, uint64_t *positions_done, uint32_t *materials_done)
         }
     for (uint32_t u = 0; u < g->nunits; u++) {
         uint32_t p = g->units[u].pair;
-        if ((pairs[p / 64] >> (p % 64) & 1) || dk_unit_finished(g, plans, s->o->dir, u, s->o->rule_limit)) {
+        if ((pairs[p / 64] >> (p % 64) & 1) || dk_unit_finished(g, gcache, s->o->dir, u, s->o->rule_limit)) {
             units[u / 64] |= (uint64_t)1 << (u % 64);
             *positions_done += g->units[u].positions;
         }
     }
-    dk_plan_cache_free(plans);
+    dk_groups_cache_free(gcache);
     dk_workgraph_reset(g, units, pairs);
     free(units);
     free(pairs);

@@ -19,7 +19,7 @@
 dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b);
 
 /* The most positions of unit u one of `nranks` ranks holds while it is solved: the unit, or for
- * a split unit (parts of the bound, solved by every rank at once, gen/plan.h) the parts of the
+ * a split unit (parts of the bound, solved by every rank at once, gen/groups.h) the parts of the
  * rank holding the most. Pure. */
 uint64_t dk_setup_held(const dk_workgraph *g, uint32_t u, int nranks);
 

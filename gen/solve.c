@@ -15,7 +15,7 @@
  * least recently opened is closed. */
 typedef struct above_unit {
     uint32_t unit;
-    dk_plan plan;
+    dk_groups ug;
     dk_unitfile *file;
     uint64_t opened;
 } above_unit;
@@ -75,12 +75,12 @@ struct dk_solver {
     unsigned limit;       /* the draw rule in plies; 0: no rule values */
     unsigned stride;      /* values per position in units and outputs: 1, or 2 with a rule */
     const dk_wpair *pair; /* the pair of the unit being solved */
-    dk_plan_cache *plans; /* the caller's */
+    dk_groups_cache *gcache; /* the caller's */
     dk_block_pool *blocks; /* the decompressed blocks of the open units above */
     const char *why; /* why push failed */
     exit_slot cache[EXIT_CACHE];
     char *dir;
-    /* in place while open: a unit file keeps a pointer to its plan (an empty slot: file NULL) */
+    /* in place while open: a unit file keeps a pointer to its groups (an empty slot: file NULL) */
     above_unit above[DK_SOLVER_ABOVE_OPEN];
     uint64_t opened; /* above units opened so far */
     /* per-group scratch, grown to the largest group (the positions this rank holds) */
@@ -120,7 +120,7 @@ static void drop_above(dk_solver *s)
 
 
 dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_exit_check *check,
-                         dk_plan_cache *plans, const char *dir, unsigned limit, uint64_t exit_cache_bytes)
+                         dk_groups_cache *gcache, const char *dir, unsigned limit, uint64_t exit_cache_bytes)
 {
     dk_solver *s = calloc(1, sizeof *s);
     if (!s || !(s->dir = strdup(dir))) {
@@ -134,7 +134,7 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_exit_c
     s->corrupt_in = UINT64_MAX;
     s->limit = limit;
     s->stride = limit ? 2 : 1;
-    s->plans = plans;
+    s->gcache = gcache;
     s->blocks = dk_block_pool_new(exit_cache_bytes, DK_VFILE_SLOT_BYTES);
     if (!s->blocks) {
         free(s->dir);
@@ -213,7 +213,7 @@ static void close_above(dk_solver *s, size_t i)
         if (s->cache[k].file == a->file)
             s->cache[k].side = -1;
     dk_unitfile_close(a->file);
-    dk_plan_free(&a->plan);
+    dk_groups_free(&a->ug);
     a->file = NULL;
 }
 
@@ -231,10 +231,10 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
     above_unit *a = &s->above[pick];
     a->unit = u;
     a->opened = ++s->opened;
-    if (dk_plan_build(&a->plan, s->plans, u) != 0)
+    if (dk_groups_build(&a->ug, s->gcache, u) != 0)
         return snprintf(err, errlen, "out of memory"), NULL;
-    if (!(a->file = dk_unitfile_open(&a->plan, s->dir, s->limit, false, s->blocks, err, errlen))) {
-        dk_plan_free(&a->plan);
+    if (!(a->file = dk_unitfile_open(&a->ug, s->dir, s->limit, false, s->blocks, err, errlen))) {
+        dk_groups_free(&a->ug);
         return NULL;
     }
     return a;
@@ -266,11 +266,11 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
             if (!a)
                 return -1;
             int in_group;
-            int64_t gi = dk_plan_find(&a->plan, m, men, &in_group);
+            int64_t gi = dk_groups_find(&a->ug, m, men, &in_group);
             if (gi < 0)
                 return snprintf(err, errlen, "internal error: subslice not in its unit"), -1;
             *c = (exit_slot){wmen, bmen, side, a->file,
-                             a->plan.groups[gi].offset + (uint64_t)in_group * a->plan.K};
+                             a->ug.groups[gi].offset + (uint64_t)in_group * a->ug.K};
         }
         uint64_t k = dk_index_kings_rank(ix, wmen | bmen, dk_kings(p, DK_WHITE), dk_kings(p, DK_BLACK));
         uint64_t at = (c->base + k) * s->stride;
@@ -376,15 +376,15 @@ typedef struct group_ctx {
     const dk_split_comm *comm; /* NULL: one rank */
 } group_ctx;
 
-static group_ctx make_group(const dk_plan *plan, const dk_group *gr, const dk_split_comm *comm)
+static group_ctx make_group(const dk_groups *ug, const dk_group *gr, const dk_split_comm *comm)
 {
-    const dk_wpair *pair = plan->pair;
+    const dk_wpair *pair = ug->pair;
     group_ctx c = {{&pair->ix, &pair->ix_twin}, {gr->men[0], gr->men[1]},
-                   {0, 0}, {0, 0}, plan->K, gr->self_flip ? 1 : 2, {0}, comm};
+                   {0, 0}, {0, 0}, ug->K, gr->self_flip ? 1 : 2, {0}, comm};
     for (int side = 0; side < 2; side++)
         dk_index_men_unrank(c.ix[side], c.men[side], &c.wmen[side], &c.bmen[side]);
     uint64_t n = c.K * (uint64_t)c.nsides;
-    c.L = comm ? make_layout(n, plan->part_size, comm->rank, comm->nranks) : make_layout(n, n, 0, 1);
+    c.L = comm ? make_layout(n, ug->part_size, comm->rank, comm->nranks) : make_layout(n, n, 0, 1);
     return c;
 }
 
@@ -895,25 +895,25 @@ static int grow_conv(dk_solver *s, uint64_t n, char *err, size_t errlen)
     return 0;
 }
 
-/* Starts a unit of plan's pair: the units above stay open from the last unit when it was of
+/* Starts a unit of ug's pair: the units above stay open from the last unit when it was of
  * the same pair (the next unit reads mostly the same ones), else are closed. */
-static void begin_unit(dk_solver *s, const dk_plan *plan)
+static void begin_unit(dk_solver *s, const dk_groups *ug)
 {
-    if (s->pair != plan->pair)
+    if (s->pair != ug->pair)
         drop_above(s);
-    s->pair = plan->pair;
+    s->pair = ug->pair;
 }
 
 void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after) { s->corrupt_in = after; }
 
-int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, size_t errlen)
+int dk_solve_unit(dk_solver *s, const dk_groups *ug, dk_value *out, char *err, size_t errlen)
 {
-    begin_unit(s, plan);
-    if (grow_conv(s, plan->npositions ? plan->npositions : 1, err, errlen) != 0)
+    begin_unit(s, ug);
+    if (grow_conv(s, ug->npositions ? ug->npositions : 1, err, errlen) != 0)
         return -1;
-    for (size_t gi = 0; gi < plan->ngroups; gi++) {
-        const dk_group *gr = &plan->groups[gi];
-        group_ctx c = make_group(plan, gr, NULL);
+    for (size_t gi = 0; gi < ug->ngroups; gi++) {
+        const dk_group *gr = &ug->groups[gi];
+        group_ctx c = make_group(ug, gr, NULL);
         if (solve_group(s, &c, out + gr->offset * s->stride, s->conv + 2 * gr->offset, err, errlen) != 0)
             return -1;
     }
@@ -970,12 +970,12 @@ static bool passes(const dk_solver *s, const dk_value *values, uint32_t l, const
     return ((at[0] & DK_UNIT_CAPTURE) != 0) == x->must_capture && dk_values_pass(stored, x->best.value, s->limit);
 }
 
-int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, uint64_t *bad_group,
+int dk_verify_unit(dk_solver *s, const dk_groups *ug, const dk_value *values, uint64_t *bad_group,
                    int *bad_side, uint64_t *bad_kings, char *err, size_t errlen)
 {
-    for (size_t gi = 0; gi < plan->ngroups; gi++) {
-        const dk_group *gr = &plan->groups[gi];
-        group_ctx c = make_group(plan, gr, NULL);
+    for (size_t gi = 0; gi < ug->ngroups; gi++) {
+        const dk_group *gr = &ug->groups[gi];
+        group_ctx c = make_group(ug, gr, NULL);
         const dk_value *gv = values + gr->offset * s->stride, *conv = s->conv + 2 * gr->offset;
         held_iter h;
         for (bool more = held_begin(&h, &c); more; more = held_next(&h)) {
@@ -994,9 +994,9 @@ int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, ui
     return 0;
 }
 
-uint64_t dk_split_positions(const dk_plan *plan, int rank, int nranks)
+uint64_t dk_split_positions(const dk_groups *ug, int rank, int nranks)
 {
-    return make_layout(plan->npositions, plan->part_size, rank, nranks).nlocal;
+    return make_layout(ug->npositions, ug->part_size, rank, nranks).nlocal;
 }
 
 /* The buffers of a split over nranks ranks. */
@@ -1100,17 +1100,17 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
     return snprintf(err, errlen, "another rank sharing the unit failed"), -2;
 }
 
-int dk_solve_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm, dk_value *out,
+int dk_solve_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm, dk_value *out,
                    char *err, size_t errlen)
 {
-    begin_unit(s, plan);
+    begin_unit(s, ug);
     int64_t ok = open_boxes(s, comm->nranks) == 0 ? 0 : -1;
     comm->min(comm->ctx, &ok, 1);
     if (ok < 0)
         return snprintf(err, errlen, "out of memory"), -1;
-    if (plan->ngroups == 0)
+    if (ug->ngroups == 0)
         return 0;
-    group_ctx c = make_group(plan, &plan->groups[0], comm);
+    group_ctx c = make_group(ug, &ug->groups[0], comm);
     int64_t grown = grow_conv(s, c.L.nlocal ? c.L.nlocal : 1, err, errlen) == 0 ? 0 : -1;
     comm->min(comm->ctx, &grown, 1);
     if (grown < 0)
@@ -1118,13 +1118,13 @@ int dk_solve_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm,
     return solve_group(s, &c, out, s->conv, err, errlen);
 }
 
-int dk_verify_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm,
+int dk_verify_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm,
                     const dk_value *values, bool *bad_here, int *bad_side, uint64_t *bad_kings,
                     char *err, size_t errlen)
 {
     *bad_here = false;
-    if (plan->ngroups == 0)
+    if (ug->ngroups == 0)
         return 0;
-    group_ctx c = make_group(plan, &plan->groups[0], comm);
+    group_ctx c = make_group(ug, &ug->groups[0], comm);
     return verify_split(s, &c, values, bad_here, bad_side, bad_kings, err, errlen);
 }

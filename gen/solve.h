@@ -6,7 +6,7 @@
 
 #include "exitcheck.h"
 #include "finished.h"
-#include "plan.h"
+#include "groups.h"
 
 typedef struct dk_solver dk_solver;
 
@@ -39,11 +39,11 @@ typedef struct dk_split_comm {
 /* A solver reading finished tables through `finished` and finished units from dir/work, with a
  * draw rule of `limit` plies (0: DTW only), keeping up to exit_cache_bytes of the units' blocks
  * decompressed (dk_budget's exit cache), and reading every exit again through `check`
- * (exitcheck.h): a value the two read differently stops the unit. It builds the plans of the
- * units above with `plans`, the caller's (shared with the caller's own plans of the same pairs,
+ * (exitcheck.h): a value the two read differently stops the unit. It builds the gcache of the
+ * units above with `gcache`, the caller's (shared with the caller's own gcache of the same pairs,
  * and with check, all of which it outlives). One per thread. Returns NULL when out of memory. */
 dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_exit_check *check,
-                         dk_plan_cache *plans, const char *dir, unsigned limit, uint64_t exit_cache_bytes);
+                         dk_groups_cache *gcache, const char *dir, unsigned limit, uint64_t exit_cache_bytes);
 
 /* A test hook: the solver alters the first exit it reads once it has classified `after` more
  * positions (of any unit, split ones too; UINT64_MAX: none), as if its path had read it wrong.
@@ -58,7 +58,7 @@ void dk_solver_free(dk_solver *s);
  * it. */
 void dk_solver_idle(dk_solver *s);
 
-/* Solves the unit of plan into out (plan->npositions positions in the plan's order, each its
+/* Solves the unit of ug into out (ug->npositions positions in ug's order, each its
  * DTW value followed, with a draw rule, by its rule value). Exits
  * (captures, promotions, man moves) take their values from finished tables and units, each
  * confirmed by the check's own reading (a disagreement: -1, naming the material, the position
@@ -67,23 +67,23 @@ void dk_solver_idle(dk_solver *s);
  * increasing distance, so the first value a position receives is exact; rule values the same
  * way in increasing distance to conversion, up to the limit. Returns 0, or -1 with one line in
  * err (an input missing or damaged). */
-int dk_solve_unit(dk_solver *s, const dk_plan *plan, dk_value *out, char *err, size_t errlen);
+int dk_solve_unit(dk_solver *s, const dk_groups *ug, dk_value *out, char *err, size_t errlen);
 
 /* Verifies a solved unit by the forward pass of verify.h: every position's value must be the
  * best its moves reach, read from the unit itself, the finished units above and the finished
  * tables. Call right after dk_solve_unit on the same solver. Returns 0; 1 with the failing
  * position (group, side, kings_index); -1 with one line in err if a value cannot be read. */
-int dk_verify_unit(dk_solver *s, const dk_plan *plan, const dk_value *values, uint64_t *bad_group,
+int dk_verify_unit(dk_solver *s, const dk_groups *ug, const dk_value *values, uint64_t *bad_group,
                    int *bad_side, uint64_t *bad_kings, char *err, size_t errlen);
 
-/* Solves a split unit (plan->nparts parts, or any unit the work graph marks oversize) together
- * with the other ranks of comm, which call it with the same plan: this rank holds the parts q
+/* Solves a split unit (ug->nparts parts, or any unit the work graph marks oversize) together
+ * with the other ranks of comm, which call it with the same ug: this rank holds the parts q
  * with q % nranks == rank, their values in out one part after the other (dk_split_positions of
  * them). King moves between parts held by different ranks are resolved by exchanging
  * predecessor updates in batches, round by round in increasing distance, so the values are
  * exactly those one rank would find. Returns 0 on every rank, or on every rank a failure: -1
  * with one line in err where a value could not be read or memory ran out, -2 on the others. */
-int dk_solve_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm, dk_value *out,
+int dk_solve_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm, dk_value *out,
                    char *err, size_t errlen);
 
 /* Verifies the split unit just solved by the forward pass of verify.h, each rank its own
@@ -91,12 +91,12 @@ int dk_solve_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm,
  * dk_solve_split on the same solver. Returns 0; 1 when a position fails on some rank (on this
  * one: *bad_here, with the position in *bad_side, *bad_kings of the unit's single group); -1
  * with one line in err where a value could not be read, -2 on the other ranks then. */
-int dk_verify_split(dk_solver *s, const dk_plan *plan, const dk_split_comm *comm,
+int dk_verify_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm,
                     const dk_value *values, bool *bad_here, int *bad_side, uint64_t *bad_kings,
                     char *err, size_t errlen);
 
-/* How many positions of the plan's split unit rank `rank` of `nranks` holds. Pure. */
-uint64_t dk_split_positions(const dk_plan *plan, int rank, int nranks);
+/* How many positions of ug's split unit rank `rank` of `nranks` holds. Pure. */
+uint64_t dk_split_positions(const dk_groups *ug, int rank, int nranks);
 
 /* The values of p (White to move, of material m) after a move, as a finished table or unit
  * says: out[0] DTW, out[1] the rule value (with a draw rule). What solving and verification

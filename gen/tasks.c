@@ -27,10 +27,10 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
         solver_tables = check_tables = tiny;
     *w = (dk_worker){g, dir, keep_work, dictionary, limit,
                      dk_finished_new(dir, g->v, limit, solver_tables), NULL, NULL,
-                     dk_plan_cache_new(g), *b, NULL, 0};
-    if (w->finished && w->plans && (w->check = dk_exit_check_new(g, w->plans, dir, limit, check_tables, check_units)))
-        w->solver = dk_solver_new(g, w->finished, w->check, w->plans, dir, limit, b->exit_cache_bytes);
-    if (!w->solver || !w->check || !w->plans) {
+                     dk_groups_cache_new(g), *b, NULL, 0};
+    if (w->finished && w->gcache && (w->check = dk_exit_check_new(g, w->gcache, dir, limit, check_tables, check_units)))
+        w->solver = dk_solver_new(g, w->finished, w->check, w->gcache, dir, limit, b->exit_cache_bytes);
+    if (!w->solver || !w->check || !w->gcache) {
         dk_worker_free(w);
         return -1;
     }
@@ -68,11 +68,11 @@ void dk_worker_free(dk_worker *w)
     dk_solver_free(w->solver);
     dk_exit_check_free(w->check);
     dk_finished_free(w->finished);
-    dk_plan_cache_free(w->plans);
+    dk_groups_cache_free(w->gcache);
     w->solver = NULL;
     w->check = NULL;
     w->finished = NULL;
-    w->plans = NULL;
+    w->gcache = NULL;
 }
 
 int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf, size_t len)
@@ -83,54 +83,54 @@ int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf
 }
 
 /* The message of a failed check: the material and the failing position as FEN. */
-static int verify_failed(const dk_worker *w, const dk_plan *plan, uint64_t group, int side,
+static int verify_failed(const dk_worker *w, const dk_groups *ug, uint64_t group, int side,
                          uint64_t kings, char *err, size_t errlen)
 {
-    const dk_index *ix = side ? &plan->pair->ix_twin : &plan->pair->ix;
+    const dk_index *ix = side ? &ug->pair->ix_twin : &ug->pair->ix;
     char name[DK_MATERIAL_NAME_MAX], fen[DK_FEN_MAX];
     dk_material_name(ix->m, name, sizeof name);
-    dk_pos bp = dk_index_unrank_split(ix, plan->groups[group].men[side], kings);
+    dk_pos bp = dk_index_unrank_split(ix, ug->groups[group].men[side], kings);
     dk_fen_format(w->g->v, &bp, false, fen, sizeof fen);
     return dk_errorf(err, errlen, "verification failed: material %s, position %s", name, fen);
 }
 
 /* The independent forward check of a solved unit. */
-static int verify_unit(dk_worker *w, const dk_plan *plan, const dk_value *values, char *err,
+static int verify_unit(dk_worker *w, const dk_groups *ug, const dk_value *values, char *err,
                        size_t errlen)
 {
     uint64_t group, kings;
     int side;
     char verr[512];
-    int rc = dk_verify_unit(w->solver, plan, values, &group, &side, &kings, verr, sizeof verr);
+    int rc = dk_verify_unit(w->solver, ug, values, &group, &side, &kings, verr, sizeof verr);
     if (rc == 0)
         return 0;
     if (rc < 0) {
         char name[DK_MATERIAL_NAME_MAX];
-        dk_material_name(plan->pair->m, name, sizeof name);
+        dk_material_name(ug->pair->m, name, sizeof name);
         return dk_errorf(err, errlen, "verification of %s could not read a value: %s", name, verr);
     }
-    return verify_failed(w, plan, group, side, kings, err, errlen);
+    return verify_failed(w, ug, group, side, kings, err, errlen);
 }
 
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
 {
-    dk_plan plan;
-    if (dk_plan_build(&plan, w->plans, u) != 0)
+    dk_groups ug;
+    if (dk_groups_build(&ug, w->gcache, u) != 0)
         return snprintf(err, errlen, "out of memory"), -1;
     unsigned stride = w->limit ? 2 : 1;
-    dk_value *values = worker_values(w, (plan.npositions ? plan.npositions : 1) * stride);
+    dk_value *values = worker_values(w, (ug.npositions ? ug.npositions : 1) * stride);
     int rc = -1;
     if (!values) {
         snprintf(err, errlen, "out of memory for a unit of %llu positions",
-                 (unsigned long long)plan.npositions);
-    } else if ((dk_hook_corrupt_exit(w->solver, u, false, plan.npositions, true),
-                dk_solve_unit(w->solver, &plan, values, err, errlen) == 0) &&
-               (dk_hook_corrupt_values(u, false, values, plan.npositions, stride),
-                verify_unit(w, &plan, values, err, errlen) == 0)) {
-        rc = dk_unitfile_save(&plan, w->dir, 0, w->limit, values, err, errlen);
+                 (unsigned long long)ug.npositions);
+    } else if ((dk_hook_corrupt_exit(w->solver, u, false, ug.npositions, true),
+                dk_solve_unit(w->solver, &ug, values, err, errlen) == 0) &&
+               (dk_hook_corrupt_values(u, false, values, ug.npositions, stride),
+                verify_unit(w, &ug, values, err, errlen) == 0)) {
+        rc = dk_unitfile_save(&ug, w->dir, 0, w->limit, values, err, errlen);
     }
     dk_solver_test_corrupt_exit(w->solver, UINT64_MAX);
-    dk_plan_free(&plan);
+    dk_groups_free(&ug);
     return rc;
 }
 
@@ -147,18 +147,18 @@ static int all_succeeded(const dk_split_comm *comm, int rc, char *err, size_t er
 
 int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err, size_t errlen)
 {
-    dk_plan plan;
-    int built = dk_plan_build(&plan, w->plans, u) == 0 ? 0 : dk_errorf(err, errlen, "out of memory");
+    dk_groups ug;
+    int built = dk_groups_build(&ug, w->gcache, u) == 0 ? 0 : dk_errorf(err, errlen, "out of memory");
     if (all_succeeded(comm, built, err, errlen) != 0) {
-        dk_plan_free(&plan);
+        dk_groups_free(&ug);
         return built ? -1 : -2;
     }
     dk_hook_split_pause();
     unsigned stride = w->limit ? 2 : 1;
-    uint64_t held = dk_split_positions(&plan, comm->rank, comm->nranks);
+    uint64_t held = dk_split_positions(&ug, comm->rank, comm->nranks);
     dk_value *values = worker_values(w, (held ? held : 1) * stride);
     char name[DK_MATERIAL_NAME_MAX], serr[512];
-    dk_material_name(plan.pair->m, name, sizeof name);
+    dk_material_name(ug.pair->m, name, sizeof name);
     int rc = values ? 0 : dk_errorf(err, errlen, "out of memory for %llu positions of a split unit of %s",
                                     (unsigned long long)held, name);
     if (all_succeeded(comm, rc, err, errlen) == 0) {
@@ -166,16 +166,16 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
         int side;
         uint64_t kings;
         dk_hook_corrupt_exit(w->solver, u, true, held, comm->rank == comm->nranks - 1);
-        rc = dk_solve_split(w->solver, &plan, comm, values, serr, sizeof serr);
+        rc = dk_solve_split(w->solver, &ug, comm, values, serr, sizeof serr);
         dk_solver_test_corrupt_exit(w->solver, UINT64_MAX);
         if (rc != 0) {
             dk_errorf(err, errlen, "solving a split unit of %s: %s", name, serr);
             rc = rc == -2 ? -2 : -1;
         } else {
             dk_hook_corrupt_values(u, true, values, held, stride);
-            rc = dk_verify_split(w->solver, &plan, comm, values, &bad_here, &side, &kings, serr, sizeof serr);
+            rc = dk_verify_split(w->solver, &ug, comm, values, &bad_here, &side, &kings, serr, sizeof serr);
             if (rc > 0 && bad_here)
-                rc = verify_failed(w, &plan, 0, side, kings, err, errlen);
+                rc = verify_failed(w, &ug, 0, side, kings, err, errlen);
             else if (rc > 0)
                 rc = (dk_errorf(err, errlen, "verification failed on another rank sharing a unit of %s", name), -2);
             else if (rc < 0)
@@ -183,9 +183,9 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
             /* (-2: another rank failed, which it reports itself) */
         }
         /* then each rank writes the parts it holds */
-        for (uint64_t q = (uint64_t)comm->rank, at = 0; rc == 0 && q < plan.nparts; q += (uint64_t)comm->nranks) {
-            rc = dk_unitfile_save(&plan, w->dir, q, w->limit, values + at * stride, err, errlen);
-            at += dk_unitfile_part_positions(&plan, q);
+        for (uint64_t q = (uint64_t)comm->rank, at = 0; rc == 0 && q < ug.nparts; q += (uint64_t)comm->nranks) {
+            rc = dk_unitfile_save(&ug, w->dir, q, w->limit, values + at * stride, err, errlen);
+            at += dk_unitfile_part_positions(&ug, q);
         }
         rc = all_succeeded(comm, rc, err, errlen);
     } else {
@@ -193,7 +193,7 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
     }
     /* a split unit's share and exchange buffers may be far larger than a unit's: given back */
     worker_idle(w);
-    dk_plan_free(&plan);
+    dk_groups_free(&ug);
     return rc;
 }
 
@@ -202,7 +202,7 @@ static void remove_units(dk_worker *w, uint32_t pi)
     const dk_wpair *p = &w->g->pairs[pi];
     for (uint32_t u = w->g->layers[p->first_layer].first_unit;
          u < w->g->nunits && w->g->units[u].pair == pi; u++)
-        dk_unitfile_remove(w->plans, w->dir, u);
+        dk_unitfile_remove(w->gcache, w->dir, u);
 }
 
 /* Writes one verified material, side `side` of the pair r reads (its values in table order,
@@ -303,7 +303,7 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
 {
     const dk_wpair *p = &w->g->pairs[pi];
     worker_idle(w);
-    dk_pair_reader *r = dk_pair_reader_new(w->g, w->plans, w->dir, pi, w->limit, err, errlen);
+    dk_pair_reader *r = dk_pair_reader_new(w->g, w->gcache, w->dir, pi, w->limit, err, errlen);
     if (!r)
         return -1;
     int rc = 0;
@@ -329,22 +329,22 @@ bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi, unsig
     return true;
 }
 
-bool dk_unit_finished(const dk_workgraph *g, dk_plan_cache *plans, const char *dir, uint32_t u,
+bool dk_unit_finished(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir, uint32_t u,
                       unsigned limit)
 {
     /* The file's name needs no list of the unit's subslices: where it is missing (every unit of a
      * new run) the pair is not listed, which walks all its men placements. A unit whose count of
      * positions is only an upper bound may have fewer parts than its shape says: listed. */
-    dk_plan plan;
+    dk_groups ug;
     char path[4096];
-    dk_plan_shape(&plan, g, u, g->units[u].positions);
-    dk_unitfile_path(&plan, dir, 0, path, sizeof path);
+    dk_groups_shape(&ug, g, u, g->units[u].positions);
+    dk_unitfile_path(&ug, dir, 0, path, sizeof path);
     if (g->units[u].exact && access(path, F_OK) != 0)
         return false;
-    if (dk_plan_build(&plan, plans, u) != 0)
+    if (dk_groups_build(&ug, gcache, u) != 0)
         return false;
-    bool ok = dk_unitfile_intact(&plan, dir, limit);
-    dk_plan_free(&plan);
+    bool ok = dk_unitfile_intact(&ug, dir, limit);
+    dk_groups_free(&ug);
     return ok;
 }
 

@@ -15,7 +15,7 @@ typedef struct dk_worker {
     dk_finished *finished;
     dk_solver *solver;
     dk_exit_check *check; /* verification's own reader of the exits */
-    dk_plan_cache *plans;
+    dk_groups_cache *gcache;
     dk_budget budget;
     dk_value *values;  /* a unit's values, kept from one unit to the next, freed before a pair
                         * is finished */
@@ -37,7 +37,7 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
 
 /* Solves unit u, which the work graph marks oversize, together with the other ranks of comm
  * (all of them call it at once), checks every value by the forward pass split the same way and
- * writes the parts this rank holds (plan.h, unitfile.h). The test hooks of dk_task_unit work
+ * writes the parts this rank holds (groups.h, unitfile.h). The test hooks of dk_task_unit work
  * here too, on the values each rank holds, and a test build may pause as a split starts
  * (dk_hook_split_pause). Returns 0 on every rank, or on every rank a failure:
  * -1 with one line in err on a rank that failed itself, -2 on the others. */
@@ -56,8 +56,8 @@ int dk_task_finish_pair(dk_worker *w, uint32_t p, char *err, size_t errlen);
 bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t p, unsigned limit);
 
 /* Whether unit u's file is present and intact (CRC checked, right size, the same draw rule).
- * `plans` (of graph g) lists u's pair only when its file is there. */
-bool dk_unit_finished(const dk_workgraph *g, dk_plan_cache *plans, const char *dir, uint32_t u,
+ * `gcache` (of graph g) lists u's pair only when its file is there. */
+bool dk_unit_finished(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir, uint32_t u,
                       unsigned limit);
 
 /* Whether the finished tables in dir (their statistics) follow another draw rule than `limit`;

@@ -1,12 +1,12 @@
-#include "plan.h"
+#include "groups.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "subslice.h"
 
-uint64_t dk_plan_flip_men(const dk_variant *v, const dk_index *from, const dk_index *to,
-                          uint64_t men_index)
+uint64_t dk_groups_flip_men(const dk_variant *v, const dk_index *from, const dk_index *to,
+                            uint64_t men_index)
 {
     dk_bb w, b, fw, fb;
     dk_index_men_unrank(from, men_index, &w, &b);
@@ -24,13 +24,13 @@ typedef struct layer_list {
  * its men placements. */
 enum { CACHED_PAIRS = 8 };
 
-/* The lists of pairs of at most DK_PLAN_CACHED_SUBSLICES subslices (16 bytes each: 8 MiB) are
+/* The lists of pairs of at most DK_GROUPS_CACHED_SUBSLICES subslices (16 bytes each: 8 MiB) are
  * kept within this bound together, and beside them those of one larger pair, the one listed
- * last, up to DK_PLAN_KEPT_LARGE subslices: a large pair whose units alternate with smaller
+ * last, up to DK_GROUPS_KEPT_LARGE subslices: a large pair whose units alternate with smaller
  * pairs' tasks (finishing, units the scheduler puts first) is then listed once, not once per
  * switch (12 times each for 5-man pairs at 5 pieces). A pair above that is kept only while in
  * use, as all pairs were before: its lists are not held beside other pairs' work. */
-static const uint64_t cached_subslices_max = DK_PLAN_CACHED_SUBSLICES;
+static const uint64_t cached_subslices_max = DK_GROUPS_CACHED_SUBSLICES;
 
 typedef struct pair_lists {
     int64_t pair; /* -1: none */
@@ -40,16 +40,16 @@ typedef struct pair_lists {
     uint64_t last_use;
 } pair_lists;
 
-struct dk_plan_cache {
+struct dk_groups_cache {
     const dk_workgraph *g;
     pair_lists e[CACHED_PAIRS];
     uint64_t clock;
     uint64_t listed; /* pairs listed so far */
 };
 
-dk_plan_cache *dk_plan_cache_new(const dk_workgraph *g)
+dk_groups_cache *dk_groups_cache_new(const dk_workgraph *g)
 {
-    dk_plan_cache *c = calloc(1, sizeof *c);
+    dk_groups_cache *c = calloc(1, sizeof *c);
     if (c) {
         c->g = g;
         for (int i = 0; i < CACHED_PAIRS; i++)
@@ -68,9 +68,9 @@ static void drop_lists(pair_lists *e)
     *e = (pair_lists){-1, NULL, 0, 0, 0};
 }
 
-uint64_t dk_plan_cache_listed(const dk_plan_cache *c) { return c->listed; }
+uint64_t dk_groups_cache_listed(const dk_groups_cache *c) { return c->listed; }
 
-void dk_plan_cache_free(dk_plan_cache *c)
+void dk_groups_cache_free(dk_groups_cache *c)
 {
     if (!c)
         return;
@@ -99,7 +99,7 @@ static int append(layer_list *l, uint64_t x, uint64_t fx)
 
 /* Pair pi's lists, made in place of the least recently used ones if not cached; NULL when out
  * of memory. */
-static const pair_lists *list_pair(dk_plan_cache *c, uint32_t pi)
+static const pair_lists *list_pair(dk_groups_cache *c, uint32_t pi)
 {
     pair_lists *e = &c->e[0];
     for (int i = 0; i < CACHED_PAIRS; i++) {
@@ -134,8 +134,8 @@ static const pair_lists *list_pair(dk_plan_cache *c, uint32_t pi)
     }
     e->pair = pi;
     e->last_use = ++c->clock;
-    /* one larger pair, this one if it is large; one above DK_PLAN_KEPT_LARGE only while in use */
-    const uint64_t larger = e->subslices > cached_subslices_max ? cached_subslices_max : DK_PLAN_KEPT_LARGE;
+    /* one larger pair, this one if it is large; one above DK_GROUPS_KEPT_LARGE only while in use */
+    const uint64_t larger = e->subslices > cached_subslices_max ? cached_subslices_max : DK_GROUPS_KEPT_LARGE;
     for (int i = 0; i < CACHED_PAIRS; i++)
         if (&c->e[i] != e && c->e[i].subslices > larger)
             drop_lists(&c->e[i]);
@@ -168,91 +168,91 @@ static size_t lower_bound(const uint64_t *a, size_t n, uint64_t x)
     return lo;
 }
 
-/* Cuts a split unit of plan->npositions positions into parts. */
-static void cut_parts(dk_plan *plan)
+/* Cuts a split unit of ug->npositions positions into parts. */
+static void cut_parts(dk_groups *ug)
 {
-    const uint64_t bound = plan->g->max_positions;
-    plan->nparts = 1;
-    plan->part_size = plan->npositions;
-    if (plan->g->units[plan->unit].split && plan->npositions > bound) {
-        plan->part_size = bound;
-        plan->nparts = (plan->npositions + bound - 1) / bound;
+    const uint64_t bound = ug->g->max_positions;
+    ug->nparts = 1;
+    ug->part_size = ug->npositions;
+    if (ug->g->units[ug->unit].split && ug->npositions > bound) {
+        ug->part_size = bound;
+        ug->nparts = (ug->npositions + bound - 1) / bound;
     }
 }
 
-void dk_plan_shape(dk_plan *plan, const dk_workgraph *g, uint32_t u, uint64_t npositions)
+void dk_groups_shape(dk_groups *ug, const dk_workgraph *g, uint32_t u, uint64_t npositions)
 {
     const dk_unit *unit = &g->units[u];
     const dk_wpair *p = &g->pairs[unit->pair];
-    *plan = (dk_plan){g, u, p, unit->level, p->ix.kings_count, 0, NULL, npositions, 1, npositions};
-    cut_parts(plan);
+    *ug = (dk_groups){g, u, p, unit->level, p->ix.kings_count, 0, NULL, npositions, 1, npositions};
+    cut_parts(ug);
 }
 
-int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u)
+int dk_groups_build(dk_groups *ug, dk_groups_cache *cache, uint32_t u)
 {
     const dk_workgraph *g = cache->g;
     const dk_unit *unit = &g->units[u];
     const dk_wpair *p = &g->pairs[unit->pair];
-    dk_plan_shape(plan, g, u, 0);
+    dk_groups_shape(ug, g, u, 0);
     const pair_lists *e = list_pair(cache, unit->pair);
     if (!e)
         return -1;
     const layer_list *l = &e->layers[unit->layer - p->first_layer];
     size_t first = lower_bound(l->men, l->n, unit->men_lo);
     size_t last = lower_bound(l->men, l->n, unit->men_hi);
-    plan->groups = malloc((last > first ? last - first : 1) * sizeof *plan->groups);
-    if (!plan->groups)
+    ug->groups = malloc((last > first ? last - first : 1) * sizeof *ug->groups);
+    if (!ug->groups)
         return -1;
     for (size_t i = first; i < last; i++) {
         bool self = p->self_twin && l->flip[i] == l->men[i];
-        plan->groups[plan->ngroups++] = (dk_group){{l->men[i], l->flip[i]}, plan->npositions, self};
-        plan->npositions += self ? plan->K : 2 * plan->K;
+        ug->groups[ug->ngroups++] = (dk_group){{l->men[i], l->flip[i]}, ug->npositions, self};
+        ug->npositions += self ? ug->K : 2 * ug->K;
     }
-    cut_parts(plan);
+    cut_parts(ug);
     return 0;
 }
 
-void dk_plan_free(dk_plan *plan)
+void dk_groups_free(dk_groups *ug)
 {
-    free(plan->groups);
-    plan->groups = NULL;
-    plan->ngroups = 0;
+    free(ug->groups);
+    ug->groups = NULL;
+    ug->ngroups = 0;
 }
 
-static int64_t find_canonical(const dk_plan *plan, uint64_t x)
+static int64_t find_canonical(const dk_groups *ug, uint64_t x)
 {
-    size_t lo = 0, hi = plan->ngroups;
+    size_t lo = 0, hi = ug->ngroups;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (plan->groups[mid].men[0] < x)
+        if (ug->groups[mid].men[0] < x)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < plan->ngroups && plan->groups[lo].men[0] == x ? (int64_t)lo : -1;
+    return lo < ug->ngroups && ug->groups[lo].men[0] == x ? (int64_t)lo : -1;
 }
 
-int64_t dk_plan_find(const dk_plan *plan, dk_material m, uint64_t men_index, int *side)
+int64_t dk_groups_find(const dk_groups *ug, dk_material m, uint64_t men_index, int *side)
 {
-    const dk_wpair *p = plan->pair;
+    const dk_wpair *p = ug->pair;
     if (!p->self_twin && dk_material_equal(m, p->twin)) {
         *side = 1;
-        return find_canonical(plan, dk_plan_flip_men(plan->g->v, &p->ix_twin, &p->ix, men_index));
+        return find_canonical(ug, dk_groups_flip_men(ug->g->v, &p->ix_twin, &p->ix, men_index));
     }
-    int64_t gi = find_canonical(plan, men_index);
+    int64_t gi = find_canonical(ug, men_index);
     *side = 0;
     if (gi < 0 && p->self_twin) {
         *side = 1;
-        gi = find_canonical(plan, dk_plan_flip_men(plan->g->v, &p->ix, &p->ix, men_index));
+        gi = find_canonical(ug, dk_groups_flip_men(ug->g->v, &p->ix, &p->ix, men_index));
     }
     return gi;
 }
 
-int dk_plan_path(const dk_plan *plan, const char *dir, char *buf, size_t len)
+int dk_groups_path(const dk_groups *ug, const char *dir, char *buf, size_t len)
 {
     char name[DK_MATERIAL_NAME_MAX];
-    const dk_unit *unit = &plan->g->units[plan->unit];
-    dk_material_name(plan->pair->m, name, sizeof name);
-    return snprintf(buf, len, "%s/work/%s-%s.L%d.%llu-%llu", dir, plan->g->v->name, name,
-                    plan->level, (unsigned long long)unit->men_lo, (unsigned long long)unit->men_hi);
+    const dk_unit *unit = &ug->g->units[ug->unit];
+    dk_material_name(ug->pair->m, name, sizeof name);
+    return snprintf(buf, len, "%s/work/%s-%s.L%d.%llu-%llu", dir, ug->g->v->name, name,
+                    ug->level, (unsigned long long)unit->men_lo, (unsigned long long)unit->men_hi);
 }

@@ -1,7 +1,7 @@
-/* Unit plans (gen/plan.h): the groups of every unit lie end to end and cover its pair's
- * positions once; a plan's shape, made again from its count of positions without listing the
- * groups (how finishing a pair reopens units), is the built plan's in every field, split units
- * and their parts included; the plan cache lists a large pair once while a small pair's units
+/* A unit's groups (gen/groups.h): the groups of every unit lie end to end and cover its pair's
+ * positions once; a unit's shape, made again from its count of positions without listing the
+ * groups (how finishing a pair reopens units), is the groups built in every field, split units
+ * and their parts included; the groups cache lists a large pair once while a small pair's units
  * come between its units. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "../gen/plan.h"
+#include "../gen/groups.h"
 #include "support.h"
 
 static dk_workgraph *graph(dk_variant_id id, int pieces, uint64_t unit_positions)
@@ -25,13 +25,13 @@ static dk_workgraph *graph(dk_variant_id id, int pieces, uint64_t unit_positions
 
 static void check_graph(dk_workgraph *g)
 {
-    dk_plan_cache *cache = dk_plan_cache_new(g);
+    dk_groups_cache *cache = dk_groups_cache_new(g);
     assert_non_null(cache);
     uint64_t *covered = calloc(g->npairs, sizeof *covered);
     int split_seen = 0;
     for (uint32_t u = 0; u < g->nunits; u++) {
-        dk_plan built, shape;
-        assert_int_equal(dk_plan_build(&built, cache, u), 0);
+        dk_groups built, shape;
+        assert_int_equal(dk_groups_build(&built, cache, u), 0);
         uint64_t at = 0;
         for (size_t i = 0; i < built.ngroups; i++) {
             assert_int_equal(built.groups[i].offset, at);
@@ -39,7 +39,7 @@ static void check_graph(dk_workgraph *g)
         }
         assert_int_equal(at, built.npositions);
         covered[g->units[u].pair] += built.npositions;
-        dk_plan_shape(&shape, g, u, built.npositions);
+        dk_groups_shape(&shape, g, u, built.npositions);
         assert_ptr_equal(shape.g, built.g);
         assert_int_equal(shape.unit, built.unit);
         assert_ptr_equal(shape.pair, built.pair);
@@ -55,8 +55,8 @@ static void check_graph(dk_workgraph *g)
             assert_true(built.part_size * (built.nparts - 1) < built.npositions);
             assert_true(built.part_size * built.nparts >= built.npositions);
         }
-        dk_plan_free(&built);
-        dk_plan_free(&shape);
+        dk_groups_free(&built);
+        dk_groups_free(&shape);
     }
     /* both materials of a pair, every position once (one material for a self-twin pair) */
     for (uint32_t p = 0; p < g->npairs; p++) {
@@ -66,7 +66,7 @@ static void check_graph(dk_workgraph *g)
     }
     assert_true(split_seen > 0);
     free(covered);
-    dk_plan_cache_free(cache);
+    dk_groups_cache_free(cache);
     dk_workgraph_free(g);
 }
 
@@ -82,7 +82,7 @@ static void test_international(void **state)
     check_graph(graph(DK_INTERNATIONAL, 3, 5000));
 }
 
-/* The subslices a plan cache lists for pair p. */
+/* The subslices a groups cache lists for pair p. */
 static uint64_t listed_subslices(const dk_wpair *p)
 {
     return p->self_twin ? p->ix.men_count / 2 : p->ix.men_count;
@@ -103,11 +103,11 @@ static uint32_t unit_of_pair(const dk_workgraph *g, uint64_t lo, uint64_t hi, bo
     return at;
 }
 
-static void build_and_free(dk_plan_cache *cache, uint32_t u)
+static void build_and_free(dk_groups_cache *cache, uint32_t u)
 {
-    dk_plan plan;
-    assert_int_equal(dk_plan_build(&plan, cache, u), 0);
-    dk_plan_free(&plan);
+    dk_groups ug;
+    assert_int_equal(dk_groups_build(&ug, cache, u), 0);
+    dk_groups_free(&ug);
 }
 
 /* A large pair's units alternating with small pairs' (the scheduler's order, finishing): the
@@ -118,29 +118,29 @@ static void test_cache_keeps_large_pair(void **state)
     (void)state;
     dk_workgraph *g = test_graph(DK_BRAZILIAN, 5, 1 << 20);
     assert_non_null(g);
-    const uint64_t bound = DK_PLAN_CACHED_SUBSLICES;
-    uint32_t large = unit_of_pair(g, bound, DK_PLAN_KEPT_LARGE, true); /* kept beside the others */
+    const uint64_t bound = DK_GROUPS_CACHED_SUBSLICES;
+    uint32_t large = unit_of_pair(g, bound, DK_GROUPS_KEPT_LARGE, true); /* kept beside the others */
     uint32_t mid = unit_of_pair(g, bound / 2, bound, true);
     uint64_t nmid = listed_subslices(&g->pairs[g->units[mid].pair]);
     uint32_t tiny = unit_of_pair(g, 0, bound - nmid, false);
     uint32_t small = unit_of_pair(g, bound - nmid, bound / 2, true); /* with mid: above the bound */
-    dk_plan_cache *cache = dk_plan_cache_new(g);
+    dk_groups_cache *cache = dk_groups_cache_new(g);
     assert_non_null(cache);
     for (int k = 0; k < 4; k++) {
         build_and_free(cache, large);
         build_and_free(cache, tiny);
     }
-    assert_int_equal(dk_plan_cache_listed(cache), 2);
+    assert_int_equal(dk_groups_cache_listed(cache), 2);
     build_and_free(cache, mid); /* beside tiny, within the bound */
     build_and_free(cache, tiny);
-    assert_int_equal(dk_plan_cache_listed(cache), 3);
+    assert_int_equal(dk_groups_cache_listed(cache), 3);
     build_and_free(cache, small); /* mid, the least recently used small pair, makes room */
     build_and_free(cache, large);
     build_and_free(cache, tiny);
-    assert_int_equal(dk_plan_cache_listed(cache), 4);
+    assert_int_equal(dk_groups_cache_listed(cache), 4);
     build_and_free(cache, mid);
-    assert_int_equal(dk_plan_cache_listed(cache), 5);
-    dk_plan_cache_free(cache);
+    assert_int_equal(dk_groups_cache_listed(cache), 5);
+    dk_groups_cache_free(cache);
     dk_workgraph_free(g);
 }
 

@@ -5,8 +5,8 @@
  * Black-to-move side of X): king moves connect the two and nothing else. A unit's values are
  * the groups in ascending X, each group the K values of X then the K values of X' (K =
  * positions per subslice), or X alone when X is its own flip. */
-#ifndef DK_PLAN_H
-#define DK_PLAN_H
+#ifndef DK_GROUPS_H
+#define DK_GROUPS_H
 
 #include "workgraph.h"
 
@@ -16,7 +16,7 @@ typedef struct dk_group {
     bool self_flip;    /* X' is X: one subslice */
 } dk_group;
 
-typedef struct dk_plan {
+typedef struct dk_groups {
     const dk_workgraph *g;
     uint32_t unit;
     const dk_wpair *pair;
@@ -31,44 +31,44 @@ typedef struct dk_plan {
      * 1 and part_size npositions. */
     uint64_t nparts;
     uint64_t part_size;
-} dk_plan;
+} dk_groups;
 
-/* The canonical subslices of every layer of one pair, listed once and reused by every plan
- * of that pair (listing costs an unrank per placement of men). One per thread. */
-typedef struct dk_plan_cache dk_plan_cache;
+/* The canonical subslices of every layer of one pair, listed once and reused by every unit of
+ * that pair (listing costs an unrank per placement of men). One per thread. */
+typedef struct dk_groups_cache dk_groups_cache;
 
-dk_plan_cache *dk_plan_cache_new(const dk_workgraph *g);
-void dk_plan_cache_free(dk_plan_cache *c);
+dk_groups_cache *dk_groups_cache_new(const dk_workgraph *g);
+void dk_groups_cache_free(dk_groups_cache *c);
 
 /* A cache keeps the lists of pairs of at most this many subslices within this bound together,
- * and beside them those of the larger pair listed last if it has at most DK_PLAN_KEPT_LARGE
+ * and beside them those of the larger pair listed last if it has at most DK_GROUPS_KEPT_LARGE
  * subslices (32 MiB of lists); a larger one only while it is the pair in use. */
-#define DK_PLAN_CACHED_SUBSLICES ((uint64_t)1 << 19)
-#define DK_PLAN_KEPT_LARGE ((uint64_t)1 << 21)
+#define DK_GROUPS_CACHED_SUBSLICES ((uint64_t)1 << 19)
+#define DK_GROUPS_KEPT_LARGE ((uint64_t)1 << 21)
 
 /* How many times the cache has listed a pair's subslices (walking all its men placements). */
-uint64_t dk_plan_cache_listed(const dk_plan_cache *c);
+uint64_t dk_groups_cache_listed(const dk_groups_cache *c);
 
 /* Lists unit u's groups and cuts a split unit into parts. Returns 0, or -1 if out of memory. */
-int dk_plan_build(dk_plan *plan, dk_plan_cache *cache, uint32_t u);
+int dk_groups_build(dk_groups *ug, dk_groups_cache *cache, uint32_t u);
 
-/* Unit u's plan without its groups, knowing it holds npositions (from its built plan): all
+/* Unit u without its groups, knowing it holds npositions (from its groups built): all
  * its files need (unitfile.h), at no cost, where building it again would list every group.
  * Pure. */
-void dk_plan_shape(dk_plan *plan, const dk_workgraph *g, uint32_t u, uint64_t npositions);
+void dk_groups_shape(dk_groups *ug, const dk_workgraph *g, uint32_t u, uint64_t npositions);
 
-void dk_plan_free(dk_plan *plan);
+void dk_groups_free(dk_groups *ug);
 
-/* Where subslice men_index of material m (a member of the plan's pair, at the plan's level)
+/* Where subslice men_index of material m (a member of the unit's pair, at its level)
  * is: returns the group and sets *side (0: X, 1: X'), or -1 if the unit does not hold it. */
-int64_t dk_plan_find(const dk_plan *plan, dk_material m, uint64_t men_index, int *side);
+int64_t dk_groups_find(const dk_groups *ug, dk_material m, uint64_t men_index, int *side);
 
 /* The men_index of the flip of subslice men_index of material `from` in the other material of
  * the pair, whose index is `to`. Pure. */
-uint64_t dk_plan_flip_men(const dk_variant *v, const dk_index *from, const dk_index *to,
-                          uint64_t men_index);
+uint64_t dk_groups_flip_men(const dk_variant *v, const dk_index *from, const dk_index *to,
+                            uint64_t men_index);
 
 /* The file that holds a finished unit: "<dir>/work/<variant>-<material>.L<level>.<lo>-<hi>". */
-int dk_plan_path(const dk_plan *plan, const char *dir, char *buf, size_t len);
+int dk_groups_path(const dk_groups *ug, const char *dir, char *buf, size_t len);
 
 #endif
