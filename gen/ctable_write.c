@@ -17,8 +17,8 @@
 /* The writer's defaults: blocks of positions (WLD: and sub-blocks, what a probe decodes) and
  * zstd levels by metric, and the dictionary's size and samples. WLD sub-blocks of 8192: the
  * smallest whose warm probes stay within 5% of those of whole zstd blocks of 262144 positions
- * (a hit reads its unit's cache entry, less often in the processor's cache the more units
- * there are), with 10 times its cold probes and 0.182 bits a position on 6 pieces
+ * (a hit reads its read block's cache entry, less often in the processor's cache the more
+ * read blocks there are), with 10 times its cold probes and 0.182 bits a position on 6 pieces
  * (docs/measurements.md, "Tables and probing"). */
 enum { WLD_BLOCK = 65536, WLD_SUB = 8192, DTW_BLOCK = 16384, DTW_LEVEL = 9 };
 enum { DTC_BLOCK = 16384, DTC_LEVEL = 9 };
@@ -266,8 +266,8 @@ int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_v
         return dk_errorf(err, errlen, "bad draw-rule limit %u", p->limit);
     int level = p->level ? p->level : dtc ? DTC_LEVEL : DTW_LEVEL;
     in.nblocks = (uint32_t)((count + in.block_size - 1) / in.block_size);
-    in.unit = wld ? in.sub_block : in.block_size;
-    in.nunits = (count + in.unit - 1) / in.unit;
+    in.read_block = wld ? in.sub_block : in.block_size;
+    in.nread_blocks = (count + in.read_block - 1) / in.read_block;
     in.width = wld ? 0 : 2; /* DTW, DTC: the buffers fit any width until the values are seen */
     encoder e = {&in, src, dont_care, malloc((size_t)in.block_size * src->stride * sizeof(dk_value)),
                  err, errlen, false, NULL};

@@ -178,7 +178,7 @@ static fblock *load(dk_finished *f, ftable *t, uint32_t b, char *err, size_t err
     const uint32_t n = dk_ctable_positions(t->ix.size, t->block_size, b);
     size_t bytes[2] = {0, 0};
     for (int k = 0; k < f->nmetrics; k++)
-        bytes[k] = dk_ctable_unit_bytes(t->ct[k], b);
+        bytes[k] = dk_ctable_read_block_bytes(t->ct[k], b);
     uint64_t total = sizeof(fblock) + bytes[0] + bytes[1] + n / 8 + 1;
     make_room(f, total);
     if (f->nring == f->ring_cap) {
@@ -198,7 +198,7 @@ static fblock *load(dk_finished *f, ftable *t, uint32_t b, char *err, size_t err
     k->known = k->data + bytes[0] + bytes[1];
     memset(k->known, 0, n / 8 + 1);
     for (int m = 0; m < f->nmetrics; m++)
-        if (dk_ctable_read_unit(t->ct[m], f->dctx, b, k->values[m], err, errlen) != 0) {
+        if (dk_ctable_read_block(t->ct[m], f->dctx, b, k->values[m], err, errlen) != 0) {
             free(k);
             return NULL;
         }

@@ -6,16 +6,16 @@
 
 #include "../rules/errors.h"
 
-/* Buckets per shard: about one per BUCKET_BYTES of its budget (WLD units are 2 KiB as written,
+/* Buckets per shard: about one per BUCKET_BYTES of its budget (WLD read blocks are 2 KiB as written,
  * so chains stay short), a power of two between the bounds. */
 enum { SHARDS = 64, MIN_BUCKETS = 256, MAX_BUCKETS = 1 << 16, BUCKET_BYTES = 1024 };
 
 /* Eviction by CLOCK (second chance): a hit only marks its entry, so that it touches no other
- * entry's memory (with small WLD units a cache holds tens of thousands of them, and moving an
+ * entry's memory (with small WLD read blocks a cache holds tens of thousands of them, and moving an
  * entry to the front of an LRU list cost two cache misses a hit). The hand sweeps the ring of
  * entries, sparing each marked one once. */
 typedef struct entry {
-    uint64_t unit;
+    uint64_t block;
     uint32_t id;
     bool used;                  /* read since the hand last passed */
     struct entry *chain;        /* same bucket */
@@ -38,9 +38,9 @@ struct dk_cache {
     shard shards[SHARDS];
 };
 
-static uint64_t mix(uint32_t id, uint64_t unit)
+static uint64_t mix(uint32_t id, uint64_t block)
 {
-    uint64_t k = unit * 0x9E3779B97F4A7C15ull ^ id;
+    uint64_t k = block * 0x9E3779B97F4A7C15ull ^ id;
     k ^= k >> 33;
     k *= 0xff51afd7ed558ccdull;
     k ^= k >> 33;
@@ -114,7 +114,7 @@ static void evict(shard *s, const entry *keep)
         }
         e->prev->next = e->next;
         e->next->prev = e->prev;
-        entry **p = bucket_of(s, mix(e->id, e->unit));
+        entry **p = bucket_of(s, mix(e->id, e->block));
         while (*p != e)
             p = &(*p)->chain;
         *p = e->chain;
@@ -123,15 +123,15 @@ static void evict(shard *s, const entry *keep)
     }
 }
 
-int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t unit, uint32_t at,
+int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, uint32_t at,
                    bool cached_only, dk_value *out, char *err, size_t errlen)
 {
-    uint64_t h = mix(id, unit);
+    uint64_t h = mix(id, block);
     shard *s = &c->shards[h % SHARDS];
     pthread_mutex_lock(&s->lock);
     s->lookups++;
     entry *e = *bucket_of(s, h);
-    while (e && (e->unit != unit || e->id != id))
+    while (e && (e->block != block || e->id != id))
         e = e->chain;
     if (e) {
         e->used = true;
@@ -140,7 +140,7 @@ int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t unit, 
         return -3;
     } else {
         s->misses++;
-        size_t bytes = dk_ctable_unit_bytes(t, unit);
+        size_t bytes = dk_ctable_read_block_bytes(t, block);
         if (!s->dctx)
             s->dctx = dk_ctable_dctx_new();
         e = s->dctx ? malloc(sizeof *e + bytes) : NULL;
@@ -149,12 +149,12 @@ int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t unit, 
             dk_errorf(err, errlen, "out of memory reading a block of %s", dk_ctable_path(t));
             return -2;
         }
-        if (dk_ctable_read_unit(t, s->dctx, unit, e->data, err, errlen) != 0) {
+        if (dk_ctable_read_block(t, s->dctx, block, e->data, err, errlen) != 0) {
             free(e);
             pthread_mutex_unlock(&s->lock);
             return -1;
         }
-        e->unit = unit;
+        e->block = block;
         e->id = id;
         e->used = false;
         e->bytes = sizeof *e + bytes;

@@ -1,4 +1,4 @@
-/* A bounded cache of decoded table units (dk_ctable_read_unit: WLD sub-blocks, DTW and DTC
+/* A bounded cache of decoded read blocks of tables (dk_ctable_read_block: WLD sub-blocks, DTW and DTC
  * blocks), shared by every thread that probes. Split into shards, each with its own lock,
  * eviction clock and decompression context, so that threads probing different blocks rarely
  * wait for each other and no lock covers the whole cache. */
@@ -13,22 +13,22 @@
 
 typedef struct dk_cache dk_cache;
 
-/* A cache holding at most about `budget` bytes of decoded units, their bookkeeping included (at
- * least one unit per shard). Returns NULL when out of memory. */
+/* A cache holding at most about `budget` bytes of decoded read blocks, their bookkeeping included (at
+ * least one block per shard). Returns NULL when out of memory. */
 dk_cache *dk_cache_new(size_t budget);
 
 /* Frees the cache and its blocks. No probe may be running. */
 void dk_cache_free(dk_cache *c);
 
-/* The value at position `at` of unit `unit` of table t, known to the cache as `id` (unique
- * per open table): from the cached unit, or after reading and checking it. With cached_only,
- * a unit not in the cache is neither read nor decoded: the call returns -3 at once (the cache
- * is left as it was). Returns 0, or with one line in err -1 if the unit is damaged, -2 if
+/* The value at position `at` of read block `block` of table t, known to the cache as `id` (unique
+ * per open table): from the cached block, or after reading and checking it. With cached_only,
+ * a block not in the cache is neither read nor decoded: the call returns -3 at once (the cache
+ * is left as it was). Returns 0, or with one line in err -1 if the block is damaged, -2 if
  * memory runs out. Thread-safe. */
-int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t unit, uint32_t at,
+int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, uint32_t at,
                    bool cached_only, dk_value *out, char *err, size_t errlen);
 
-/* Counters, for benchmarks: lookups and units read since creation. Thread-safe (approximate
+/* Counters, for benchmarks: lookups and blocks read since creation. Thread-safe (approximate
  * while probes run). */
 void dk_cache_counters(dk_cache *c, uint64_t *lookups, uint64_t *misses);
 

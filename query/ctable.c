@@ -136,8 +136,8 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
         }
     }
     in->file_crc = dk_get32(h + len - TRAILER);
-    in->unit = wld ? in->sub_block : in->block_size; /* WLD: run-length coded sub-blocks */
-    in->nunits = in->count / in->unit + (in->count % in->unit != 0);
+    in->read_block = wld ? in->sub_block : in->block_size; /* WLD: run-length coded sub-blocks */
+    in->nread_blocks = in->count / in->read_block + (in->count % in->read_block != 0);
     if (wld) {
         t->codes = malloc(sizeof *t->codes);
         if (!t->codes) {
@@ -178,13 +178,13 @@ const dk_ctable_info *dk_ctable_get_info(const dk_ctable *t) { return &t->info; 
 
 const char *dk_ctable_path(const dk_ctable *t) { return t->path; }
 
-size_t dk_ctable_unit_bytes(const dk_ctable *t, uint64_t u)
+size_t dk_ctable_read_block_bytes(const dk_ctable *t, uint64_t u)
 {
-    uint32_t n = dk_ctable_positions(t->info.count, t->info.unit, u);
+    uint32_t n = dk_ctable_positions(t->info.count, t->info.read_block, u);
     return t->info.metric == DK_METRIC_WLD ? ((size_t)n + 3) / 4 : (size_t)n * t->info.width;
 }
 
-size_t dk_ctable_max_unit_bytes(const dk_ctable *t) { return dk_ctable_unit_bytes(t, 0); }
+size_t dk_ctable_max_read_block_bytes(const dk_ctable *t) { return dk_ctable_read_block_bytes(t, 0); }
 
 /* Block b as a zstd frame. */
 static int read_frame(const dk_ctable *t, void *dctx, uint32_t b, uint8_t *out, char *err,
@@ -228,20 +228,20 @@ static int read_sub_block(const dk_ctable *t, uint64_t u, uint8_t *out, char *er
     return 0;
 }
 
-int dk_ctable_read_unit(const dk_ctable *t, void *dctx, uint64_t u, uint8_t *out, char *err,
+int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint64_t u, uint8_t *out, char *err,
                         size_t errlen)
 {
     return t->codes ? read_sub_block(t, u, out, err, errlen)
                     : read_frame(t, dctx, (uint32_t)u, out, err, errlen);
 }
 
-dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *unit, uint32_t at)
+dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *block, uint32_t at)
 {
     if (t->info.metric == DK_METRIC_WLD)
-        return dk_value_of_code((unit[at / 4] >> (2 * (at % 4))) & 3);
+        return dk_value_of_code((block[at / 4] >> (2 * (at % 4))) & 3);
     if (t->info.width == 1)
-        return unit[at];
-    return (dk_value)(unit[2 * at] | unit[2 * at + 1] << 8);
+        return block[at];
+    return (dk_value)(block[2 * at] | block[2 * at + 1] << 8);
 }
 
 int dk_ctable_check_crc(const dk_ctable *t, char *err, size_t errlen)
@@ -256,10 +256,10 @@ int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen)
     if (dk_ctable_check_crc(t, err, errlen) != 0)
         return -1;
     void *dctx = dk_ctable_dctx_new();
-    uint8_t *buf = malloc(dk_ctable_max_unit_bytes(t));
+    uint8_t *buf = malloc(dk_ctable_max_read_block_bytes(t));
     int rc = dctx && buf ? 0 : dk_errorf(err, errlen, "cannot check %s: out of memory", t->path);
-    for (uint64_t u = 0; rc == 0 && u < t->info.nunits; u++)
-        rc = dk_ctable_read_unit(t, dctx, u, buf, err, errlen);
+    for (uint64_t u = 0; rc == 0 && u < t->info.nread_blocks; u++)
+        rc = dk_ctable_read_block(t, dctx, u, buf, err, errlen);
     free(buf);
     dk_ctable_dctx_free(dctx);
     return rc;

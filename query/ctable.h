@@ -1,8 +1,8 @@
 /* Compressed table files: one material, one metric (WLD, DTW or DTC), blocks of consecutive
  * positions compressed independently, so that a probe decodes little: DTW and DTC blocks are
  * zstd frames, WLD blocks sub-blocks of a run-length code a reader decodes
- * alone (query/wldcode.h). What a reader decodes at once is a unit: a WLD sub-block, or a
- * whole block. The layout is described in query/FORMAT.md. */
+ * alone (query/wldcode.h). What a reader decodes at once is a read block: a WLD sub-block,
+ * or a whole block. The layout is described in query/FORMAT.md. */
 #ifndef DK_CTABLE_H
 #define DK_CTABLE_H
 
@@ -37,8 +37,8 @@ typedef struct dk_ctable_info {
     uint32_t limit;        /* DTC: the draw rule's limit L in plies; 0 for WLD and DTW */
     uint32_t version;      /* DK_CTABLE_VERSION, the one a reader accepts */
     uint32_t sub_block;    /* WLD: positions per sub-block; else 0 */
-    uint32_t unit;         /* positions a reader decodes at once: sub_block, or block_size */
-    uint64_t nunits;       /* ceil(count / unit) */
+    uint32_t read_block;   /* positions a reader decodes at once: sub_block, or block_size */
+    uint64_t nread_blocks; /* ceil(count / read_block) */
 } dk_ctable_info;
 
 /* The WLD code of a value. */
@@ -54,12 +54,12 @@ enum { DK_CTABLE_HEADER = 64, DK_CTABLE_TRAILER = 8, DK_CTABLE_VERSION = 2 };
 /* The uncompressed bytes of block b of a table described by `in`. Pure. */
 size_t dk_ctable_info_block_bytes(const dk_ctable_info *in, uint32_t b);
 
-/* The positions of unit u (or of block u, with in->block_size as unit) of a table of count
- * positions cut into units of `unit`. Pure. */
-static inline uint32_t dk_ctable_positions(uint64_t count, uint32_t unit, uint64_t u)
+/* The positions of read block b (or of block b, with in->block_size as size) of a table of
+ * count positions cut into blocks of `size`. Pure. */
+static inline uint32_t dk_ctable_positions(uint64_t count, uint32_t size, uint64_t b)
 {
-    uint64_t first = u * unit;
-    return (uint32_t)(count - first < unit ? count - first : unit);
+    uint64_t first = b * size;
+    return (uint32_t)(count - first < size ? count - first : size);
 }
 
 /* The header of a table described by `in` (every field set, file_crc aside), whose dictionary
@@ -92,23 +92,23 @@ const char *dk_ctable_path(const dk_ctable *t);
 
 const dk_ctable_info *dk_ctable_get_info(const dk_ctable *t);
 
-/* Bytes of unit u once decoded (WLD: 2-bit codes, 4 positions a byte; else `width` bytes a
+/* Bytes of read block b once decoded (WLD: 2-bit codes, 4 positions a byte; else `width` bytes a
  * position). Pure. */
-size_t dk_ctable_unit_bytes(const dk_ctable *t, uint64_t u);
+size_t dk_ctable_read_block_bytes(const dk_ctable *t, uint64_t b);
 
-/* Bytes of the largest decoded unit. Pure. */
-size_t dk_ctable_max_unit_bytes(const dk_ctable *t);
+/* Bytes of the largest decoded read block. Pure. */
+size_t dk_ctable_max_read_block_bytes(const dk_ctable *t);
 
-/* Decodes unit u (positions u * unit ..) into out (room for dk_ctable_unit_bytes) with dctx
- * (one per thread), checking it: a zstd frame's checksum and size, or the CRC of the WLD block
+/* Decodes read block b (positions b * read_block ..) into out (room for
+ * dk_ctable_read_block_bytes) with dctx (one per thread), checking it: a zstd frame's checksum and size, or the CRC of the WLD block
  * holding the sub-block and the sub-block's code. Returns 0, or -1 with one line in err.
  * Thread-safe with distinct dctx. */
-int dk_ctable_read_unit(const dk_ctable *t, void *dctx, uint64_t u, uint8_t *out, char *err,
-                        size_t errlen);
+int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint64_t b, uint8_t *out, char *err,
+                         size_t errlen);
 
-/* The value stored for position `at` of a decoded unit: a DTW or rule value, or for WLD a
+/* The value stored for position `at` of a decoded read block: a DTW or rule value, or for WLD a
  * value of the right kind without distance (dk_value_of_code). Pure. */
-dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *unit, uint32_t at);
+dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *block, uint32_t at);
 
 /* A WLD code as a value: DK_DRAW, a win (2) or a loss (1): the distance is unknown. */
 static inline dk_value dk_value_of_code(uint8_t code)
@@ -120,11 +120,11 @@ static inline dk_value dk_value_of_code(uint8_t code)
  * one line in err. */
 int dk_ctable_check_crc(const dk_ctable *t, char *err, size_t errlen);
 
-/* Checks every byte: the whole-file CRC, then every unit (dk_ctable_read_unit). Returns 0, or
+/* Checks every byte: the whole-file CRC, then every read block (dk_ctable_read_block). Returns 0, or
  * -1 with one line in err. */
 int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen);
 
-/* A zstd decompression context for dk_ctable_read_unit (ZSTD_DCtx). NULL if out of memory. */
+/* A zstd decompression context for dk_ctable_read_block (ZSTD_DCtx). NULL if out of memory. */
 void *dk_ctable_dctx_new(void);
 void dk_ctable_dctx_free(void *dctx);
 

@@ -268,9 +268,9 @@ static dk_tb_status resolve_captures(dk_tablebase *tb, const dk_pos *p, dk_metri
 static dk_tb_status stored_value(dk_tablebase *tb, const dk_ctable *t, dk_material m, dk_metric metric,
                                  uint64_t i, unsigned flags, dk_value *out)
 {
-    uint32_t unit = dk_ctable_get_info(t)->unit;
+    uint32_t block = dk_ctable_get_info(t)->read_block;
     uint32_t id = (uint32_t)(slot_number(tb->v, m) * 4 + (int)metric);
-    int rc = dk_cache_value(tb->cache, t, id, i / unit, (uint32_t)(i % unit),
+    int rc = dk_cache_value(tb->cache, t, id, i / block, (uint32_t)(i % block),
                             flags & DK_TB_CACHE_ONLY, out, last_error, sizeof last_error);
     return rc == 0 ? DK_TB_OK : rc == -3 ? DK_TB_NOT_CACHED : rc == -2 ? DK_TB_NO_MEMORY : DK_TB_DAMAGED;
 }

@@ -5,7 +5,7 @@
  *
  * Decodes every table of one metric in DIR and writes it again with blocks of SIZE positions
  * (a multiple of 4) in the current format, and prints for each setting the bytes, bits per
- * position, the thread CPU time to decode every unit of the rewritten files (what a probe
+ * position, the thread CPU time to decode every block of the rewritten files (what a probe
  * that misses the cache pays) and the write time. WLD files are written with each sub-block
  * size K of --sub that divides SIZE (default: SIZE itself); DTW and DTC files without and with
  * a zstd dictionary (the writer keeps one only where the file gets smaller). The values are
@@ -50,19 +50,19 @@ static dk_value *decode_all(const char *path, dk_ctable_info *info)
         die(err);
     *info = *dk_ctable_get_info(t);
     dk_value *v = malloc(info->count * sizeof *v);
-    uint8_t *unit = malloc(dk_ctable_max_unit_bytes(t));
+    uint8_t *block = malloc(dk_ctable_max_read_block_bytes(t));
     void *dctx = dk_ctable_dctx_new();
-    if (!v || !unit || !dctx)
+    if (!v || !block || !dctx)
         die("out of memory");
-    for (uint64_t u = 0; u < info->nunits; u++) {
-        if (dk_ctable_read_unit(t, dctx, u, unit, err, sizeof err) != 0)
+    for (uint64_t u = 0; u < info->nread_blocks; u++) {
+        if (dk_ctable_read_block(t, dctx, u, block, err, sizeof err) != 0)
             die(err);
-        uint32_t n = dk_ctable_positions(info->count, info->unit, u);
+        uint32_t n = dk_ctable_positions(info->count, info->read_block, u);
         for (uint32_t j = 0; j < n; j++)
-            v[u * info->unit + j] = dk_ctable_decode(t, unit, j);
+            v[u * info->read_block + j] = dk_ctable_decode(t, block, j);
     }
     dk_ctable_dctx_free(dctx);
-    free(unit);
+    free(block);
     dk_ctable_close(t);
     return v;
 }
@@ -82,26 +82,26 @@ static uint8_t *captures_of(const dk_variant *v, dk_material m, uint64_t count)
     return dc;
 }
 
-/* Thread CPU seconds to read every unit of the table file at path; *units gets how many. */
-static double decode_time(const char *path, uint64_t *units)
+/* Thread CPU seconds to read every block of the table file at path; *blocks gets how many. */
+static double decode_time(const char *path, uint64_t *blocks)
 {
     char err[1024];
     dk_ctable *t = dk_ctable_open(path, err, sizeof err);
     if (!t)
         die(err);
     const dk_ctable_info *in = dk_ctable_get_info(t);
-    uint8_t *unit = malloc(dk_ctable_max_unit_bytes(t));
+    uint8_t *block = malloc(dk_ctable_max_read_block_bytes(t));
     void *dctx = dk_ctable_dctx_new();
-    if (!unit || !dctx)
+    if (!block || !dctx)
         die("out of memory");
     double t0 = now(CLOCK_THREAD_CPUTIME_ID);
-    for (uint64_t u = 0; u < in->nunits; u++)
-        if (dk_ctable_read_unit(t, dctx, u, unit, err, sizeof err) != 0)
+    for (uint64_t u = 0; u < in->nread_blocks; u++)
+        if (dk_ctable_read_block(t, dctx, u, block, err, sizeof err) != 0)
             die(err);
     double spent = now(CLOCK_THREAD_CPUTIME_ID) - t0;
-    *units = in->nunits;
+    *blocks = in->nread_blocks;
     dk_ctable_dctx_free(dctx);
-    free(unit);
+    free(block);
     dk_ctable_close(t);
     return spent;
 }
@@ -109,7 +109,7 @@ static double decode_time(const char *path, uint64_t *units)
 typedef struct setting {
     uint32_t block, sub;
     int dict;
-    uint64_t bytes, count, with_dict, units;
+    uint64_t bytes, count, with_dict, blocks;
     double write_s, decode_s;
 } setting;
 
@@ -216,9 +216,9 @@ int main(int argc, char **argv)
             if (dk_ctable_write(dst, &p, values, dc, in.count, &outi, err, sizeof err) != 0)
                 die(err);
             st[s].write_s += now(CLOCK_MONOTONIC) - t0;
-            uint64_t units;
-            st[s].decode_s += decode_time(dst, &units);
-            st[s].units += units;
+            uint64_t blocks;
+            st[s].decode_s += decode_time(dst, &blocks);
+            st[s].blocks += blocks;
             st[s].bytes += outi.file_size;
             st[s].count += outi.count;
             st[s].with_dict += outi.dict_size > 0;
@@ -234,7 +234,7 @@ int main(int argc, char **argv)
     printf("%d %s tables of %s in %s, rewritten (zstd level %s; capture positions %s)\n", files, ext, v->name, dir,
            wld ? "unused" : lv, captures ? "free" : "as stored");
     printf("%10s %10s %14s %10s %14s %12s %10s\n", "positions", wld ? "sub-block" : "dict", "bytes", "bits/pos",
-           "decode us/unit", "ns/position", "write s");
+           "decode us/block", "ns/position", "write s");
     for (int s = 0; s < ns; s++) {
         char second[32];
         if (wld)
@@ -244,7 +244,7 @@ int main(int argc, char **argv)
                      (unsigned long long)st[s].with_dict);
         printf("%10u %10s %14llu %10.4f %14.2f %12.3f %10.1f\n", st[s].block, second,
                (unsigned long long)st[s].bytes, 8.0 * (double)st[s].bytes / (double)st[s].count,
-               1e6 * st[s].decode_s / (double)st[s].units, 1e9 * st[s].decode_s / (double)st[s].count,
+               1e6 * st[s].decode_s / (double)st[s].blocks, 1e9 * st[s].decode_s / (double)st[s].count,
                st[s].write_s);
     }
     printf("%s as given: %llu bytes, %.4f bits/pos (%llu positions)\n", ext, (unsigned long long)original,

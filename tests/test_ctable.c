@@ -34,7 +34,7 @@ static dk_value *make_values(uint64_t n, bool wide, uint8_t **dont_care, test_rn
     return v;
 }
 
-/* Writes n values (with every position free when all_free) and reads each back, a unit at a
+/* Writes n values (with every position free when all_free) and reads each back, a read block at a
  * time as the cache does. */
 static void round_trip_sub(dk_metric metric, uint64_t n, bool wide, bool dictionary, uint32_t block,
                            uint32_t sub, bool all_free)
@@ -56,22 +56,22 @@ static void round_trip_sub(dk_metric metric, uint64_t n, bool wide, bool diction
     assert_int_equal(in->file_crc, out.file_crc);
     assert_int_equal(in->width, metric == DK_METRIC_WLD ? 0 : wide ? 2 : 1);
     assert_int_equal(in->version, DK_CTABLE_VERSION);
-    if (metric == DK_METRIC_WLD) { /* sub-blocks are the units; the writer's default divides the block */
-        assert_int_equal(in->unit, sub ? sub : in->sub_block);
-        assert_int_equal(in->block_size % in->unit, 0);
+    if (metric == DK_METRIC_WLD) { /* sub-blocks are the read blocks; the writer's default divides the block */
+        assert_int_equal(in->read_block, sub ? sub : in->sub_block);
+        assert_int_equal(in->block_size % in->read_block, 0);
         assert_int_equal(in->dict_size, DK_WLD_TABLE);
     } else
-        assert_int_equal(in->unit, in->block_size);
-    assert_int_equal(in->nunits, (n + in->unit - 1) / in->unit);
+        assert_int_equal(in->read_block, in->block_size);
+    assert_int_equal(in->nread_blocks, (n + in->read_block - 1) / in->read_block);
     assert_int_equal(dk_ctable_check(t, err, sizeof err), 0);
     void *dctx = dk_ctable_dctx_new();
-    uint8_t *buf = malloc(dk_ctable_max_unit_bytes(t));
+    uint8_t *buf = malloc(dk_ctable_max_read_block_bytes(t));
     for (uint64_t i = 0; i < n; i++) {
-        if (i % in->unit == 0)
-            assert_int_equal(dk_ctable_read_unit(t, dctx, i / in->unit, buf, err, sizeof err), 0);
+        if (i % in->read_block == 0)
+            assert_int_equal(dk_ctable_read_block(t, dctx, i / in->read_block, buf, err, sizeof err), 0);
         if (dc[i / 8] >> (i % 8) & 1)
             continue;
-        dk_value got = dk_ctable_decode(t, buf, (uint32_t)(i % in->unit));
+        dk_value got = dk_ctable_decode(t, buf, (uint32_t)(i % in->read_block));
         if (metric == DK_METRIC_WLD)
             assert_int_equal(dk_code_of(got), dk_code_of(v[i]));
         else
@@ -82,7 +82,7 @@ static void round_trip_sub(dk_metric metric, uint64_t n, bool wide, bool diction
     dk_ctable_close(t);
     unlink(path);
     if (all_free) /* nothing to store: one run a sub-block */
-        assert_true(out.file_size < 64 + DK_WLD_TABLE + 16 * out.nblocks + 8 * out.nunits + 8);
+        assert_true(out.file_size < 64 + DK_WLD_TABLE + 16 * out.nblocks + 8 * out.nread_blocks + 8);
     free(v);
     free(dc);
 }

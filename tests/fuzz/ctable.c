@@ -3,7 +3,7 @@
  * for and read twice: as it is, and with its sizes and checksums repaired (file size, last
  * index entry, end mark, the three CRCs, and the CRC of each run-length coded WLD block), so
  * that mutations reach what lies behind the checks (the WLD decoder among them). Each time
- * through dk_ctable_open / dk_ctable_check / dk_ctable_read_unit, then through libdamka
+ * through dk_ctable_open / dk_ctable_check / dk_ctable_read_block, then through libdamka
  * (damka_open and probes of a few positions of the header's material).
  *
  * Any outcome but a crash, a leak or undefined behaviour is fine, as long as nothing comes from
@@ -11,7 +11,7 @@
  * with a right header CRC and index CRC, the full check passes only with a right file CRC, a
  * zstd block reads only if its frame's content checksum (XXH64, computed here) matches what it
  * decompressed to, a WLD sub-block only if its block's CRC matches the block, and a probe
- * answers only from such a unit, with the value it holds. */
+ * answers only from such a read block, with the value it holds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,21 +141,21 @@ static void table_path(const uint8_t *f, size_t len, char *path, size_t cap)
              name, ext[metric]);
 }
 
-/* Reads unit u into a buffer of its exact size (NULL if the reader refuses it); a unit read
+/* Reads read block u into a buffer of its exact size (NULL if the reader refuses it); a block read
  * must be what its checksum says: a zstd frame's, or the CRC of the WLD block holding it. */
-static uint8_t *read_unit(const dk_ctable *t, void *dctx, const uint8_t *f, uint64_t u)
+static uint8_t *read_block(const dk_ctable *t, void *dctx, const uint8_t *f, uint64_t u)
 {
     const dk_ctable_info *in = dk_ctable_get_info(t);
-    size_t want = dk_ctable_unit_bytes(t, u);
+    size_t want = dk_ctable_read_block_bytes(t, u);
     uint8_t *out = malloc(want);
     char err[512] = "";
-    FUZZ_CHECK(out, "out of memory for a unit of %zu bytes", want);
-    if (dk_ctable_read_unit(t, dctx, u, out, err, sizeof err) != 0) {
-        FUZZ_CHECK(err[0], "unit %llu refused without a reason", (unsigned long long)u);
+    FUZZ_CHECK(out, "out of memory for a read block of %zu bytes", want);
+    if (dk_ctable_read_block(t, dctx, u, out, err, sizeof err) != 0) {
+        FUZZ_CHECK(err[0], "read block %llu refused without a reason", (unsigned long long)u);
         free(out);
         return NULL;
     }
-    uint32_t b = (uint32_t)(u / (in->block_size / in->unit));
+    uint32_t b = (uint32_t)(u / (in->block_size / in->read_block));
     uint64_t from, to, index_end = HEADER + (uint64_t)in->dict_size + 8 * ((uint64_t)in->nblocks + 1);
     FUZZ_CHECK(block_range(f, in->file_size, index_end, b, &from, &to), "block %u read outside the file", b);
     if (coded_wld(f, in->file_size)) {
@@ -168,8 +168,8 @@ static uint8_t *read_unit(const dk_ctable *t, void *dctx, const uint8_t *f, uint
         FUZZ_CHECK((uint32_t)xxh64(out, want) == fuzz_get32(f + from + frame - 4),
                    "block %u read although its checksum is wrong", b);
     }
-    uint32_t n = dk_ctable_positions(in->count, in->unit, u);
-    for (uint32_t k = 0; k < n; k++) /* every value of the unit decodes within it */
+    uint32_t n = dk_ctable_positions(in->count, in->read_block, u);
+    for (uint32_t k = 0; k < n; k++) /* every value of the block decodes within it */
         (void)dk_ctable_decode(t, out, k);
     return out;
 }
@@ -187,9 +187,10 @@ static void check_open(const dk_ctable *t, const judged *j, const uint8_t *f_of_
     FUZZ_CHECK(in->file_size == len && j->index_end, "opened with a wrong size");
     FUZZ_CHECK(in->version == DK_CTABLE_VERSION, "opened a file of format version %u", in->version);
     bool coded = coded_wld(f_of_check, len);
-    FUZZ_CHECK(coded ? in->unit == in->sub_block && in->sub_block % 4 == 0 && in->block_size % in->sub_block == 0 &&
+    FUZZ_CHECK(coded ? in->read_block == in->sub_block && in->sub_block % 4 == 0 &&
+                           in->block_size % in->sub_block == 0 &&
                            in->block_size <= DK_WLD_MAX_BLOCK && in->dict_size == DK_WLD_TABLE
-                     : in->unit == in->block_size && in->sub_block == 0,
+                     : in->read_block == in->block_size && in->sub_block == 0,
                "opened with blocks of %u, sub-blocks of %u", in->block_size, in->sub_block);
     bool dtc = in->metric == DK_METRIC_DTC;
     FUZZ_CHECK(in->metric >= DK_METRIC_WLD && in->metric <= DK_METRIC_DTC &&
@@ -210,9 +211,9 @@ static void direct(const char *path, const uint8_t *f, size_t len, const judged 
     check_open(t, j, f, len);
     if (dk_ctable_check(t, err, sizeof err) == 0)
         FUZZ_CHECK(j->file_crc, "full check passed with a wrong file CRC");
-    uint64_t nu = dk_ctable_get_info(t)->nunits;
+    uint64_t nu = dk_ctable_get_info(t)->nread_blocks;
     for (uint64_t u = 0; u < nu; u = (u + 1 == MAX_BLOCKS_READ && nu > u + 2) ? nu - 1 : u + 1)
-        free(read_unit(t, dctx, f, u));
+        free(read_block(t, dctx, f, u));
     dk_ctable_close(t);
 }
 
@@ -265,10 +266,10 @@ static void through_api(const char *path, const uint8_t *f, size_t len, void *dc
         if (st != DAMKA_OK || dk_can_capture(v, &p, DK_WHITE))
             continue; /* a capture position is answered from smaller materials */
         FUZZ_CHECK(t, "a probe answered from a file that does not open");
-        uint32_t unit = dk_ctable_get_info(t)->unit;
-        uint8_t *block = read_unit(t, dctx, f, i / unit);
-        FUZZ_CHECK(block, "a probe answered from a unit that does not read");
-        compare(t, dk_ctable_decode(t, block, (uint32_t)(i % unit)), &val, &rule);
+        uint32_t size = dk_ctable_get_info(t)->read_block;
+        uint8_t *block = read_block(t, dctx, f, i / size);
+        FUZZ_CHECK(block, "a probe answered from a read block that does not read");
+        compare(t, dk_ctable_decode(t, block, (uint32_t)(i % size)), &val, &rule);
         free(block);
     }
     int files;

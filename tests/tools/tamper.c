@@ -48,14 +48,14 @@ int main(int argc, char **argv)
         return die("header does not match the material", path);
     dk_value *values = malloc(in->count * sizeof *values);
     uint8_t *dont_care = calloc(in->count / 8 + 1, 1);
-    uint8_t *block = malloc(dk_ctable_max_unit_bytes(t));
+    uint8_t *block = malloc(dk_ctable_max_read_block_bytes(t));
     void *dctx = dk_ctable_dctx_new();
     if (!values || !dont_care || !block || !dctx)
         return die("out of memory", path);
     for (uint64_t i = 0; i < in->count; i++) {
-        if (i % in->unit == 0 && dk_ctable_read_unit(t, dctx, i / in->unit, block, err, sizeof err) != 0)
+        if (i % in->read_block == 0 && dk_ctable_read_block(t, dctx, i / in->read_block, block, err, sizeof err) != 0)
             return die(err, path);
-        values[i] = dk_ctable_decode(t, block, (uint32_t)(i % in->unit));
+        values[i] = dk_ctable_decode(t, block, (uint32_t)(i % in->read_block));
         dk_pos p = dk_index_unrank(&ix, i);
         if (dk_can_capture(v, &p, DK_WHITE))
             dont_care[i / 8] |= (uint8_t)(1u << (i % 8));
