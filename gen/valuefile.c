@@ -49,7 +49,7 @@ static void encode_header(const dk_vfile_info *in, uint64_t index, uint8_t *h)
     memcpy(h + 14, in->material, 4);
     h[18] = in->width;
     h[19] = in->stride;
-    dk_put32(h + 20, in->part);
+    dk_put32(h + 20, in->level);
     dk_put64(h + 24, in->count);
     dk_put32(h + 32, in->crc);
     dk_put32(h + 36, DK_VFILE_BLOCK);
@@ -76,7 +76,7 @@ static int decode_header(const uint8_t *h, dk_vfile *t, uint32_t *version)
     memcpy(out->material, h + 14, 4);
     out->width = h[18];
     out->stride = h[19];
-    out->part = dk_get32(h + 20);
+    out->level = dk_get32(h + 20);
     out->count = dk_get64(h + 24);
     out->crc = dk_get32(h + 32);
     t->block = dk_get32(h + 36);

@@ -30,7 +30,7 @@ typedef struct dk_vfile_info {
     uint8_t variant;     /* dk_variant_id */
     uint8_t material[4]; /* white men, white kings, black men, black kings */
     uint8_t width;       /* bytes per value (filled in by dk_vfile_save) */
-    uint32_t part;       /* for units: which unit of the material (free otherwise) */
+    uint32_t level;      /* for units: the level of the unit's layer (0 otherwise) */
     uint64_t count;      /* positions */
     uint32_t crc;        /* CRC-32C of the values as stored (filled in by dk_vfile_save) */
     uint8_t stride;      /* values per position: 1 (DTW), or 2 (DTW, rule value); 0 means 1 */

@@ -61,7 +61,7 @@ static void round_trip(uint64_t count, unsigned stride, bool wide, bool flagged)
     const dk_vfile_info *in = dk_vfile_get_info(f);
     assert_int_equal(in->count, count);
     assert_int_equal(in->stride, stride);
-    assert_int_equal(in->part, 7);
+    assert_int_equal(in->level, 7);
     assert_int_equal(in->flagged, flagged);
     dk_value *back = malloc(count * stride * sizeof *back);
     /* all at once, then one value at a time backwards (every block decoded again and again) */
