@@ -8,20 +8,20 @@
 #include "unitfile.h"
 
 /* Unit files kept mapped at once: a table's subslices come from units in ascending order on
- * the canonical side, scattered over them on the twin side. Their decompressed blocks share one
+ * the canonical material, scattered over them in the twin. Their decompressed blocks share one
  * pool of what OPEN_MAX files held with a cache each (budget.c's finishing bytes count it), so
  * that a unit opened again takes no memory of its own. */
 enum { OPEN_MAX = 16 };
 #define POOL_BYTES ((uint64_t)OPEN_MAX * DK_VFILE_CACHE_MAX)
 static const uint32_t NOWHERE = UINT32_MAX;
 
-typedef struct side_reader {
-    dk_value_source src;       /* its ctx is the side_reader (copies of src read the same) */
+typedef struct member_reader {
+    dk_value_source src;       /* its ctx is the member_reader (copies of src read the same) */
     struct dk_pair_reader *r;
     uint32_t *unit;            /* by men_index: the unit holding the subslice (index into units) */
     uint64_t *offset;          /* by men_index: its first position in that unit's file */
     uint8_t *captures;         /* the must-capture map, filled as positions are read */
-} side_reader;
+} member_reader;
 
 typedef struct open_unit {
     uint32_t unit; /* NOWHERE: free */
@@ -40,13 +40,13 @@ struct dk_pair_reader {
     uint8_t *checked;      /* by unit of the pair: its CRC was checked */
     uint64_t *npositions;  /* by unit of the pair: its positions, to open it again cheaply */
     dk_block_pool *blocks;
-    side_reader side[2];
+    member_reader member[2];
     open_unit open[OPEN_MAX];
     uint64_t clock;
 };
 
-static int read_side(const dk_value_source *src, uint64_t first, size_t n, dk_value *out,
-                     char *err, size_t errlen);
+static int read_member(const dk_value_source *src, uint64_t first, size_t n, dk_value *out,
+                       char *err, size_t errlen);
 
 static void close_slot(open_unit *slot)
 {
@@ -63,9 +63,9 @@ void dk_pair_reader_free(dk_pair_reader *r)
         close_slot(&r->open[i]);
     dk_block_pool_free(r->blocks);
     for (int s = 0; s < 2; s++) {
-        free(r->side[s].unit);
-        free(r->side[s].offset);
-        free(r->side[s].captures);
+        free(r->member[s].unit);
+        free(r->member[s].offset);
+        free(r->member[s].captures);
     }
     free(r->checked);
     free(r->npositions);
@@ -83,7 +83,7 @@ static int list_unit(dk_pair_reader *r, dk_groups_cache *gcache, uint32_t i)
         const dk_group *gr = &ug.groups[gi];
         for (int s = 0; s < (gr->self_flip ? 1 : 2); s++) {
             /* a self-twin pair has one material: both subslices of a group are in it */
-            side_reader *sr = &r->side[r->pair->self_twin ? 0 : s];
+            member_reader *sr = &r->member[r->pair->self_twin ? 0 : s];
             sr->unit[gr->men[s]] = i;
             sr->offset[gr->men[s]] = gr->offset + (uint64_t)s * ug.K;
         }
@@ -112,8 +112,8 @@ dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcach
     for (int s = 0; s < (pair->self_twin ? 1 : 2); s++) {
         const dk_index *ix = s ? &pair->ix_twin : &pair->ix;
         uint64_t men = ix->men_count;
-        side_reader *sr = &r->side[s];
-        *sr = (side_reader){{read_side, sr, r->stride, 0}, r, malloc(men * sizeof *sr->unit),
+        member_reader *sr = &r->member[s];
+        *sr = (member_reader){{read_member, sr, r->stride, 0}, r, malloc(men * sizeof *sr->unit),
                             malloc(men * sizeof *sr->offset), calloc(ix->size / 8 + 1, 1)};
         ok = ok && sr->unit && sr->offset && sr->captures;
         for (uint64_t m = 0; ok && m < men; m++)
@@ -130,18 +130,18 @@ dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcach
     return r;
 }
 
-const dk_value_source *dk_pair_reader_side(dk_pair_reader *r, int side)
+const dk_value_source *dk_pair_reader_member(dk_pair_reader *r, int member)
 {
-    return &r->side[r->pair->self_twin ? 0 : side].src;
+    return &r->member[r->pair->self_twin ? 0 : member].src;
 }
 
-const uint8_t *dk_pair_reader_captures(const dk_pair_reader *r, int side)
+const uint8_t *dk_pair_reader_captures(const dk_pair_reader *r, int member)
 {
-    return r->side[r->pair->self_twin ? 0 : side].captures;
+    return r->member[r->pair->self_twin ? 0 : member].captures;
 }
 
 /* Moves the capture flags of positions first..first+n-1 (their values in out) to the map. */
-static void take_flags(const side_reader *sr, uint64_t first, size_t n, dk_value *out, unsigned stride)
+static void take_flags(const member_reader *sr, uint64_t first, size_t n, dk_value *out, unsigned stride)
 {
     for (size_t j = 0; j < n; j++) {
         dk_value *v = &out[j * stride];
@@ -178,10 +178,10 @@ static dk_unitfile *unit_file(dk_pair_reader *r, uint32_t i, char *err, size_t e
     return slot->file;
 }
 
-static int read_side(const dk_value_source *src, uint64_t first, size_t n, dk_value *out,
-                     char *err, size_t errlen)
+static int read_member(const dk_value_source *src, uint64_t first, size_t n, dk_value *out,
+                       char *err, size_t errlen)
 {
-    const side_reader *sr = src->ctx;
+    const member_reader *sr = src->ctx;
     dk_pair_reader *r = sr->r;
     const unsigned stride = r->stride;
     for (uint64_t at = first; at < first + n;) {

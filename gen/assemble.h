@@ -21,15 +21,15 @@ dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcach
 
 void dk_pair_reader_free(dk_pair_reader *r);
 
-/* The values of the pair's material `side` (0: canonical, 1: twin; a self-twin pair has one) in
+/* The values of the pair's material `member` (0: canonical, 1: twin; a self-twin pair has one) in
  * table order, without the units' capture flags. A unit file is checked whole (CRC) the first
  * time it is read; a missing or damaged one makes the source fail with one line. Valid until
  * the reader is freed. */
-const dk_value_source *dk_pair_reader_side(dk_pair_reader *r, int side);
+const dk_value_source *dk_pair_reader_member(dk_pair_reader *r, int member);
 
-/* The must-capture map of material `side`: bit i (byte i / 8, bit i % 8) set when position i's
+/* The must-capture map of material `member`: bit i (byte i / 8, bit i % 8) set when position i's
  * side to move must capture, as the units' flags say (unitfile.h). Complete once every
- * position of the side has been read through its source; NULL when out of memory. */
-const uint8_t *dk_pair_reader_captures(const dk_pair_reader *r, int side);
+ * position of the member has been read through its source; NULL when out of memory. */
+const uint8_t *dk_pair_reader_captures(const dk_pair_reader *r, int member);
 
 #endif

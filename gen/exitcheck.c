@@ -213,11 +213,11 @@ static int above_value(dk_exit_check *c, const dk_index *ix, uint64_t i, dk_valu
         open_unit *o = u < 0 ? NULL : unit_above(c, (uint32_t)u, err, errlen);
         if (!o)
             return u < 0 ? dk_errorf(err, errlen, "a man move leads to no unit") : -1;
-        int side;
-        int64_t gi = dk_groups_find(&o->ug, ix->m, men, &side);
+        int member;
+        int64_t gi = dk_groups_find(&o->ug, ix->m, men, &member);
         if (gi < 0)
             return dk_errorf(err, errlen, "a man move leads to a subslice its unit does not hold");
-        *pl = (place){ix, men, o, o->ug.groups[gi].offset + (uint64_t)side * o->ug.K};
+        *pl = (place){ix, men, o, o->ug.groups[gi].offset + (uint64_t)member * o->ug.K};
     }
     uint64_t at = pl->base + i % ix->kings_count;
     unsigned stride = c->limit ? 2 : 1;

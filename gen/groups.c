@@ -232,17 +232,17 @@ static int64_t find_canonical(const dk_groups *ug, uint64_t x)
     return lo < ug->ngroups && ug->groups[lo].men[0] == x ? (int64_t)lo : -1;
 }
 
-int64_t dk_groups_find(const dk_groups *ug, dk_material m, uint64_t men_index, int *side)
+int64_t dk_groups_find(const dk_groups *ug, dk_material m, uint64_t men_index, int *member)
 {
     const dk_wpair *p = ug->pair;
     if (!p->self_twin && dk_material_equal(m, p->twin)) {
-        *side = 1;
+        *member = 1;
         return find_canonical(ug, dk_groups_flip_men(ug->g->v, &p->ix_twin, &p->ix, men_index));
     }
     int64_t gi = find_canonical(ug, men_index);
-    *side = 0;
+    *member = 0;
     if (gi < 0 && p->self_twin) {
-        *side = 1;
+        *member = 1;
         gi = find_canonical(ug, dk_groups_flip_men(ug->g->v, &p->ix, &p->ix, men_index));
     }
     return gi;

@@ -4,7 +4,9 @@
  * (workgraph.h). Each X forms a group with its flip X' in the twin material (the
  * Black-to-move side of X): king moves connect the two and nothing else. A unit's values are
  * the groups in ascending X, each group the K values of X then the K values of X' (K =
- * positions per subslice), or X alone when X is its own flip. */
+ * positions per subslice), or X alone when X is its own flip. The pair's two materials are its
+ * members, numbered 0 (the canonical material, X) and 1 (the twin, X'); "side" means only the
+ * side to move. */
 #ifndef DK_GROUPS_H
 #define DK_GROUPS_H
 
@@ -60,8 +62,8 @@ void dk_groups_shape(dk_groups *ug, const dk_workgraph *g, uint32_t u, uint64_t 
 void dk_groups_free(dk_groups *ug);
 
 /* Where subslice men_index of material m (a member of the unit's pair, at its level)
- * is: returns the group and sets *side (0: X, 1: X'), or -1 if the unit does not hold it. */
-int64_t dk_groups_find(const dk_groups *ug, dk_material m, uint64_t men_index, int *side);
+ * is: returns the group and sets *member (0: X, 1: X'), or -1 if the unit does not hold it. */
+int64_t dk_groups_find(const dk_groups *ug, dk_material m, uint64_t men_index, int *member);
 
 /* The men_index of the flip of subslice men_index of material `from` in the other material of
  * the pair, whose index is `to`. Pure. */

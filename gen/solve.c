@@ -53,7 +53,7 @@ enum { EXIT_CACHE = 64 };
 
 typedef struct exit_slot {
     dk_bb wmen, bmen; /* the men of the subslice, as the exit sees them */
-    int side; /* -1: empty */
+    int member; /* -1: empty */
     dk_unitfile *file;
     uint64_t base; /* position of kings_index 0 in the unit */
 } exit_slot;
@@ -115,7 +115,7 @@ static void drop_above(dk_solver *s)
     for (size_t i = 0; i < DK_SOLVER_ABOVE_OPEN; i++)
         close_above(s, i);
     for (int i = 0; i < EXIT_CACHE; i++)
-        s->cache[i].side = -1;
+        s->cache[i].member = -1;
 }
 
 
@@ -211,7 +211,7 @@ static void close_above(dk_solver *s, size_t i)
         return;
     for (int k = 0; k < EXIT_CACHE; k++)
         if (s->cache[k].file == a->file)
-            s->cache[k].side = -1;
+            s->cache[k].member = -1;
     dk_unitfile_close(a->file);
     dk_groups_free(&a->ug);
     a->file = NULL;
@@ -249,17 +249,17 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
         return 0;
     }
     const dk_wpair *pair = s->pair;
-    int side = pair && dk_material_equal(m, pair->m) ? 0
+    int member = pair && dk_material_equal(m, pair->m) ? 0
                : pair && dk_material_equal(m, pair->twin) ? 1 : -1;
-    if (side >= 0) {
+    if (member >= 0) {
         /* Within the pair being solved only a man move leads on: to a finished unit of the
          * level above. */
-        const dk_index *ix = side ? &pair->ix_twin : &pair->ix;
+        const dk_index *ix = member ? &pair->ix_twin : &pair->ix;
         dk_bb wmen = dk_men(p, DK_WHITE), bmen = dk_men(p, DK_BLACK);
         /* found by its men's bitboards, so that a hit ranks only the kings */
-        uint64_t h = ((wmen * 0x9E3779B97F4A7C15ull) ^ (bmen * 0xC2B2AE3D27D4EB4Full)) + (uint64_t)side;
+        uint64_t h = ((wmen * 0x9E3779B97F4A7C15ull) ^ (bmen * 0xC2B2AE3D27D4EB4Full)) + (uint64_t)member;
         exit_slot *c = &s->cache[(h >> 32) % EXIT_CACHE];
-        if (c->side != side || c->wmen != wmen || c->bmen != bmen) {
+        if (c->member != member || c->wmen != wmen || c->bmen != bmen) {
             uint64_t men = dk_index_men_rank(ix, wmen, bmen);
             int64_t u = dk_workgraph_unit_of(s->g, m, men);
             above_unit *a = u < 0 ? NULL : open_above(s, (uint32_t)u, err, errlen);
@@ -269,7 +269,7 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
             int64_t gi = dk_groups_find(&a->ug, m, men, &in_group);
             if (gi < 0)
                 return snprintf(err, errlen, "internal error: subslice not in its unit"), -1;
-            *c = (exit_slot){wmen, bmen, side, a->file,
+            *c = (exit_slot){wmen, bmen, member, a->file,
                              a->ug.groups[gi].offset + (uint64_t)in_group * a->ug.K};
         }
         uint64_t k = dk_index_kings_rank(ix, wmen | bmen, dk_kings(p, DK_WHITE), dk_kings(p, DK_BLACK));
@@ -369,9 +369,9 @@ static inline uint64_t global_of(const layout *L, uint32_t l)
 typedef struct group_ctx {
     const dk_index *ix[2];
     uint64_t men[2];
-    dk_bb wmen[2], bmen[2]; /* the men of each side's subslice, unranked once */
+    dk_bb wmen[2], bmen[2]; /* the men of each member's subslice, unranked once */
     uint64_t K;
-    int nsides;
+    int nmembers;
     layout L;
     const dk_split_comm *comm; /* NULL: one rank */
 } group_ctx;
@@ -381,31 +381,31 @@ static group_ctx make_group(const dk_groups *ug, const dk_group *gr, const dk_sp
     const dk_wpair *pair = ug->pair;
     group_ctx c = {{&pair->ix, &pair->ix_twin}, {gr->men[0], gr->men[1]},
                    {0, 0}, {0, 0}, ug->K, gr->self_flip ? 1 : 2, {0}, comm};
-    for (int side = 0; side < 2; side++)
-        dk_index_men_unrank(c.ix[side], c.men[side], &c.wmen[side], &c.bmen[side]);
-    uint64_t n = c.K * (uint64_t)c.nsides;
+    for (int member = 0; member < 2; member++)
+        dk_index_men_unrank(c.ix[member], c.men[member], &c.wmen[member], &c.bmen[member]);
+    uint64_t n = c.K * (uint64_t)c.nmembers;
     c.L = comm ? make_layout(n, ug->part_size, comm->rank, comm->nranks) : make_layout(n, n, 0, 1);
     return c;
 }
 
-static inline int other_side(const group_ctx *c, int side) { return c->nsides == 1 ? 0 : 1 - side; }
+static inline int other_member(const group_ctx *c, int member) { return c->nmembers == 1 ? 0 : 1 - member; }
 
-static inline int side_of(const group_ctx *c, uint64_t i) { return i >= c->K ? 1 : 0; }
+static inline int member_of(const group_ctx *c, uint64_t i) { return i >= c->K ? 1 : 0; }
 
-/* The position of kings index k on side `side` of the group: only its kings are unranked. */
-static inline dk_pos group_pos(const group_ctx *c, int side, uint64_t k)
+/* The position of kings index k on member `member` of the group: only its kings are unranked. */
+static inline dk_pos group_pos(const group_ctx *c, int member, uint64_t k)
 {
     dk_bb wk, bk;
-    dk_index_kings_unrank(c->ix[side], k, c->wmen[side] | c->bmen[side], &wk, &bk);
-    return (dk_pos){{c->wmen[side] | wk, c->bmen[side] | bk}, wk | bk, DK_WHITE};
+    dk_index_kings_unrank(c->ix[member], k, c->wmen[member] | c->bmen[member], &wk, &bk);
+    return (dk_pos){{c->wmen[member] | wk, c->bmen[member] | bk}, wk | bk, DK_WHITE};
 }
 
 /* Walks the positions this rank holds, in local order. */
 typedef struct held_iter {
     const group_ctx *c;
-    uint64_t i, end; /* global index, end of its run (a part or a side, whichever ends first) */
+    uint64_t i, end; /* global index, end of its run (a part or a member, whichever ends first) */
     uint32_t l;
-    int side;
+    int member;
     dk_subslice_iter it;
 } held_iter;
 
@@ -413,12 +413,12 @@ static void held_seek(held_iter *h)
 {
     const layout *L = &h->c->L;
     uint64_t part_end = (h->i / L->S + 1) * L->S;
-    h->side = side_of(h->c, h->i);
-    uint64_t side_end = (uint64_t)(h->side + 1) * h->c->K;
-    h->end = part_end < side_end ? part_end : side_end;
+    h->member = member_of(h->c, h->i);
+    uint64_t member_end = (uint64_t)(h->member + 1) * h->c->K;
+    h->end = part_end < member_end ? part_end : member_end;
     if (h->end > L->n)
         h->end = L->n;
-    dk_subslice_seek(&h->it, h->c->ix[h->side], h->c->men[h->side], h->i - (uint64_t)h->side * h->c->K);
+    dk_subslice_seek(&h->it, h->c->ix[h->member], h->c->men[h->member], h->i - (uint64_t)h->member * h->c->K);
 }
 
 /* Starts at local index 0; returns false if the rank holds nothing. */
@@ -647,12 +647,12 @@ static int apply_pending(dk_solver *s, bool rule)
 /* Passes the value v of position l (held here) back to its predecessors by quiet king moves:
  * queued for their holder where another rank holds them; where this rank does, their cells
  * are fetched and they wait for the next call (or apply_pending), which applies them. Every
- * such predecessor is a position of the group's other side, ranked by dk_unmove_rank. */
+ * such predecessor is a position of the group's other member, ranked by dk_unmove_rank. */
 static int send_back(dk_solver *s, const group_ctx *c, uint32_t l, dk_value v, bool rule)
 {
     uint64_t i = global_of(&c->L, l);
-    int side = side_of(c, i), os = other_side(c, side);
-    dk_pos q = group_pos(c, side, i - (uint64_t)side * c->K);
+    int member = member_of(c, i), os = other_member(c, member);
+    dk_pos q = group_pos(c, member, i - (uint64_t)member * c->K);
     dk_unmove_ranker u = dk_unmove_ranker_of(c->ix[os], &q);
     dk_bb occ = dk_occupied(&q);
     uint32_t *here = s->pending[s->pending_at ^ 1];
@@ -924,19 +924,19 @@ int dk_solve_unit(dk_solver *s, const dk_groups *ug, dk_value *out, char *err, s
     return 0; /* the units above stay open for dk_verify_unit */
 }
 
-/* Adds to x the values of the successors of p (held here, on `side` of group c) by quiet king
+/* Adds to x the values of the successors of p (held here, on `member` of group c) by quiet king
  * moves, unless p must capture, which x records. Every such successor is a position of the
- * group's other side, ranked by dk_quiet_rank from p's squares. One this rank holds is read from
+ * group's other member, ranked by dk_quiet_rank from p's squares. One this rank holds is read from
  * `values` (the group's, local order); one another rank holds is asked for, the question queued
  * for that rank with `slot` (the chunk slot of p), and added when the answer comes. Returns 0,
  * or -1 with one line in err. */
-static int verify_quiet(dk_solver *s, const group_ctx *c, const dk_pos *p, int side, const dk_value *values,
+static int verify_quiet(dk_solver *s, const group_ctx *c, const dk_pos *p, int member, const dk_value *values,
                         uint32_t slot, dk_expected *x, char *err, size_t errlen)
 {
     const dk_variant *v = s->v;
     if ((x->must_capture = dk_can_capture(v, p, p->side)))
         return 0;
-    int os = other_side(c, side);
+    int os = other_member(c, member);
     dk_quiet_ranker q = dk_quiet_ranker_of(c->ix[os], p);
     dk_bb occ = dk_occupied(p);
     const dk_value *here[DK_MAX_MOVES]; /* fetched from memory together, then added */
@@ -971,7 +971,7 @@ static bool passes(const dk_solver *s, const dk_value *values, uint32_t l, const
 }
 
 int dk_verify_unit(dk_solver *s, const dk_groups *ug, const dk_value *values, uint64_t *bad_group,
-                   int *bad_side, uint64_t *bad_kings, char *err, size_t errlen)
+                   int *bad_member, uint64_t *bad_kings, char *err, size_t errlen)
 {
     for (size_t gi = 0; gi < ug->ngroups; gi++) {
         const dk_group *gr = &ug->groups[gi];
@@ -981,12 +981,12 @@ int dk_verify_unit(dk_solver *s, const dk_groups *ug, const dk_value *values, ui
         for (bool more = held_begin(&h, &c); more; more = held_next(&h)) {
             dk_expected x;
             dk_expected_unpack(&x, conv + 2 * (size_t)h.l, s->limit);
-            if (verify_quiet(s, &c, &h.it.pos, h.side, gv, 0, &x, err, errlen) != 0)
+            if (verify_quiet(s, &c, &h.it.pos, h.member, gv, 0, &x, err, errlen) != 0)
                 return -1;
             if (!passes(s, gv, h.l, &x)) {
                 *bad_group = gi;
-                *bad_side = h.side;
-                *bad_kings = h.i - (uint64_t)h.side * c.K;
+                *bad_member = h.member;
+                *bad_kings = h.i - (uint64_t)h.member * c.K;
                 return 1;
             }
         }
@@ -1018,7 +1018,7 @@ static int open_boxes(dk_solver *s, int nranks)
  * carries every rank's state, so all stop together: when no rank has positions left, or one
  * failed, or one found a wrong value. */
 static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values, bool *bad_here,
-                        int *bad_side, uint64_t *bad_kings, char *err, size_t errlen)
+                        int *bad_member, uint64_t *bad_kings, char *err, size_t errlen)
 {
     const int R = c->L.nranks;
     const size_t vsize = s->stride * sizeof(dk_value);
@@ -1035,7 +1035,7 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
         report(c, "verifying", more ? h.l : c->L.nlocal, c->L.nlocal, 0);
         for (; status == 0 && more && n < VERIFY_CHUNK; n++, more = held_next(&h)) {
             dk_expected_unpack(&acc[n], s->conv + 2 * (size_t)h.l, s->limit);
-            if (verify_quiet(s, c, &h.it.pos, h.side, values, n, &acc[n], err, errlen) != 0)
+            if (verify_quiet(s, c, &h.it.pos, h.member, values, n, &acc[n], err, errlen) != 0)
                 status = -1;
         }
         int64_t w[3] = {n == 0 ? 1 : 0, status < 0 ? -1 : 0, status > 0 ? 0 : 1};
@@ -1090,8 +1090,8 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
                 uint64_t i = global_of(&c->L, first + k);
                 status = 1;
                 *bad_here = true;
-                *bad_side = side_of(c, i);
-                *bad_kings = i - (uint64_t)*bad_side * c->K;
+                *bad_member = member_of(c, i);
+                *bad_kings = i - (uint64_t)*bad_member * c->K;
             }
     }
     free(acc);
@@ -1119,12 +1119,12 @@ int dk_solve_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm,
 }
 
 int dk_verify_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm,
-                    const dk_value *values, bool *bad_here, int *bad_side, uint64_t *bad_kings,
+                    const dk_value *values, bool *bad_here, int *bad_member, uint64_t *bad_kings,
                     char *err, size_t errlen)
 {
     *bad_here = false;
     if (ug->ngroups == 0)
         return 0;
     group_ctx c = make_group(ug, &ug->groups[0], comm);
-    return verify_split(s, &c, values, bad_here, bad_side, bad_kings, err, errlen);
+    return verify_split(s, &c, values, bad_here, bad_member, bad_kings, err, errlen);
 }

@@ -72,9 +72,9 @@ int dk_solve_unit(dk_solver *s, const dk_groups *ug, dk_value *out, char *err, s
 /* Verifies a solved unit by the forward pass of verify.h: every position's value must be the
  * best its moves reach, read from the unit itself, the finished units above and the finished
  * tables. Call right after dk_solve_unit on the same solver. Returns 0; 1 with the failing
- * position (group, side, kings_index); -1 with one line in err if a value cannot be read. */
+ * position (group, member, kings_index); -1 with one line in err if a value cannot be read. */
 int dk_verify_unit(dk_solver *s, const dk_groups *ug, const dk_value *values, uint64_t *bad_group,
-                   int *bad_side, uint64_t *bad_kings, char *err, size_t errlen);
+                   int *bad_member, uint64_t *bad_kings, char *err, size_t errlen);
 
 /* Solves a split unit (ug->nparts parts, or any unit the work graph marks oversize) together
  * with the other ranks of comm, which call it with the same ug: this rank holds the parts q
@@ -89,10 +89,10 @@ int dk_solve_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm,
 /* Verifies the split unit just solved by the forward pass of verify.h, each rank its own
  * positions, asking the holders of the successors it reads for their values. Call right after
  * dk_solve_split on the same solver. Returns 0; 1 when a position fails on some rank (on this
- * one: *bad_here, with the position in *bad_side, *bad_kings of the unit's single group); -1
+ * one: *bad_here, with the position in *bad_member, *bad_kings of the unit's single group); -1
  * with one line in err where a value could not be read, -2 on the other ranks then. */
 int dk_verify_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm,
-                    const dk_value *values, bool *bad_here, int *bad_side, uint64_t *bad_kings,
+                    const dk_value *values, bool *bad_here, int *bad_member, uint64_t *bad_kings,
                     char *err, size_t errlen);
 
 /* How many positions of ug's split unit rank `rank` of `nranks` holds. Pure. */

@@ -83,13 +83,13 @@ int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf
 }
 
 /* The message of a failed check: the material and the failing position as FEN. */
-static int verify_failed(const dk_worker *w, const dk_groups *ug, uint64_t group, int side,
+static int verify_failed(const dk_worker *w, const dk_groups *ug, uint64_t group, int member,
                          uint64_t kings, char *err, size_t errlen)
 {
-    const dk_index *ix = side ? &ug->pair->ix_twin : &ug->pair->ix;
+    const dk_index *ix = member ? &ug->pair->ix_twin : &ug->pair->ix;
     char name[DK_MATERIAL_NAME_MAX], fen[DK_FEN_MAX];
     dk_material_name(ix->m, name, sizeof name);
-    dk_pos bp = dk_index_unrank_split(ix, ug->groups[group].men[side], kings);
+    dk_pos bp = dk_index_unrank_split(ix, ug->groups[group].men[member], kings);
     dk_fen_format(w->g->v, &bp, false, fen, sizeof fen);
     return dk_errorf(err, errlen, "verification failed: material %s, position %s", name, fen);
 }
@@ -99,9 +99,9 @@ static int verify_unit(dk_worker *w, const dk_groups *ug, const dk_value *values
                        size_t errlen)
 {
     uint64_t group, kings;
-    int side;
+    int member;
     char verr[512];
-    int rc = dk_verify_unit(w->solver, ug, values, &group, &side, &kings, verr, sizeof verr);
+    int rc = dk_verify_unit(w->solver, ug, values, &group, &member, &kings, verr, sizeof verr);
     if (rc == 0)
         return 0;
     if (rc < 0) {
@@ -109,7 +109,7 @@ static int verify_unit(dk_worker *w, const dk_groups *ug, const dk_value *values
         dk_material_name(ug->pair->m, name, sizeof name);
         return dk_errorf(err, errlen, "verification of %s could not read a value: %s", name, verr);
     }
-    return verify_failed(w, ug, group, side, kings, err, errlen);
+    return verify_failed(w, ug, group, member, kings, err, errlen);
 }
 
 int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
@@ -163,7 +163,7 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
                                     (unsigned long long)held, name);
     if (all_succeeded(comm, rc, err, errlen) == 0) {
         bool bad_here;
-        int side;
+        int member;
         uint64_t kings;
         dk_hook_corrupt_exit(w->solver, u, true, held, comm->rank == comm->nranks - 1);
         rc = dk_solve_split(w->solver, &ug, comm, values, serr, sizeof serr);
@@ -173,9 +173,9 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
             rc = rc == -2 ? -2 : -1;
         } else {
             dk_hook_corrupt_values(u, true, values, held, stride);
-            rc = dk_verify_split(w->solver, &ug, comm, values, &bad_here, &side, &kings, serr, sizeof serr);
+            rc = dk_verify_split(w->solver, &ug, comm, values, &bad_here, &member, &kings, serr, sizeof serr);
             if (rc > 0 && bad_here)
-                rc = verify_failed(w, &ug, 0, side, kings, err, errlen);
+                rc = verify_failed(w, &ug, 0, member, kings, err, errlen);
             else if (rc > 0)
                 rc = (dk_errorf(err, errlen, "verification failed on another rank sharing a unit of %s", name), -2);
             else if (rc < 0)
@@ -205,17 +205,17 @@ static void remove_units(dk_worker *w, uint32_t pi)
         dk_unitfile_remove(w->gcache, w->dir, u);
 }
 
-/* Writes one verified material, side `side` of the pair r reads (its values in table order,
+/* Writes one verified material, member `member` of the pair r reads (its values in table order,
  * read from the pair's units, and its must-capture map from their flags): first the values
  * once more, in order, into memory when they fit in `hold` bytes, else to
  * work/<variant>-<material>.raw (compressed), which the statistics and each compressed table
  * then read sequentially instead of gathering them from the units again; then the compressed
  * WLD, DTW and DTC tables and the statistics (last, as the mark of a finished table). The .raw
  * file is always written with keep_work, and stays. */
-static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int side,
+static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int member,
                         uint64_t hold, char *err, size_t errlen)
 {
-    const dk_value_source *units = dk_pair_reader_side(r, side);
+    const dk_value_source *units = dk_pair_reader_member(r, member);
     const dk_variant *v = w->g->v;
     dk_material m = ix->m;
     unsigned stride = w->limit ? 2 : 1;
@@ -240,7 +240,7 @@ static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int
             return -1;
         in_order = dk_vfile_source(f);
     }
-    const uint8_t *must_capture = dk_pair_reader_captures(r, side); /* complete: all read */
+    const uint8_t *must_capture = dk_pair_reader_captures(r, member); /* complete: all read */
     const dk_value_source *values = &in_order;
     int rc = -1;
     dk_stats st;
@@ -276,7 +276,7 @@ out:
 
 /* Whether the tables of one material are finished: its statistics (written last) name this
  * rule, and every table file matches the size and CRC they recorded. */
-static bool side_finished(const dk_workgraph *g, const char *dir, const dk_index *ix, unsigned limit)
+static bool member_finished(const dk_workgraph *g, const char *dir, const dk_index *ix, unsigned limit)
 {
     char path[2048], err[256];
     dk_stats st;
@@ -308,11 +308,11 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
         return -1;
     int rc = 0;
     uint64_t hold = dk_budget_finish_hold(&w->budget, p->positions, w->limit);
-    /* a side finished before the run that finishes the pair was killed stays as it is */
-    for (int side = 0; rc == 0 && side < (p->self_twin ? 1 : 2); side++) {
-        const dk_index *ix = side ? &p->ix_twin : &p->ix;
-        if (!side_finished(w->g, w->dir, ix, w->limit))
-            rc = write_tables(w, ix, r, side, hold, err, errlen);
+    /* a member finished before the run that finishes the pair was killed stays as it is */
+    for (int member = 0; rc == 0 && member < (p->self_twin ? 1 : 2); member++) {
+        const dk_index *ix = member ? &p->ix_twin : &p->ix;
+        if (!member_finished(w->g, w->dir, ix, w->limit))
+            rc = write_tables(w, ix, r, member, hold, err, errlen);
     }
     dk_pair_reader_free(r);
     if (rc == 0 && !w->keep_work)
@@ -323,8 +323,8 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
 bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi, unsigned limit)
 {
     const dk_wpair *p = &g->pairs[pi];
-    for (int side = 0; side < (p->self_twin ? 1 : 2); side++)
-        if (!side_finished(g, dir, side ? &p->ix_twin : &p->ix, limit))
+    for (int member = 0; member < (p->self_twin ? 1 : 2); member++)
+        if (!member_finished(g, dir, member ? &p->ix_twin : &p->ix, limit))
             return false;
     return true;
 }
