@@ -24,7 +24,8 @@
 #include "testhooks.h"
 
 enum { TAG_REPORT = 1, TAG_TASK = 2 };
-enum { TASK_NONE = 0, TASK_UNIT = 1, TASK_PAIR = 2, TASK_STOP = 3, TASK_SPLIT = 4 };
+/* A task's kind on the wire: a graph task's own kind (DK_WG_UNIT, DK_WG_FINISH), or one of these. */
+enum { TASK_NONE = 0, TASK_STOP = DK_WG_FINISH + 1, TASK_SPLIT = DK_WG_FINISH + 2 };
 enum { ERR_MAX = 1024 };
 
 /* What a worker sends after each task (kind TASK_NONE for the first request). */
@@ -57,7 +58,7 @@ static void run_task(dk_worker *w, const task *t, report *r)
     r->kind = t->kind;
     r->id = t->id;
     r->err[0] = 0;
-    if (t->kind == TASK_UNIT)
+    if (t->kind == DK_WG_UNIT)
         r->status = dk_task_unit(w, (uint32_t)t->id, r->err, sizeof r->err);
     else
         r->status = dk_task_finish_pair(w, (uint32_t)t->id, r->err, sizeof r->err);
@@ -237,7 +238,7 @@ static void take_report(sched *s, int rank, const report *r)
     }
     if (r->kind == TASK_NONE || r->kind == TASK_SPLIT) /* rank 0 records a split done */
         return;
-    if (r->kind == TASK_UNIT) {
+    if (r->kind == DK_WG_UNIT) {
         s->pr.done_positions += s->g->units[r->id].positions;
         dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, (uint32_t)r->id});
     } else {
@@ -312,7 +313,7 @@ static void hand_out(sched *s)
         dk_sched_grant a = dk_sched_next(&s->core);
         switch (a.kind) {
         case DK_SCHED_TASK:
-            send_task(s, (int)a.rank, (task){a.task.kind == DK_WG_FINISH ? TASK_PAIR : TASK_UNIT, (int32_t)a.task.id});
+            send_task(s, (int)a.rank, (task){(int32_t)a.task.kind, (int32_t)a.task.id});
             stop_waiting(s, (int)a.rank);
             break;
         case DK_SCHED_STOP:
