@@ -17,9 +17,9 @@
 #include "dirlock.h"
 #include "manifest.h"
 #include "progress.h"
+#include "restart.h"
 #include "scheduler.h"
 #include "setup.h"
-#include "tablecheck.h"
 #include "tasks.h"
 #include "testhooks.h"
 
@@ -375,37 +375,6 @@ static void schedule(sched *s)
     s->since = NULL;
 }
 
-/* Finds what earlier runs finished (pairs whose tables are written, units whose files are) and
- * sets the graph's scheduling state from it. Returns 0, or -1 when out of memory. */
-static int scan(sched *s, uint64_t *positions_done, uint32_t *materials_done)
-{
-    dk_workgraph *g = s->g;
-    uint64_t *units = calloc(g->nunits / 64 + 1, sizeof *units), *pairs = calloc(g->npairs / 64 + 1, sizeof *pairs);
-    dk_groups_cache *gcache = units && pairs ? dk_groups_cache_new(g) : NULL;
-    if (!gcache) {
-        free(units);
-        free(pairs);
-        return -1;
-    }
-    for (uint32_t p = 0; p < g->npairs; p++)
-        if (dk_pair_intact(g, s->o->dir, p, s->o->rule_limit)) {
-            pairs[p / 64] |= (uint64_t)1 << (p % 64);
-            *materials_done += g->pairs[p].self_twin ? 1 : 2;
-        }
-    for (uint32_t u = 0; u < g->nunits; u++) {
-        uint32_t p = g->units[u].pair;
-        if ((pairs[p / 64] >> (p % 64) & 1) || dk_unit_finished(g, gcache, s->o->dir, u, s->o->rule_limit)) {
-            units[u / 64] |= (uint64_t)1 << (u % 64);
-            *positions_done += g->units[u].positions;
-        }
-    }
-    dk_groups_cache_free(gcache);
-    dk_workgraph_reset(g, units, pairs);
-    free(units);
-    free(pairs);
-    return 0;
-}
-
 /* Removes from dir the files of damka's whose names contain `part` (".tmp.": what a killed
  * run left half-written; "": everything, for the work directory of a finished run). */
 static void remove_files(const char *dir, const char *part)
@@ -489,7 +458,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     if (!local_ok)
         snprintf(s.err, sizeof s.err, "rank 0: its worker cannot start: out of memory");
     bool refused = local_ok && check_rule(o, s.err, sizeof s.err) != 0; /* bad input: exit status 2 */
-    if (!local_ok || refused || make_dirs(o, &lock, s.err, sizeof s.err) != 0 || scan(&s, &done_pos, &done_mat) != 0) {
+    if (!local_ok || refused || make_dirs(o, &lock, s.err, sizeof s.err) != 0 || dk_restart_scan(g, o->dir, o->rule_limit, &done_pos, &done_mat) != 0) {
         if (!s.err[0])
             snprintf(s.err, sizeof s.err, "out of memory");
         dk_sched_fail(&s.core);

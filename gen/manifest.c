@@ -11,7 +11,6 @@
 #include "atomicfile.h"
 #include "stats.h"
 #include "tablecheck.h"
-#include "tasks.h"
 
 /* Every material of v with a statistics file in dir, in generation order, loaded into *out
  * (*n of them). A statistics file that is there but cannot be read is an error (a table left

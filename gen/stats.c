@@ -357,3 +357,10 @@ void dk_stats_json(const dk_stats *st, const char *file, dk_json *w)
     }
     dk_json_end(w);
 }
+
+int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf, size_t len)
+{
+    char name[DK_MATERIAL_NAME_MAX];
+    dk_material_name(m, name, sizeof name);
+    return snprintf(buf, len, "%s/%s-%s.stats", dir, v->name, name);
+}

@@ -66,4 +66,7 @@ int dk_stats_load(dk_stats *st, const char *path);
  * file is the tables' file name without extension. */
 void dk_stats_json(const dk_stats *st, const char *file, dk_json *w);
 
+/* "<dir>/<variant>-<material>.stats", the statistics file of material m (snprintf's return). */
+int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf, size_t len);
+
 #endif

@@ -10,7 +10,6 @@
 #include "../query/tablebase.h"
 #include "../rules/errors.h"
 #include "stats.h"
-#include "tasks.h"
 
 /* Checks one table file against what the statistics st record for it (file k: metric k + 1). */
 static int check_file(const char *dir, const dk_index *ix, const dk_stats *st, int k, bool *damaged,
@@ -60,35 +59,6 @@ int dk_table_check(const char *dir, const dk_index *ix, unsigned limit, bool *da
         if (check_file(dir, ix, &st, k, damaged, err, errlen) != 0)
             return -1;
     return 0;
-}
-
-/* Whether the tables of one material are finished and whole; see dk_pair_intact. One that
- * could not be read now (an I/O error, memory) is taken as unfinished, as before this check:
- * finishing its pair writes it again only if it then finds it unfinished too. */
-static bool side_intact(const char *dir, const dk_index *ix, unsigned limit)
-{
-    char stats[4096], why[1536], name[DK_MATERIAL_NAME_MAX];
-    bool damaged;
-    dk_stats_path(dir, ix->v, ix->m, stats, sizeof stats);
-    if (access(stats, F_OK) != 0) /* never finished: made in its turn, nothing to say */
-        return false;
-    if (dk_table_check(dir, ix, limit, &damaged, why, sizeof why) == 0)
-        return true;
-    if (!damaged)
-        return false;
-    dk_material_name(ix->m, name, sizeof name);
-    fprintf(stderr, "gen: making %s %s again: %s\n", ix->v->name, name, why);
-    unlink(stats); /* finishing the pair keeps a material whose statistics are there */
-    return false;
-}
-
-bool dk_pair_intact(const dk_workgraph *g, const char *dir, uint32_t p, unsigned limit)
-{
-    const dk_wpair *pair = &g->pairs[p];
-    bool intact = side_intact(dir, &pair->ix, limit);
-    if (!pair->self_twin)
-        intact &= side_intact(dir, &pair->ix_twin, limit); /* both checked: both named */
-    return intact;
 }
 
 /* The draw rule of dir's tables in plies: that of the first statistics file that loads (a

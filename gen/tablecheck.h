@@ -1,5 +1,5 @@
 /* Whether a finished table is whole, and what to tell the user when it is not: for the restart
- * scan of `damka gen` (generate.c), which makes a damaged table again, and for `damka verify`
+ * scan of `damka gen` (restart.c), which makes a damaged table again, and for `damka verify`
  * and `damka stats`, which name the command that does. */
 #ifndef DK_TABLECHECK_H
 #define DK_TABLECHECK_H
@@ -8,7 +8,6 @@
 #include <stddef.h>
 
 #include "../index/perfect.h"
-#include "workgraph.h"
 
 /* Checks the finished tables of material ix->m in dir: its statistics file (written last, the
  * mark of a finished table) loads, is the material's and names the draw rule of `limit` plies,
@@ -19,12 +18,6 @@
  * error, memory). */
 int dk_table_check(const char *dir, const dk_index *ix, unsigned limit, bool *damaged, char *err,
                    size_t errlen);
-
-/* The restart scan's test of pair p of g: whether the tables of both its materials are finished
- * and whole. A material whose statistics file is there (it was finished) but whose tables fail
- * dk_table_check as damaged is named on stderr ("gen: making brazilian 1m2k-0m1k again: ..."),
- * and its statistics file is removed so that finishing the pair writes its tables again. */
-bool dk_pair_intact(const dk_workgraph *g, const char *dir, uint32_t p, unsigned limit);
 
 /* Advice that ends a message about a damaged table of material m in dir: "run damka gen
  * --variant V --materials M --draw-rule N --out DIR to make it again" (the rule that of the

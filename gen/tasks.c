@@ -9,6 +9,7 @@
 #include "../rules/notation.h"
 #include "assemble.h"
 #include "ctable_write.h"
+#include "restart.h"
 #include "stats.h"
 #include "testhooks.h"
 #include "unitfile.h"
@@ -73,13 +74,6 @@ void dk_worker_free(dk_worker *w)
     w->check = NULL;
     w->finished = NULL;
     w->gcache = NULL;
-}
-
-int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf, size_t len)
-{
-    char name[DK_MATERIAL_NAME_MAX];
-    dk_material_name(m, name, sizeof name);
-    return snprintf(buf, len, "%s/%s-%s.stats", dir, v->name, name);
 }
 
 /* The message of a failed check: the material and the failing position as FEN. */
@@ -274,31 +268,6 @@ out:
     return rc;
 }
 
-/* Whether the tables of one material are finished: its statistics (written last) name this
- * rule, and every table file matches the size and CRC they recorded. */
-static bool member_finished(const dk_workgraph *g, const char *dir, const dk_index *ix, unsigned limit)
-{
-    char path[2048], err[256];
-    dk_stats st;
-    dk_stats_path(dir, g->v, ix->m, path, sizeof path);
-    if (dk_stats_load(&st, path) != 0)
-        return false;
-    dk_stats_free(&st);
-    if (st.limit != limit)
-        return false;
-    for (int k = 0; k < (limit ? 3 : 2); k++) {
-        dk_tb_path(dir, g->v, ix->m, dk_tb_metric_ext((dk_metric)(k + 1)), path, sizeof path);
-        dk_ctable *t = dk_ctable_open(path, err, sizeof err);
-        const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
-        bool ok = t && in->count == ix->size && in->file_crc == st.file_crc[k] &&
-                  in->file_size == st.file_size[k];
-        dk_ctable_close(t);
-        if (!ok)
-            return false;
-    }
-    return true;
-}
-
 int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
 {
     const dk_wpair *p = &w->g->pairs[pi];
@@ -311,65 +280,11 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
     /* a member finished before the run that finishes the pair was killed stays as it is */
     for (int member = 0; rc == 0 && member < (p->self_twin ? 1 : 2); member++) {
         const dk_index *ix = member ? &p->ix_twin : &p->ix;
-        if (!member_finished(w->g, w->dir, ix, w->limit))
+        if (!dk_material_finished(w->g, w->dir, ix, w->limit))
             rc = write_tables(w, ix, r, member, hold, err, errlen);
     }
     dk_pair_reader_free(r);
     if (rc == 0 && !w->keep_work)
         remove_units(w, pi);
     return rc;
-}
-
-bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t pi, unsigned limit)
-{
-    const dk_wpair *p = &g->pairs[pi];
-    for (int member = 0; member < (p->self_twin ? 1 : 2); member++)
-        if (!member_finished(g, dir, member ? &p->ix_twin : &p->ix, limit))
-            return false;
-    return true;
-}
-
-bool dk_unit_finished(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir, uint32_t u,
-                      unsigned limit)
-{
-    /* The file's name needs no list of the unit's subslices: where it is missing (every unit of a
-     * new run) the pair is not listed, which walks all its men placements. A unit whose count of
-     * positions is only an upper bound may have fewer parts than its shape says: listed. */
-    dk_groups ug;
-    char path[4096];
-    dk_groups_shape(&ug, g, u, g->units[u].positions);
-    dk_unitfile_path(&ug, dir, 0, path, sizeof path);
-    if (g->units[u].exact && access(path, F_OK) != 0)
-        return false;
-    if (dk_groups_build(&ug, gcache, u) != 0)
-        return false;
-    bool ok = dk_unitfile_intact(&ug, dir, limit);
-    dk_groups_free(&ug);
-    return ok;
-}
-
-bool dk_dir_rule_differs(const char *dir, const dk_variant *v, unsigned limit, unsigned *found,
-                         char *which, size_t len)
-{
-    size_t n = dk_material_list(v, DK_TB_MAX_PIECES, 0, NULL, 0);
-    dk_material *ms = malloc(n * sizeof *ms);
-    bool differs = false;
-    if (!ms)
-        return false;
-    dk_material_list(v, DK_TB_MAX_PIECES, 0, ms, n);
-    for (size_t i = 0; i < n && !differs; i++) {
-        char path[4096];
-        dk_stats st;
-        dk_stats_path(dir, v, ms[i], path, sizeof path);
-        if (access(path, F_OK) != 0 || dk_stats_load(&st, path) != 0)
-            continue;
-        dk_stats_free(&st);
-        if (st.limit != limit) {
-            differs = true;
-            *found = st.limit;
-            dk_material_name(ms[i], which, len);
-        }
-    }
-    free(ms);
-    return differs;
 }

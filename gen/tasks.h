@@ -47,25 +47,8 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
  * (its must-capture map from the units' flags, unitfile.h), writes the compressed WLD, DTW
  * and (with a draw rule) DTC tables and the statistics, then removes the unit files; with
  * keep_work it keeps them and each material's values too (work/<variant>-<material>.raw,
- * valuefile.h). A material whose tables an earlier, killed run finished (dk_pair_finished's
- * test, for one side) is left as it is. Returns 0, or -1 with one line in err. */
+ * valuefile.h). A material whose tables an earlier, killed run finished
+ * (dk_material_finished, restart.h) is left as it is. Returns 0, or -1 with one line in err. */
 int dk_task_finish_pair(dk_worker *w, uint32_t p, char *err, size_t errlen);
-
-/* Whether pair p's compressed tables and statistics are all present and intact (the files'
- * CRC checked against the statistics) and follow the draw rule of `limit` plies. */
-bool dk_pair_finished(const dk_workgraph *g, const char *dir, uint32_t p, unsigned limit);
-
-/* Whether unit u's file is present and intact (CRC checked, right size, the same draw rule).
- * `gcache` (of graph g) lists u's pair only when its file is there. */
-bool dk_unit_finished(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir, uint32_t u,
-                      unsigned limit);
-
-/* Whether the finished tables in dir (their statistics) follow another draw rule than `limit`;
- * if so, *found is theirs and *which names one of them. */
-bool dk_dir_rule_differs(const char *dir, const dk_variant *v, unsigned limit, unsigned *found,
-                         char *which, size_t len);
-
-/* "<dir>/<variant>-<material>.stats". */
-int dk_stats_path(const char *dir, const dk_variant *v, dk_material m, char *buf, size_t len);
 
 #endif

@@ -9,8 +9,8 @@
 #include "../rules/errors.h"
 #include "../rules/notation.h"
 #include "progress.h"
+#include "stats.h"
 #include "tablecheck.h"
-#include "tasks.h"
 #include "verify.h"
 
 /* Values come from the compressed DTW tables (and DTC tables, with a draw rule); for the
