@@ -4,8 +4,8 @@
 
 BUILD    ?= build
 CC       ?= gcc
-# Link-time optimisation lets the generator's inner loops inline across files (2% of generation
-# time); fat objects keep libdamka.a usable by a linker without it.
+# Link-time optimisation lets the generator's inner loops inline across files; fat objects keep
+# libdamka.a usable by a linker without it. What each of these options gains: docs/measurements.md.
 OPT      ?= -O3 -march=x86-64-v2 -flto=auto -ffat-lto-objects
 CFLAGS   ?= $(OPT) -g
 BASEFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP
@@ -55,10 +55,8 @@ $(BUILD)/%.o: %.c | $(DEPS_OK)
 # Profile-guided optimisation, on by default when CFLAGS are this file's own (PGO=0: off; the
 # sanitizer build passes its own CFLAGS, so it is off there). The objects are first built
 # instrumented, in their own places (gcc finds a static function's profile by the object's
-# path), a short training runs (scripts/pgo-train: small generations, about 7 s), then every
-# object is compiled again (see below which with the profile). Generation takes 0.925 of the
-# time without it (up to 5 pieces, one rank, alternating runs). A changed source or header
-# trains again. The profiled compilation is silent (-w): gcc warns there about its own profile
+# path), a short training runs (scripts/pgo-train: small generations), then every object is
+# compiled again (see below which with the profile). A changed source or header trains again. The profiled compilation is silent (-w): gcc warns there about its own profile
 # (counts missing for a function it inlined differently while instrumenting), while every
 # warning of the code has already failed the instrumented build, the same sources with the same
 # flags and -Werror.
@@ -74,7 +72,7 @@ $(PGO_STAMP): $(PGO_SRC) scripts/pgo-train Makefile | $(DEPS_OK)
 	@touch $@
 # Every object is compiled again after the training, but only the generator's and the
 # command's with the profile: the library layers (libdamka) are built as without it, since the
-# generator's profile made warm probes 18% slower (scripts/bench-probe). On the executable's
+# generator's profile made warm probes slower (scripts/bench-probe). On the executable's
 # link too: with link-time optimisation the code is made there, and -fprofile-use turns on
 # optimisations of its own (loop peeling, unrolling).
 $(PGO_OBJ): $(PGO_STAMP)

@@ -26,10 +26,8 @@ uint64_t dk_budget_check_cache(uint64_t cache_bytes) { return cache_bytes / 4; }
 
 uint64_t dk_budget_exit_cache(uint64_t memory)
 {
-    /* Measured on Brazilian 1m2k-0m3k (6 pieces): with 4 MiB a file, 44 k to 77 k blocks
-     * decompressed per unit above (one every 20 reads) and 29% of the run in zstd; a subslice
-     * of the units above, swept from the twin side, needs its whole span held (7 MB there,
-     * 121 MB for 1m3k-0m3k at 7 pieces). */
+    /* A subslice of the units above, swept from the twin side, needs its whole span held: a
+     * cache of a fixed size a file refills itself on every sweep (docs/measurements.md). */
     return memory / 16 > EXIT_MIN ? memory / 16 : EXIT_MIN;
 }
 

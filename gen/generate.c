@@ -563,15 +563,15 @@ int dk_generate(const dk_gen_options *o)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 #ifdef M_ARENA_MAX
     /* Rank 0's worker thread would get a malloc arena of its own beside the scheduler's, whose
-     * freed memory neither gives back to the other: measured 16 to 31 MiB over the budget. One
-     * arena: the scheduler allocates little, so the lock costs nothing. */
+     * freed memory neither gives back to the other, over the budget. One arena: the scheduler
+     * allocates little, so the lock costs nothing (docs/measurements.md). */
     mallopt(M_ARENA_MAX, 1);
 #endif
 #ifdef M_MMAP_THRESHOLD
     /* Decoded tables and a unit's buffers come and go by the hundred: left to glibc, the
      * threshold above which it maps a block apart rises to 32 MiB after the first free, and
-     * the freed tables below that stay in the heap between live ones, resident. Measured on
-     * 6 pieces at 1 GiB, with the scratch kept: a rank 8% over its budget. A fixed 1 MiB. */
+     * the freed tables below that stay in the heap between live ones, resident, over the
+     * budget (docs/measurements.md). A fixed 1 MiB. */
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
     dk_budget b;

@@ -185,10 +185,9 @@ void dk_solver_idle(dk_solver *s)
 {
     drop_above(s);
     dk_block_pool_idle(s->blocks);
-    /* The largest group's scratch (10 bytes a position: 136 MB for a rank's share of a 6-piece
-     * kings-only subslice at 1 GiB) was kept to the end of the run, beside the pairs being
-     * finished, which the budget counts instead of it, not beside it. Between two units it
-     * stays: fresh pages cost a fault each, about 3 us on a virtual machine. */
+    /* The scratch (10 bytes a position of the largest group) goes before a pair is finished,
+     * which the budget counts instead of it, not beside it. Between two units it stays: fresh
+     * pages cost a fault each. */
     free_scratch(s);
 }
 
