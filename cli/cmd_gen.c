@@ -87,8 +87,14 @@ int cmd_gen(int argc, char **argv)
         return 1;
     if (provided < MPI_THREAD_FUNNELED)
         status = cli_error("gen: this MPI library does not support threads (MPI_THREAD_FUNNELED)");
-    if (status == 0)
-        status = dk_generate(&o);
+    if (status == 0) {
+        char err[1024] = "";
+        int rc = dk_generate(&o, err, sizeof err);
+        if (rc == DK_REFUSED)
+            status = cli_error("gen: %s", err);
+        else if (rc != DK_OK)
+            status = cli_fail("gen: %s", err);
+    }
     MPI_Finalize();
     return status;
 }

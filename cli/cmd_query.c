@@ -131,7 +131,7 @@ static int answer_error(const query_ctx *q, const char *fen, const char *err, in
     } else if (q->batch) {
         printf("%s\terror\t%s\n", fen, err);
     } else {
-        fprintf(stderr, "damka: query: %s\n", err);
+        cli_fail("query: %s", err);
     }
     return status;
 }

@@ -23,6 +23,13 @@ const cli_command cli_verify = {
     "                         status only\n",
 };
 
+/* One failed table (dk_verify_failure_fn): its line on stderr, the way every error is. */
+static void print_failure(void *ctx, const char *line)
+{
+    (void)ctx;
+    cli_fail("verify: %s", line);
+}
+
 int cmd_verify(int argc, char **argv)
 {
     const dk_variant *v = NULL;
@@ -57,7 +64,7 @@ int cmd_verify(int argc, char **argv)
         if (v && v != var)
             continue;
         dk_verify_summary sum;
-        dk_verify_dir(dir, var, (int)nthreads, quiet ? NULL : stdout, &sum);
+        dk_verify_dir(dir, var, (int)nthreads, quiet ? NULL : stdout, print_failure, NULL, &sum);
         tables += sum.tables;
         failed += sum.failed;
     }
@@ -65,11 +72,11 @@ int cmd_verify(int argc, char **argv)
         return cli_error("verify: no tables in %s", dir);
     /* the manifest lists every table of the directory, whichever variants were asked for */
     char err[4096];
-    int manifest = failed ? 0 : dk_manifest_check(dir, err, sizeof err); /* after the tables pass */
-    if (manifest == 2 && !quiet)
+    int manifest = failed ? DK_MANIFEST_CURRENT : dk_manifest_check(dir, err, sizeof err); /* after the tables pass */
+    if (manifest == DK_MANIFEST_OLD_FORMAT && !quiet)
         printf("note: %s\n", err); /* tables made before it: not a failure */
-    else if (manifest != 0 && manifest != 2) {
-        fprintf(stderr, "damka: verify: %s\n", err);
+    else if (manifest != DK_MANIFEST_CURRENT && manifest != DK_MANIFEST_OLD_FORMAT) {
+        cli_fail("verify: %s", err);
         failed++;
     }
     if (!quiet)

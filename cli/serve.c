@@ -210,7 +210,7 @@ static void reload(server *srv, const char *why)
     char err[4200];
     serve_tables *t = serve_tables_open(srv->dir, err, sizeof err);
     if (!t) {
-        fprintf(stderr, "damka: serve: %s; the tables in use stay\n", err);
+        cli_fail("serve: %s; the tables in use stay", err);
         return;
     }
     pthread_rwlock_wrlock(&srv->lock);

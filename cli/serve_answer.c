@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../rules/errors.h"
 #include "../rules/notation.h"
 #include "cli.h"
 #include "serve.h"
@@ -283,10 +284,12 @@ void serve_mainline(const answer_src *s, serve_counters *c, const char *fen, con
     serve_json_close(&b, out, 200);
 }
 
+enum { BATCH_TOO_LONG = -2 };
+
 /* The FENs of a batch's body, in place in text (a NUL-terminated copy): a JSON array of
  * strings without escapes, or one FEN a line (blank lines and lines starting with # skipped).
- * Returns how many (at most max), -1 with err when the body is malformed, -2 when it holds
- * more than max. */
+ * Returns how many (at most max), DK_FAILED with err when the body is malformed, BATCH_TOO_LONG
+ * when it holds more than max. */
 static int batch_fens(char *text, const char **fens, int max, char *err, size_t len)
 {
     int n = 0;
@@ -301,7 +304,7 @@ static int batch_fens(char *text, const char **fens, int max, char *err, size_t 
             if (!*line || *line == '#')
                 continue;
             if (n == max)
-                return -2;
+                return BATCH_TOO_LONG;
             fens[n++] = line;
         }
         return n;
@@ -311,30 +314,26 @@ static int batch_fens(char *text, const char **fens, int max, char *err, size_t 
         if (*t == ']' && n == 0)
             break;
         if (*t != '"') {
-            snprintf(err, len, "the body is neither one FEN a line nor a JSON array of strings");
-            return -1;
+            return dk_errorf(err, len, "the body is neither one FEN a line nor a JSON array of strings");
         }
         char *close = strpbrk(t + 1, "\"\\");
         if (!close || *close == '\\') {
-            snprintf(err, len, "a string of the JSON array is unterminated or holds an escape");
-            return -1;
+            return dk_errorf(err, len, "a string of the JSON array is unterminated or holds an escape");
         }
         if (n == max)
-            return -2;
+            return BATCH_TOO_LONG;
         fens[n++] = t + 1;
         *close = 0;
         t = close + 1 + strspn(close + 1, " \t\r\n");
         if (*t == ']')
             break;
         if (*t++ != ',') {
-            snprintf(err, len, "the JSON array's strings must be separated by commas");
-            return -1;
+            return dk_errorf(err, len, "the JSON array's strings must be separated by commas");
         }
     }
     t += 1 + strspn(t + 1, " \t\r\n");
     if (*t) {
-        snprintf(err, len, "something follows the JSON array");
-        return -1;
+        return dk_errorf(err, len, "something follows the JSON array");
     }
     return n;
 }
@@ -363,7 +362,7 @@ void serve_batch(const answer_src *s, serve_counters *c, const char *body, size_
     memcpy(text, body, len);
     text[len] = 0;
     int n = batch_fens(text, fens, SERVE_BATCH_MAX, err, sizeof err);
-    if (n == -2)
+    if (n == BATCH_TOO_LONG)
         serve_error(out, 413, "a batch holds at most %d positions", SERVE_BATCH_MAX);
     else if (n < 0)
         serve_error(out, 400, "%s", err);

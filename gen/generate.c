@@ -86,8 +86,19 @@ static void *local_main(void *arg)
 
 /* --- a split unit, solved by every rank at once over MPI_COMM_WORLD (solve.h) --- */
 
+/* Whether every rank is ok: a rank that cannot go on tells the others before a collective they
+ * could not complete with it. */
+static bool all_ok(bool ok)
+{
+    int mine = ok, all;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all != 0;
+}
+
 /* One all-to-all of headers (each rank's count for the receiver and its flags, plus whether
- * it sends anything at all), then, if any rank sends, one all-to-all of the data. */
+ * it sends anything at all), then, if any rank sends, one all-to-all of the data. Returns 0, or
+ * -1 on every rank when one has no memory for its buffers or would receive more than MPI's
+ * int counts carry (dk_split_comm.exchange). */
 static int mpi_exchange(void *ctx, const void *send, const size_t *counts, void **recv, size_t *cap,
                         size_t *recv_counts, int64_t *flags, int nflags)
 {
@@ -97,9 +108,11 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *counts, void 
     const int w = nflags + 2; /* count, nothing sent, flags */
     int64_t *hd = malloc(2 * (size_t)n * (size_t)w * sizeof *hd);
     int *ci = malloc(4 * (size_t)n * sizeof *ci);
-    if (!hd || !ci) {
-        fprintf(stderr, "damka: gen: out of memory for the exchange of a split unit\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (!all_ok(hd && ci)) {
+        free(hd);
+        free(ci);
+        memset(recv_counts, 0, (size_t)n * sizeof *recv_counts);
+        return -1;
     }
     int64_t sent = 0;
     for (int r = 0; r < n; r++)
@@ -124,20 +137,20 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *counts, void 
             if (h[2 + k] < flags[k])
                 flags[k] = h[2 + k];
     }
-    if (!fits || total > INT32_MAX) { /* MPI counts are ints; the buffers keep far below */
-        fprintf(stderr, "damka: gen: a split unit's exchange of %llu bytes is beyond MPI's counts\n",
-                (unsigned long long)total);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    if (anyone && (total > *cap || !*recv)) {
+    bool ok = fits && total <= INT32_MAX; /* MPI counts are ints; the buffers keep far below */
+    if (ok && anyone && (total > *cap || !*recv)) {
         void *a = realloc(*recv, total ? total : 1);
-        if (!a) {
-            fprintf(stderr, "damka: gen: out of memory for %llu bytes of a split unit's exchange\n",
-                    (unsigned long long)total);
-            MPI_Abort(MPI_COMM_WORLD, 1);
+        ok = a != NULL;
+        if (a) {
+            *recv = a;
+            *cap = total ? total : 1;
         }
-        *recv = a;
-        *cap = total ? total : 1;
+    }
+    if (!all_ok(ok)) {
+        free(hd);
+        free(ci);
+        memset(recv_counts, 0, (size_t)n * sizeof *recv_counts);
+        return -1;
     }
     if (anyone) {
         int *sd = ci + n, *rcnt = ci + 2 * n, *rd = ci + 3 * n;
@@ -179,7 +192,7 @@ static int run_split(dk_worker *w, uint32_t u, void *progress_ctx, char *err, si
  * with that message (its own stderr goes nowhere). */
 static void remote_worker(dk_worker *w, const char *why_not)
 {
-    report r = {TASK_NONE, 0, w ? 0 : -1, ""};
+    report r = {TASK_NONE, 0, w ? DK_OK : DK_FAILED, ""};
     if (!w)
         snprintf(r.err, sizeof r.err, "%s", why_not);
     for (;;) {
@@ -228,10 +241,10 @@ static void take_report(sched *s, int rank, const report *r)
     dk_sched_waits(&s->core, (uint32_t)rank);
     s->since[rank] = dk_now();
     if (r->status != 0) {
-        /* the first message of a rank that failed itself (-2: a split's other ranks) */
-        if (!s->err[0] && r->status != -2 && rank != 0)
+        /* the first message of a rank that failed itself (not a split's other ranks) */
+        if (!s->err[0] && r->status != DK_PEER_FAILED && rank != 0)
             snprintf(s->err, sizeof s->err, "rank %d: %.900s", rank, r->err);
-        else if (!s->err[0] && r->status != -2)
+        else if (!s->err[0] && r->status != DK_PEER_FAILED)
             snprintf(s->err, sizeof s->err, "%s", r->err);
         dk_sched_fail(&s->core);
         return;
@@ -335,12 +348,7 @@ static void hand_out(sched *s)
 
 static void schedule(sched *s)
 {
-    s->since = calloc((size_t)s->nranks, sizeof *s->since);
     double start = dk_now();
-    if (!s->since) { /* the workers wait for tasks that could not be tracked: stop them all */
-        fprintf(stderr, "damka: gen: out of memory for the scheduler of %d ranks\n", s->nranks);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
     while (s->stopped < s->nranks) {
         bool got = false;
         int flag;
@@ -371,8 +379,18 @@ static void schedule(sched *s)
         }
     }
     s->ran = dk_now() - start;
-    free(s->since);
-    s->since = NULL;
+}
+
+/* Stops ranks 1 .. nranks - 1 before any task, when rank 0 cannot schedule: each one's first
+ * report is answered with TASK_STOP. */
+static void stop_workers(int nranks)
+{
+    for (int r = 1; r < nranks; r++) {
+        report rep;
+        MPI_Recv(&rep, sizeof rep, MPI_BYTE, r, TAG_REPORT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        task t = {TASK_STOP, 0};
+        MPI_Send(&t, sizeof t, MPI_BYTE, r, TAG_TASK, MPI_COMM_WORLD);
+    }
 }
 
 /* Removes from dir the files of damka's whose names contain `part` (".tmp.": what a killed
@@ -403,12 +421,10 @@ static int check_rule(const dk_gen_options *o, char *err, size_t errlen)
     if (!dk_dir_rule_differs(o->dir, o->v, o->rule_limit, &found, which, sizeof which))
         return 0;
     if (found)
-        snprintf(err, errlen, "%.900s holds tables made with --draw-rule %u (%s), not %u: use the "
-                 "same rule or another directory", o->dir, found / 2, which, o->rule_limit / 2);
-    else
-        snprintf(err, errlen, "%.900s holds tables made with --draw-rule 0 (%s): use --draw-rule 0 "
-                 "or another directory", o->dir, which);
-    return -1;
+        return dk_statusf(DK_REFUSED, err, errlen, "%.900s holds tables made with --draw-rule %u (%s), not %u: "
+                          "use the same rule or another directory", o->dir, found / 2, which, o->rule_limit / 2);
+    return dk_statusf(DK_REFUSED, err, errlen, "%.900s holds tables made with --draw-rule 0 (%s): use --draw-rule 0 "
+                      "or another directory", o->dir, which);
 }
 
 /* Creates DIR and takes its lock (dirlock.h); only then are the temporary files of a killed run
@@ -439,15 +455,20 @@ static int make_work(const dk_gen_options *o, char *err, size_t errlen)
     return 0;
 }
 
-static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, const dk_budget *b)
+/* Rank 0: runs its own worker and schedules every rank's tasks until the run is done or has
+ * failed. Returns a dk_status, with one line in err on a failure. */
+static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, const dk_budget *b, char *err,
+                         size_t errlen)
 {
     sched s = {o, g, nranks, {0}, 0, "", {0}, NULL, 0, 0, NULL, 0, 0};
-    if (dk_sched_init(&s.core, g, (uint32_t)nranks, false) != 0) { /* the workers would wait: stop them all */
-        fprintf(stderr, "damka: gen: out of memory for the scheduler of %d ranks\n", nranks);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    s.since = calloc((size_t)nranks, sizeof *s.since);
+    if (!s.since || dk_sched_init(&s.core, g, (uint32_t)nranks, false) != 0) {
+        free(s.since);
+        stop_workers(nranks);
+        return dk_errorf(err, errlen, "out of memory for the scheduler of %d ranks", nranks);
     }
     s.local = calloc(1, sizeof *s.local);
-    int status = 1;
+    int status = DK_FAILED;
     uint64_t done_pos = 0, total_pos = 0;
     uint32_t done_mat = 0, total_mat = 0;
     dk_dirlock lock = {-1, ""};
@@ -457,7 +478,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
                     dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b) == 0;
     if (!local_ok)
         snprintf(s.err, sizeof s.err, "rank 0: its worker cannot start: out of memory");
-    bool refused = local_ok && check_rule(o, s.err, sizeof s.err) != 0; /* bad input: exit status 2 */
+    bool refused = local_ok && check_rule(o, s.err, sizeof s.err) == DK_REFUSED;
     if (!local_ok || refused || make_dirs(o, &lock, s.err, sizeof s.err) != 0 || dk_restart_scan(g, o->dir, o->rule_limit, &done_pos, &done_mat) != 0) {
         if (!s.err[0])
             snprintf(s.err, sizeof s.err, "out of memory");
@@ -526,16 +547,16 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
                 remove_files(work, "");
             if (!o->keep_work)
                 rmdir(work); /* if empty */
-            status = 0;
+            status = DK_OK;
         }
     }
-    if (status != 0)
-        fprintf(stderr, "damka: gen: %s\n", s.err[0] ? s.err : "a rank failed without saying why");
-    if (refused)
-        status = 2;
+    if (status != DK_OK)
+        status = dk_statusf(refused ? DK_REFUSED : DK_FAILED, err, errlen, "%s",
+                            s.err[0] ? s.err : "a rank failed without saying why");
     if (s.local && local_ok)
         dk_worker_free(&s.local->w);
     free(s.local);
+    free(s.since);
     dk_sched_free(&s.core);
     dk_dirlock_release(&lock);
     return status;
@@ -556,7 +577,7 @@ static uint64_t least_memory(const dk_gen_options *o)
     return least;
 }
 
-int dk_generate(const dk_gen_options *o)
+int dk_generate(const dk_gen_options *o, char *err, size_t errlen)
 {
     int rank, nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -575,30 +596,24 @@ int dk_generate(const dk_gen_options *o)
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
     dk_budget b;
-    char err[ERR_MAX];
     /* a budget beyond a node's memory would fail late, out of memory: refused here */
     uint64_t node = dk_budget_node_share(1), most = o->memory_per_rank && node && o->memory_per_rank > node ? node : 0;
     MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    if (most) {
-        if (rank == 0)
-            fprintf(stderr, "damka: gen: --memory-per-rank: a rank may hold at most its node's memory, %llu MiB, "
-                    "got %llu MiB\n", (unsigned long long)(most >> 20),
-                    (unsigned long long)(o->memory_per_rank >> 20));
-        return 2;
-    }
+    if (most)
+        return dk_statusf(DK_REFUSED, err, errlen, "--memory-per-rank: a rank may hold at most its node's memory, "
+                          "%llu MiB, got %llu MiB", (unsigned long long)(most >> 20),
+                          (unsigned long long)(o->memory_per_rank >> 20));
     bool refused;
-    dk_workgraph *g = dk_setup_run(o, least_memory(o), nranks, &b, &refused, err, sizeof err);
-    int ok = g != NULL, all_ok;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all_ok) {
-        if (rank == 0)
-            fprintf(stderr, "damka: gen: %s%s\n", refused ? "--memory-per-rank: " : "", g ? "another rank ran out of memory" : err);
+    char why[ERR_MAX];
+    dk_workgraph *g = dk_setup_run(o, least_memory(o), nranks, &b, &refused, why, sizeof why);
+    if (!all_ok(g != NULL)) {
         dk_workgraph_free(g);
-        return refused ? 2 : 1;
+        return dk_statusf(refused ? DK_REFUSED : DK_FAILED, err, errlen, "%s%s", refused ? "--memory-per-rank: " : "",
+                          g ? "another rank ran out of memory" : why);
     }
-    int status = 0;
+    int status = DK_OK;
     if (rank == 0) {
-        status = run_scheduler(o, g, nranks, &b);
+        status = run_scheduler(o, g, nranks, &b, err, errlen);
     } else {
         dk_worker w;
         bool ok = !dk_hook_fail_init() &&

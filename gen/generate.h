@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../index/material.h"
+#include "../rules/errors.h"
 
 typedef struct dk_gen_options {
     const dk_variant *v;
@@ -28,10 +29,11 @@ typedef struct dk_gen_options {
 } dk_gen_options;
 
 /* Runs the generation on this rank (MPI initialised by the caller, MPI_THREAD_FUNNELED or
- * more). Returns the exit status (docs/cli.md): 0 when every table is finished and verified, 2
- * when the run is refused before anything is written (a memory budget below what it needs or
- * beyond a node's memory, a directory of another draw rule), 1 on a failure while it runs; either
- * reported on stderr by rank 0 as one line. Every rank must call it with the same options. */
-int dk_generate(const dk_gen_options *o);
+ * more). Returns, the same on every rank: DK_OK when every table is finished and verified,
+ * DK_REFUSED when the run is refused before anything is written (a memory budget below what it
+ * needs or beyond a node's memory, a directory of another draw rule), DK_FAILED on a failure
+ * while it runs; with a failure, rank 0 has one line in err saying why (another rank may have
+ * none). Every rank must call it with the same options. Not thread-safe (one run a process). */
+int dk_generate(const dk_gen_options *o, char *err, size_t errlen);
 
 #endif

@@ -216,22 +216,22 @@ int dk_manifest_check(const char *dir, char *err, size_t errlen)
     const uint8_t *map = NULL;
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     if (access(path, F_OK) != 0)
-        return 0; /* a run under way: nothing to compare */
+        return DK_MANIFEST_CURRENT; /* a run under way: nothing to compare */
     if (manifest_text(dir, &text, &len, err, errlen) != 0)
-        return -1;
-    int mapped = dk_map_file(path, 0, &map, &have, err, errlen); /* -2: empty */
-    if (mapped == -1) {
+        return DK_FAILED;
+    int mapped = dk_map_file(path, 0, &map, &have, err, errlen);
+    if (mapped == DK_FAILED) {
         free(text);
-        return -1;
+        return DK_FAILED;
     }
-    int rc = 0;
+    int rc = DK_MANIFEST_CURRENT;
     if (mapped != 0 || have != len || memcmp(map, text, len) != 0) {
         bool current = mapped == 0 && memmem(map, have < 256 ? have : 256, "\"" DK_MANIFEST_FORMAT "\"",
                                              strlen(DK_MANIFEST_FORMAT) + 2);
-        rc = current || mapped != 0 ? 1 : 2;
+        rc = current || mapped != DK_OK ? DK_MANIFEST_DIFFERS : DK_MANIFEST_OLD_FORMAT;
         dk_errorf(err, errlen, "%s %s (damka gen --variant V --pieces 2 --draw-rule MOVES --out %s, with a "
                   "variant and the rule of its tables, writes it again)", path,
-                  rc == 1 ? "does not list the tables as their .stats files do" : "is of an older format", dir);
+                  rc == DK_MANIFEST_DIFFERS ? "does not list the tables as their .stats files do" : "is of an older format", dir);
     }
     dk_unmap_file(map, have);
     free(text);

@@ -19,10 +19,16 @@
  * already says exactly that. Returns 0, or -1 with one line in err. */
 int dk_manifest_write(const char *dir, char *err, size_t errlen);
 
-/* Whether <dir>/manifest.json, if there, is what dk_manifest_write would write now. Returns 0
- * (the same, or no manifest), 1 with one line in err when it differs (out of date: tables
- * missing from it or gone), 2 with one line in err when it is of an older format (written
- * before DK_MANIFEST_FORMAT), -1 with one line in err when it or a .stats file cannot be read. */
+/* What dk_manifest_check finds, beside DK_FAILED. */
+enum {
+    DK_MANIFEST_CURRENT = 0,    /* what dk_manifest_write would write now, or no manifest */
+    DK_MANIFEST_DIFFERS = 1,    /* out of date: tables missing from it or gone */
+    DK_MANIFEST_OLD_FORMAT = 2, /* written before DK_MANIFEST_FORMAT */
+};
+
+/* Whether <dir>/manifest.json, if there, is what dk_manifest_write would write now. Returns
+ * DK_MANIFEST_CURRENT; DK_MANIFEST_DIFFERS or DK_MANIFEST_OLD_FORMAT with one line in err
+ * saying so; DK_FAILED with one line in err when it or a .stats file cannot be read. */
 int dk_manifest_check(const char *dir, char *err, size_t errlen);
 
 /* Prints the statistics of every table in dir (variant v, or every variant if NULL): a table

@@ -110,7 +110,7 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
     }
     dk_workgraph *g = dk_setup_graph(o, b);
     if (!g) {
-        snprintf(err, errlen, "cannot build the work graph (out of memory)");
+        dk_errorf(err, errlen, "cannot build the work graph (out of memory)");
         return NULL;
     }
     if (dk_setup_reserve(g, nranks, o->rule_limit, b, err, errlen) != 0) {

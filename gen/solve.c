@@ -231,7 +231,7 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
     a->unit = u;
     a->opened = ++s->opened;
     if (dk_groups_build(&a->ug, s->gcache, u) != 0)
-        return snprintf(err, errlen, "out of memory"), NULL;
+        return dk_errorf(err, errlen, "out of memory"), NULL;
     if (!(a->file = dk_unitfile_open(&a->ug, s->dir, s->limit, false, s->blocks, err, errlen))) {
         dk_groups_free(&a->ug);
         return NULL;
@@ -267,7 +267,7 @@ int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2
             int in_group;
             int64_t gi = dk_groups_find(&a->ug, m, men, &in_group);
             if (gi < 0)
-                return snprintf(err, errlen, "internal error: subslice not in its unit"), -1;
+                return dk_errorf(err, errlen, "internal error: subslice not in its unit");
             *c = (exit_slot){wmen, bmen, member, a->file,
                              a->ug.groups[gi].offset + (uint64_t)in_group * a->ug.K};
         }
@@ -450,10 +450,7 @@ static bool held_next(held_iter *h)
 /* push, with the reason in err on failure */
 static int settle(dk_solver *s, dk_value v, uint32_t l, char *err, size_t errlen)
 {
-    if (push(s, v, l) == 0)
-        return 0;
-    snprintf(err, errlen, "%s", s->why);
-    return -1;
+    return push(s, v, l) == 0 ? DK_OK : dk_errorf(err, errlen, "%s", s->why);
 }
 
 /* The first rule value of position l from its exits (all conversions), before king moves are
@@ -766,7 +763,7 @@ static void report(const group_ctx *c, const char *stage, uint64_t done, uint64_
  * back until the next position is taken. */
 static int run_pass(dk_solver *s, const group_ctx *c, size_t last, bool rule, char *err, size_t errlen)
 {
-    int status = 0; /* -1: failed here, -2: another rank failed */
+    int status = DK_OK;
     size_t d = 0;
     s->npending = 0;
     if (c->comm) { /* where the first bucket is */
@@ -780,9 +777,9 @@ static int run_pass(dk_solver *s, const group_ctx *c, size_t last, bool rule, ch
         report(c, rule ? "solving under the rule" : "solving", d, 0, rounds);
         while (status == 0 && k < bucket_len(s, d) && s->queued < FLUSH_UPDATES)
             if (take(s, c, s->buckets[d].a[k++], d, rule) != 0)
-                status = -1;
+                status = DK_FAILED;
         if (status == 0 && apply_pending(s, rule) != 0)
-            status = -1;
+            status = DK_FAILED;
         if (!c->comm) { /* one rank: the bucket is taken */
             if (status || (d = (size_t)next_bucket(s, d + 1)) == (size_t)INT64_MAX)
                 break;
@@ -792,16 +789,16 @@ static int run_pass(dk_solver *s, const group_ctx *c, size_t last, bool rule, ch
         bool sent = s->queued > 0;
         int64_t w[4] = {k < bucket_len(s, d) ? 0 : 1, status ? -1 : 0, sent ? 0 : 1, next_bucket(s, d + 1)};
         if (exchange_boxes(s, c, sizeof(update), w, 4) != 0 && status == 0) {
-            status = -1;
+            status = DK_FAILED;
             s->why = "out of memory for the updates of a split unit";
         }
         if (w[1] < 0 && status == 0)
-            status = -2;
+            status = DK_PEER_FAILED;
         const update *u = s->recv;
         for (int r = 0; r < c->L.nranks; r++)
             for (size_t j = 0; j < s->recv_counts[r] && status == 0; j++, u++)
                 if (apply(s, rule, u->at, u->v) != 0)
-                    status = -1;
+                    status = DK_FAILED;
         if (w[1] < 0)
             break;
         if (w[0] == 1) { /* every rank has taken bucket d */
@@ -812,16 +809,16 @@ static int run_pass(dk_solver *s, const group_ctx *c, size_t last, bool rule, ch
         }
     }
     if (c->comm) { /* a failure applying the last round's updates */
-        int64_t w[1] = {status == -1 ? -1 : 0};
+        int64_t w[1] = {status == DK_FAILED ? -1 : 0};
         agree(c, w, 1);
-        if (w[0] < 0 && status == 0)
-            status = -2;
+        if (w[0] < 0 && status == DK_OK)
+            status = DK_PEER_FAILED;
     }
-    if (status == -1)
-        return snprintf(err, errlen, "%s", s->why), -1;
-    if (status == -2)
-        return snprintf(err, errlen, "another rank sharing the unit failed"), -2;
-    return 0;
+    if (status == DK_FAILED)
+        return dk_errorf(err, errlen, "%s", s->why);
+    if (status == DK_PEER_FAILED)
+        return dk_statusf(DK_PEER_FAILED, err, errlen, "another rank sharing the unit failed");
+    return DK_OK;
 }
 
 /* The rule values of a group whose DTW values are solved: the decided ones in increasing DTC
@@ -832,7 +829,7 @@ static int solve_rule(dk_solver *s, const group_ctx *c, char *err, size_t errlen
         s->buckets[b].n = 0;
     for (uint32_t l = 0; l < c->L.nlocal; l++)
         if (dk_rule_is_decided(s->cells[l].rule) && push_at(s, dk_rule_dtc(s->cells[l].rule), l))
-            return snprintf(err, errlen, "%s", s->why), -1;
+            return dk_errorf(err, errlen, "%s", s->why);
     return run_pass(s, c, s->limit, true, err, errlen);
 }
 
@@ -843,8 +840,8 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_value
 {
     size_t n = (size_t)c->L.nlocal;
     if (c->L.nlocal > UINT32_MAX || grow(s, n ? n : 1) != 0)
-        return snprintf(err, errlen, "out of memory for a group of %llu positions",
-                        (unsigned long long)c->L.nlocal), -1;
+        return dk_errorf(err, errlen, "out of memory for a group of %llu positions",
+                         (unsigned long long)c->L.nlocal);
     for (size_t b = 0; b < s->nbuckets; b++)
         s->buckets[b].n = 0;
     int64_t status = 0;
@@ -853,18 +850,18 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_value
         if ((h.l & 0xfff) == 0)
             report(c, "classifying", h.l, c->L.nlocal, 0);
         if (classify(s, h.l, &h.it.pos, conv + 2 * (size_t)h.l, err, errlen) != 0) {
-            status = -1;
+            status = DK_FAILED;
             break;
         }
     }
     /* the exits' second reading: a split unit's ranks agree on it with the rest of the group's
      * status; a unit on one rank reads them once for all its groups (dk_solve_unit) */
     if (status == 0 && c->comm && dk_exit_check_flush(s->check, err, errlen) != 0)
-        status = -1;
+        status = DK_FAILED;
     bool mine = status < 0;
     agree(c, &status, 1);
     if (status < 0)
-        return mine ? -1 : (snprintf(err, errlen, "another rank sharing the unit failed"), -2);
+        return mine ? DK_FAILED : dk_statusf(DK_PEER_FAILED, err, errlen, "another rank sharing the unit failed");
     int rc = run_pass(s, c, SIZE_MAX, false, err, errlen);
     if (rc != 0)
         return rc;
@@ -889,7 +886,7 @@ static int grow_conv(dk_solver *s, uint64_t n, char *err, size_t errlen)
     free(s->conv);
     s->conv_cap = 0;
     if (!(s->conv = malloc((size_t)n * 2 * sizeof *s->conv)))
-        return snprintf(err, errlen, "out of memory for a unit of %llu positions", (unsigned long long)n), -1;
+        return dk_errorf(err, errlen, "out of memory for a unit of %llu positions", (unsigned long long)n);
     s->conv_cap = n;
     return 0;
 }
@@ -950,7 +947,7 @@ static int verify_quiet(dk_solver *s, const group_ctx *c, const dk_pos *p, int m
                 here[n] = values + (size_t)l * s->stride;
                 __builtin_prefetch(here[n++]);
             } else if (box_add(&s->box[r], &l, sizeof l) != 0 || box_add(&s->slots[r], &slot, sizeof slot) != 0) {
-                return snprintf(err, errlen, "out of memory"), -1;
+                return dk_errorf(err, errlen, "out of memory");
             }
         }
     }
@@ -981,16 +978,16 @@ int dk_verify_unit(dk_solver *s, const dk_groups *ug, const dk_value *values, ui
             dk_expected x;
             dk_expected_unpack(&x, conv + 2 * (size_t)h.l, s->limit);
             if (verify_quiet(s, &c, &h.it.pos, h.member, gv, 0, &x, err, errlen) != 0)
-                return -1;
+                return DK_FAILED;
             if (!passes(s, gv, h.l, &x)) {
                 *bad_group = gi;
                 *bad_member = h.member;
                 *bad_kings = h.i - (uint64_t)h.member * c.K;
-                return 1;
+                return DK_WRONG_VALUE;
             }
         }
     }
-    return 0;
+    return DK_OK;
 }
 
 uint64_t dk_split_positions(const dk_groups *ug, int rank, int nranks)
@@ -1024,29 +1021,23 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
     dk_expected *acc = malloc(VERIFY_CHUNK * sizeof *acc);
     held_iter h;
     bool more = held_begin(&h, c);
-    int status = 0; /* -1: an error here, 1: a position failed here */
-    if (!acc) {
-        status = -1;
-        snprintf(err, errlen, "out of memory");
-    }
+    int status = acc ? DK_OK : dk_errorf(err, errlen, "out of memory"); /* or DK_WRONG_VALUE here */
     for (;;) {
         uint32_t first = h.l, n = 0;
         report(c, "verifying", more ? h.l : c->L.nlocal, c->L.nlocal, 0);
         for (; status == 0 && more && n < VERIFY_CHUNK; n++, more = held_next(&h)) {
             dk_expected_unpack(&acc[n], s->conv + 2 * (size_t)h.l, s->limit);
             if (verify_quiet(s, c, &h.it.pos, h.member, values, n, &acc[n], err, errlen) != 0)
-                status = -1;
+                status = DK_FAILED;
         }
         int64_t w[3] = {n == 0 ? 1 : 0, status < 0 ? -1 : 0, status > 0 ? 0 : 1};
-        if (exchange_boxes(s, c, sizeof(uint32_t), w, 3) != 0 && status == 0) {
-            status = -1;
-            snprintf(err, errlen, "out of memory for the questions of a split unit");
-        }
+        if (exchange_boxes(s, c, sizeof(uint32_t), w, 3) != 0 && status == 0)
+            status = dk_errorf(err, errlen, "out of memory for the questions of a split unit");
         if (w[1] < 0 || status < 0)
             break;
         if (w[2] == 0 || w[0] == 1) { /* a wrong value somewhere, or nothing left anywhere */
             free(acc);
-            return w[2] == 0 ? 1 : 0;
+            return w[2] == 0 ? DK_WRONG_VALUE : DK_OK;
         }
         /* the answers, rank by rank in the order asked */
         size_t asked = 0;
@@ -1071,8 +1062,7 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
         int64_t ok[1] = {answer ? 0 : -1};
         if (c->comm->exchange(c->comm->ctx, s->answers, s->counts, &s->recv, &s->recv_cap, s->recv_counts,
                               ok, 1) != 0 || ok[0] < 0) {
-            status = -1;
-            snprintf(err, errlen, "out of memory for the answers of a split unit");
+            status = dk_errorf(err, errlen, "out of memory for the answers of a split unit");
             break; /* on every rank */
         }
         const dk_value *a = s->recv;
@@ -1087,16 +1077,16 @@ static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values
         for (uint32_t k = 0; status == 0 && k < n; k++)
             if (!passes(s, values, first + k, &acc[k])) {
                 uint64_t i = global_of(&c->L, first + k);
-                status = 1;
+                status = DK_WRONG_VALUE;
                 *bad_here = true;
                 *bad_member = member_of(c, i);
                 *bad_kings = i - (uint64_t)*bad_member * c->K;
             }
     }
     free(acc);
-    if (status < 0)
-        return -1;
-    return snprintf(err, errlen, "another rank sharing the unit failed"), -2;
+    if (status == DK_FAILED)
+        return DK_FAILED;
+    return dk_statusf(DK_PEER_FAILED, err, errlen, "another rank sharing the unit failed");
 }
 
 int dk_solve_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm, dk_value *out,
@@ -1106,14 +1096,14 @@ int dk_solve_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm,
     int64_t ok = open_boxes(s, comm->nranks) == 0 ? 0 : -1;
     comm->min(comm->ctx, &ok, 1);
     if (ok < 0)
-        return snprintf(err, errlen, "out of memory"), -1;
+        return dk_errorf(err, errlen, "out of memory");
     if (ug->ngroups == 0)
         return 0;
     group_ctx c = make_group(ug, &ug->groups[0], comm);
     int64_t grown = grow_conv(s, c.L.nlocal ? c.L.nlocal : 1, err, errlen) == 0 ? 0 : -1;
     comm->min(comm->ctx, &grown, 1);
     if (grown < 0)
-        return snprintf(err, errlen, "out of memory"), -1;
+        return dk_errorf(err, errlen, "out of memory");
     return solve_group(s, &c, out, s->conv, err, errlen);
 }
 

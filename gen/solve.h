@@ -39,8 +39,8 @@ typedef struct dk_split_comm {
 /* A solver reading finished tables through `finished` and finished units from dir/work, with a
  * draw rule of `limit` plies (0: DTW only), keeping up to exit_cache_bytes of the units' blocks
  * decompressed (dk_budget's exit cache), and reading every exit again through `check`
- * (exitcheck.h): a value the two read differently stops the unit. It builds the gcache of the
- * units above with `gcache`, the caller's (shared with the caller's own gcache of the same pairs,
+ * (exitcheck.h): a value the two read differently stops the unit. It builds the groups of the
+ * units above with `gcache`, the caller's (shared with the caller's own groups of the same pairs,
  * and with check, all of which it outlives). One per thread. Returns NULL when out of memory. */
 dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_exit_check *check,
                          dk_groups_cache *gcache, const char *dir, unsigned limit, uint64_t exit_cache_bytes);
@@ -71,8 +71,9 @@ int dk_solve_unit(dk_solver *s, const dk_groups *ug, dk_value *out, char *err, s
 
 /* Verifies a solved unit by the forward pass of verify.h: every position's value must be the
  * best its moves reach, read from the unit itself, the finished units above and the finished
- * tables. Call right after dk_solve_unit on the same solver. Returns 0; 1 with the failing
- * position (group, member, kings_index); -1 with one line in err if a value cannot be read. */
+ * tables. Call right after dk_solve_unit on the same solver. Returns DK_OK; DK_WRONG_VALUE
+ * with the failing position (group, member, kings_index); DK_FAILED with one line in err if a
+ * value cannot be read. */
 int dk_verify_unit(dk_solver *s, const dk_groups *ug, const dk_value *values, uint64_t *bad_group,
                    int *bad_member, uint64_t *bad_kings, char *err, size_t errlen);
 
@@ -81,16 +82,18 @@ int dk_verify_unit(dk_solver *s, const dk_groups *ug, const dk_value *values, ui
  * with q % nranks == rank, their values in out one part after the other (dk_split_positions of
  * them). King moves between parts held by different ranks are resolved by exchanging
  * predecessor updates in batches, round by round in increasing distance, so the values are
- * exactly those one rank would find. Returns 0 on every rank, or on every rank a failure: -1
- * with one line in err where a value could not be read or memory ran out, -2 on the others. */
+ * exactly those one rank would find. Returns DK_OK on every rank, or on every rank a failure:
+ * DK_FAILED with one line in err where a value could not be read or memory ran out,
+ * DK_PEER_FAILED on the others. */
 int dk_solve_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm, dk_value *out,
                    char *err, size_t errlen);
 
 /* Verifies the split unit just solved by the forward pass of verify.h, each rank its own
  * positions, asking the holders of the successors it reads for their values. Call right after
- * dk_solve_split on the same solver. Returns 0; 1 when a position fails on some rank (on this
- * one: *bad_here, with the position in *bad_member, *bad_kings of the unit's single group); -1
- * with one line in err where a value could not be read, -2 on the other ranks then. */
+ * dk_solve_split on the same solver. Returns DK_OK; DK_WRONG_VALUE when a position fails on
+ * some rank (on this one: *bad_here, with the position in *bad_member, *bad_kings of the unit's
+ * single group); DK_FAILED with one line in err where a value could not be read,
+ * DK_PEER_FAILED on the other ranks then. */
 int dk_verify_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm,
                     const dk_value *values, bool *bad_here, int *bad_member, uint64_t *bad_kings,
                     char *err, size_t errlen);

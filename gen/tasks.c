@@ -96,9 +96,9 @@ static int verify_unit(dk_worker *w, const dk_groups *ug, const dk_value *values
     int member;
     char verr[512];
     int rc = dk_verify_unit(w->solver, ug, values, &group, &member, &kings, verr, sizeof verr);
-    if (rc == 0)
-        return 0;
-    if (rc < 0) {
+    if (rc == DK_OK)
+        return DK_OK;
+    if (rc == DK_FAILED) {
         char name[DK_MATERIAL_NAME_MAX];
         dk_material_name(ug->pair->m, name, sizeof name);
         return dk_errorf(err, errlen, "verification of %s could not read a value: %s", name, verr);
@@ -110,13 +110,12 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
 {
     dk_groups ug;
     if (dk_groups_build(&ug, w->gcache, u) != 0)
-        return snprintf(err, errlen, "out of memory"), -1;
+        return dk_errorf(err, errlen, "out of memory");
     unsigned stride = w->limit ? 2 : 1;
     dk_value *values = worker_values(w, (ug.npositions ? ug.npositions : 1) * stride);
-    int rc = -1;
+    int rc = DK_FAILED;
     if (!values) {
-        snprintf(err, errlen, "out of memory for a unit of %llu positions",
-                 (unsigned long long)ug.npositions);
+        dk_errorf(err, errlen, "out of memory for a unit of %llu positions", (unsigned long long)ug.npositions);
     } else if ((dk_hook_corrupt_exit(w->solver, u, false, ug.npositions, true),
                 dk_solve_unit(w->solver, &ug, values, err, errlen) == 0) &&
                (dk_hook_corrupt_values(u, false, values, ug.npositions, stride),
@@ -128,15 +127,15 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
     return rc;
 }
 
-/* Whether every rank of comm succeeded (rc 0 on each); then 0, else rc if this rank failed
- * itself, -2 with a message saying so if another rank did. */
+/* Whether every rank of comm succeeded (rc DK_OK on each); then DK_OK, else rc if this rank
+ * failed itself, DK_PEER_FAILED with a line saying so if another rank did. */
 static int all_succeeded(const dk_split_comm *comm, int rc, char *err, size_t errlen)
 {
     int64_t all = rc ? -1 : 0;
     comm->min(comm->ctx, &all, 1);
     if (all == 0)
-        return 0;
-    return rc ? rc : (dk_errorf(err, errlen, "another rank sharing the unit failed"), -2);
+        return DK_OK;
+    return rc ? rc : dk_statusf(DK_PEER_FAILED, err, errlen, "another rank sharing the unit failed");
 }
 
 int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err, size_t errlen)
@@ -145,7 +144,7 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
     int built = dk_groups_build(&ug, w->gcache, u) == 0 ? 0 : dk_errorf(err, errlen, "out of memory");
     if (all_succeeded(comm, built, err, errlen) != 0) {
         dk_groups_free(&ug);
-        return built ? -1 : -2;
+        return built ? DK_FAILED : DK_PEER_FAILED;
     }
     dk_hook_split_pause();
     unsigned stride = w->limit ? 2 : 1;
@@ -163,18 +162,18 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
         rc = dk_solve_split(w->solver, &ug, comm, values, serr, sizeof serr);
         dk_solver_test_corrupt_exit(w->solver, UINT64_MAX);
         if (rc != 0) {
-            dk_errorf(err, errlen, "solving a split unit of %s: %s", name, serr);
-            rc = rc == -2 ? -2 : -1;
+            rc = dk_statusf(rc == DK_PEER_FAILED ? DK_PEER_FAILED : DK_FAILED, err, errlen,
+                            "solving a split unit of %s: %s", name, serr);
         } else {
             dk_hook_corrupt_values(u, true, values, held, stride);
             rc = dk_verify_split(w->solver, &ug, comm, values, &bad_here, &member, &kings, serr, sizeof serr);
-            if (rc > 0 && bad_here)
+            if (rc == DK_WRONG_VALUE && bad_here)
                 rc = verify_failed(w, &ug, 0, member, kings, err, errlen);
-            else if (rc > 0)
-                rc = (dk_errorf(err, errlen, "verification failed on another rank sharing a unit of %s", name), -2);
-            else if (rc < 0)
+            else if (rc == DK_WRONG_VALUE) /* the rank that found it reports it */
+                rc = dk_statusf(DK_PEER_FAILED, err, errlen,
+                                "verification failed on another rank sharing a unit of %s", name);
+            else if (rc == DK_FAILED)
                 dk_errorf(err, errlen, "verification of %s: %s", name, serr);
-            /* (-2: another rank failed, which it reports itself) */
         }
         /* then each rank writes the parts it holds */
         for (uint64_t q = (uint64_t)comm->rank, at = 0; rc == 0 && q < ug.nparts; q += (uint64_t)comm->nranks) {
@@ -183,7 +182,7 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
         }
         rc = all_succeeded(comm, rc, err, errlen);
     } else {
-        rc = values ? -2 : -1;
+        rc = values ? DK_PEER_FAILED : DK_FAILED;
     }
     /* a split unit's share and exchange buffers may be far larger than a unit's: given back */
     worker_idle(w);

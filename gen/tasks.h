@@ -39,8 +39,8 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
  * (all of them call it at once), checks every value by the forward pass split the same way and
  * writes the parts this rank holds (groups.h, unitfile.h). The test hooks of dk_task_unit work
  * here too, on the values each rank holds, and a test build may pause as a split starts
- * (dk_hook_split_pause). Returns 0 on every rank, or on every rank a failure:
- * -1 with one line in err on a rank that failed itself, -2 on the others. */
+ * (dk_hook_split_pause). Returns DK_OK on every rank, or on every rank a failure: DK_FAILED
+ * with one line in err on a rank that failed itself, DK_PEER_FAILED on the others. */
 int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err, size_t errlen);
 
 /* Finishes pair p, whose units are all written and verified: builds each material's table

@@ -59,9 +59,10 @@ static void *run_job(void *arg)
     return NULL;
 }
 
-/* Checks one material with nthreads threads; returns 0 or prints the failure and returns 1. */
+/* Checks one material with nthreads threads. Returns DK_OK; DK_WRONG_VALUE or DK_FAILED (a
+ * value that could not be read) with the line that says so in err. */
 static int verify_material(dk_tablebase *tb, const char *dir, const dk_index *ix, unsigned limit,
-                           int nthreads)
+                           int nthreads, char *err, size_t errlen)
 {
     source src = {tb, ix->m, limit};
     job jobs[64];
@@ -81,35 +82,32 @@ static int verify_material(dk_tablebase *tb, const char *dir, const dk_index *ix
     char name[DK_MATERIAL_NAME_MAX];
     dk_material_name(ix->m, name, sizeof name);
     for (int t = 0; t < nthreads; t++) {
-        if (jobs[t].rc < 0) {
-            fprintf(stderr, "damka: verify: %s %s: %s\n", ix->v->name, name, jobs[t].err);
-            return 1;
-        }
+        if (jobs[t].rc < 0)
+            return dk_errorf(err, errlen, "%s %s: %s", ix->v->name, name, jobs[t].err);
         if (jobs[t].rc > 0) {
             char fen[DK_FEN_MAX];
             dk_pos p = dk_index_unrank(ix, jobs[t].bad);
             dk_fen_format(ix->v, &p, false, fen, sizeof fen);
             char hint[3072];
             dk_table_repair_hint(dir, ix->v, ix->m, true, hint, sizeof hint);
-            fprintf(stderr, "damka: verify: %s %s: wrong value at %s; %s\n", ix->v->name, name, fen,
-                    hint);
-            return 1;
+            return dk_statusf(DK_WRONG_VALUE, err, errlen, "%s %s: wrong value at %s; %s", ix->v->name, name,
+                              fen, hint);
         }
     }
-    return 0;
+    return DK_OK;
 }
 
 /* Checks every byte of material m's files and, if it has one, its statistics file against them
- * (tablecheck.h); sets *ix and *limit (the rule of its DTC file, 0 if none). Returns 0, or -1
- * after printing the failure, with the command that makes the table again. */
+ * (tablecheck.h); sets *ix and *limit (the rule of its DTC file, 0 if none). Returns DK_OK, or
+ * DK_FAILED with the failure and the command that makes the table again in why. */
 static int check_files(dk_tablebase *tb, const char *dir, const dk_variant *v, dk_material m,
-                       const dk_index **ix, unsigned *limit)
+                       const dk_index **ix, unsigned *limit, char *why, size_t whylen)
 {
     char path[4096], dtc[4096], stats[4096], err[1536] = "", hint[3072];
     for (int k = DK_METRIC_WLD; k <= DK_METRIC_DTW && !err[0]; k++) {
         dk_tb_path(dir, v, m, dk_tb_metric_ext((dk_metric)k), path, sizeof path);
         if (access(path, F_OK) != 0)
-            snprintf(err, sizeof err, "%.1400s is missing", path);
+            dk_errorf(err, sizeof err, "%.1400s is missing", path);
     }
     dk_tb_path(dir, v, m, dk_tb_metric_ext(DK_METRIC_DTC), dtc, sizeof dtc);
     dk_stats_path(dir, v, m, stats, sizeof stats);
@@ -118,21 +116,21 @@ static int check_files(dk_tablebase *tb, const char *dir, const dk_variant *v, d
     *ix = NULL;
     if (!err[0] && dk_tb_check_files(tb, m, err, sizeof err) == 0 &&
         !(*ix = dk_tb_index(tb, m, DK_METRIC_DTW, &st)))
-        snprintf(err, sizeof err, "%s", dk_tb_last_error());
+        dk_errorf(err, sizeof err, "%s", dk_tb_last_error());
     /* the DTC file was opened by dk_tb_check_files: the limit is known; the statistics must
      * name the directory's rule, and with one a DTC file */
     *limit = access(dtc, F_OK) == 0 ? dk_tb_rule_limit(tb) : 0;
     if (*ix && (access(stats, F_OK) != 0 ||
                 dk_table_check(dir, *ix, dk_tb_rule_limit(tb), &damaged, err, sizeof err) == 0))
-        return 0;
+        return DK_OK;
     dk_table_repair_hint(dir, v, m, false, hint, sizeof hint);
-    fprintf(stderr, "damka: verify: %s; %s\n", err, hint);
-    return -1;
+    return dk_errorf(why, whylen, "%s; %s", err, hint);
 }
 
 int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
-                  dk_verify_summary *sum)
+                  dk_verify_failure_fn *failure, void *ctx, dk_verify_summary *sum)
 {
+    char why[8192];
     memset(sum, 0, sizeof *sum);
     threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
     dk_tb_options o = {(size_t)512 << 20};
@@ -142,9 +140,9 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
     if (!tb || !mats) {
         dk_tb_close(tb);
         free(mats);
-        fprintf(stderr, "damka: verify: out of memory\n");
+        failure(ctx, "out of memory");
         sum->failed = 1;
-        return 1;
+        return DK_FAILED;
     }
     dk_material_list(v, DK_TB_MAX_PIECES, 0, mats, n);
     for (size_t i = 0; i < n; i++) {
@@ -159,11 +157,14 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
         double t0 = dk_now();
         const dk_index *ix;
         unsigned limit;
-        if (check_files(tb, dir, v, mats[i], &ix, &limit) != 0) {
+        if (check_files(tb, dir, v, mats[i], &ix, &limit, why, sizeof why) != DK_OK) {
+            failure(ctx, why);
             sum->failed++;
             continue;
         }
-        int bad = verify_material(tb, dir, ix, limit, threads);
+        bool bad = verify_material(tb, dir, ix, limit, threads, why, sizeof why) != DK_OK;
+        if (bad)
+            failure(ctx, why);
         sum->failed += bad;
         sum->positions += ix->size;
         if (out)
@@ -173,5 +174,5 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
     }
     dk_tb_close(tb);
     free(mats);
-    return sum->failed || !sum->tables ? 1 : 0;
+    return sum->failed || !sum->tables ? DK_FAILED : DK_OK;
 }

@@ -82,7 +82,7 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
     }
     int mapped = dk_map_file(path, HEADER + TRAILER, &map, &len, err, errlen);
     if (mapped != 0) {
-        *why = mapped == -2 ? DK_OPEN_DAMAGED : errno == ENOMEM ? DK_OPEN_NO_MEMORY : DK_OPEN_IO;
+        *why = mapped == DK_MAP_TRUNCATED ? DK_OPEN_DAMAGED : errno == ENOMEM ? DK_OPEN_NO_MEMORY : DK_OPEN_IO;
         goto fail;
     }
     *why = DK_OPEN_DAMAGED; /* from here on, only the bytes can be wrong */

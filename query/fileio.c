@@ -20,8 +20,7 @@ int dk_map_file(const char *path, size_t min_len, const uint8_t **map, size_t *l
     if (fstat(fd, &st) != 0) {
         rc = dk_errorf(err, errlen, "cannot read %s: %s", path, strerror(errno));
     } else if ((size_t)st.st_size < min_len || st.st_size == 0) {
-        dk_errorf(err, errlen, "%s is damaged: truncated", path);
-        rc = -2;
+        rc = dk_statusf(DK_MAP_TRUNCATED, err, errlen, "%s is damaged: truncated", path);
     } else {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
         if (m == MAP_FAILED) {

@@ -33,9 +33,13 @@ static inline uint32_t dk_get32(const uint8_t *p)
 
 static inline uint64_t dk_get64(const uint8_t *p) { return dk_get32(p) | (uint64_t)dk_get32(p + 4) << 32; }
 
-/* Maps the whole file at path read-only: *map and *len. Returns 0; -1 with one line in err if
- * it cannot be opened, read or mapped (missing, unreadable, out of memory: errno says which);
- * -2 if it is shorter than min_len bytes ("damaged: truncated"). Thread-safe. */
+/* What dk_map_file returns beside DK_OK and DK_FAILED. */
+enum { DK_MAP_TRUNCATED = -2 };
+
+/* Maps the whole file at path read-only: *map and *len. Returns DK_OK; DK_FAILED with one line
+ * in err if it cannot be opened, read or mapped (missing, unreadable, out of memory: errno says
+ * which); DK_MAP_TRUNCATED, with a line, if it is shorter than min_len bytes or empty
+ * ("damaged: truncated"). Thread-safe. */
 int dk_map_file(const char *path, size_t min_len, const uint8_t **map, size_t *len, char *err,
                 size_t errlen);
 

@@ -3,13 +3,26 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+static void format(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+    if (err && errlen)
+        vsnprintf(err, errlen, fmt, ap);
+}
+
 int dk_errorf(char *err, size_t errlen, const char *fmt, ...)
 {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    format(err, errlen, fmt, ap);
+    va_end(ap);
+    return DK_FAILED;
+}
+
+int dk_statusf(int status, char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    format(err, errlen, fmt, ap);
+    va_end(ap);
+    return status;
 }
