@@ -7,106 +7,7 @@
 #include "../query/drawrule.h"
 #include "../rules/errors.h"
 #include "../rules/movegen.h"
-#include "unitfile.h"
-#include "verify.h"
-
-/* The units one level above the unit being solved, opened on demand: man moves land there. At
- * most DK_SOLVER_ABOVE_OPEN are open (their blocks in the solver's pool, gen/blockpool.h); beyond, the
- * least recently opened is closed. */
-typedef struct above_unit {
-    uint32_t unit;
-    dk_groups ug;
-    dk_unitfile *file;
-    uint64_t opened;
-} above_unit;
-
-typedef struct bucket {
-    uint32_t *a;
-    size_t n, cap;
-} bucket;
-
-/* A predecessor update for a position another rank holds: its local index there, and the value
- * of the successor whose update it is (DTW, or the rule value in the rule pass). */
-typedef struct update {
-    uint32_t at;
-    dk_value v;
-    uint16_t unused;
-} update;
-
-/* Updates waiting for one rank, or verification requests (local indexes) to it. */
-typedef struct outbox {
-    void *a;
-    size_t n, cap; /* items */
-} outbox;
-
-/* Updates buffered before an exchange: a bound on the buffers whatever the group's size. */
-enum { FLUSH_UPDATES = 1 << 20 };
-/* Positions verified between two exchanges of a split unit. */
-enum { VERIFY_CHUNK = 8192 };
-
-/* Per position while a group is solved: DTW settled, an exit that draws (DTW); the side to move
- * must capture; the rule value settled, an exit not lost under the rule. */
-enum { DONE = 1, DRAW_EXIT = 2, MUST_CAPTURE = 4, RULE_DONE = 8, RULE_DRAW_EXIT = 16 };
-
-/* Man moves from one group reach a few subslices of the level above, again and again. */
-enum { EXIT_CACHE = 64 };
-
-typedef struct exit_slot {
-    dk_bb wmen, bmen; /* the men of the subslice, as the exit sees them */
-    int member; /* -1: empty */
-    dk_unitfile *file;
-    uint64_t base; /* position of kings_index 0 in the unit */
-} exit_slot;
-
-/* What the passes know of one position, together, so that an update touches one cache line:
- * its DTW value (or best so far), its slowest losing move, its rule value; the king moves
- * still open for each; its flags. */
-typedef struct cell {
-    dk_value val, slowest_loss, rule;
-    uint8_t cnt, rule_cnt, flag;
-} cell;
-
-struct dk_solver {
-    const dk_workgraph *g;
-    const dk_variant *v;
-    dk_finished *finished;
-    dk_exit_check *check; /* reads every exit again, along its own path */
-    uint64_t corrupt_in;  /* test hook: positions to classify before an exit read is altered */
-    unsigned limit;       /* the draw rule in plies; 0: no rule values */
-    unsigned stride;      /* values per position in units and outputs: 1, or 2 with a rule */
-    const dk_wpair *pair; /* the pair of the unit being solved */
-    dk_groups_cache *gcache; /* the caller's */
-    dk_block_pool *blocks; /* the decompressed blocks of the open units above */
-    const char *why; /* why push failed */
-    exit_slot cache[EXIT_CACHE];
-    char *dir;
-    /* in place while open: a unit file keeps a pointer to its groups (an empty slot: file NULL) */
-    above_unit above[DK_SOLVER_ABOVE_OPEN];
-    uint64_t opened; /* above units opened so far */
-    /* per-group scratch, grown to the largest group (the positions this rank holds) */
-    size_t cap;
-    struct cell *cells;
-    /* per position of the unit (this rank's share of a split one), its conversions as
-     * classify read them (dk_expected_pack), for verification */
-    dk_value *conv;
-    size_t conv_cap;
-    bucket *buckets;
-    size_t nbuckets;
-    /* a split unit's buffers, one outbox per rank, and for verification the chunk slot of each
-     * question in box */
-    outbox *box, *slots;
-    int nboxes;
-    size_t *counts, *recv_counts;
-    void *send, *recv, *answers;
-    size_t send_cap, recv_cap, answers_cap;
-    size_t queued; /* updates in the outboxes */
-    /* The predecessors here of the position taken last, whose update waits until the next
-     * position's predecessors are found and their cells fetched: time for the fetch to land.
-     * (The order of a bucket's updates does not change the values: see run_pass.) */
-    uint32_t pending[2][DK_MAX_MOVES];
-    int npending, pending_at; /* how many, in which of the two */
-    dk_value pending_v;
-};
+#include "solve_internal.h"
 
 static void close_above(dk_solver *s, size_t i);
 
@@ -145,21 +46,6 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_exit_c
     return s;
 }
 
-static void free_boxes(dk_solver *s)
-{
-    for (int r = 0; r < s->nboxes; r++) {
-        free(s->box[r].a);
-        free(s->slots[r].a);
-    }
-    free(s->box);
-    free(s->slots);
-    free(s->counts);
-    free(s->recv_counts);
-    s->box = s->slots = NULL;
-    s->counts = s->recv_counts = NULL;
-    s->nboxes = 0;
-}
-
 /* Frees what a unit grew: the per-group scratch, the distance queues, a split's buffers. */
 static void free_scratch(dk_solver *s)
 {
@@ -173,7 +59,7 @@ static void free_scratch(dk_solver *s)
     s->cells = NULL;
     s->conv = NULL;
     s->cap = s->conv_cap = 0;
-    free_boxes(s);
+    dk_split_free_boxes(s);
     free(s->send);
     free(s->recv);
     free(s->answers);
@@ -324,127 +210,6 @@ static int push(dk_solver *s, dk_value v, uint32_t l)
         return -1;
     }
     return push_at(s, dk_value_dtw(v), l);
-}
-
-/* Which positions of the group this rank holds. Positions are numbered in the unit's order
- * inside the group (global: X's K positions, then X''s) and cut into parts of S positions; part
- * q is held by rank q % nranks, and a rank stores its parts one after the other (local index).
- * One rank holds everything: local is global. */
-typedef struct layout {
-    uint64_t n, S;
-    int rank, nranks;
-    uint64_t nlocal;
-} layout;
-
-static layout make_layout(uint64_t n, uint64_t S, int rank, int nranks)
-{
-    layout L = {n, S ? S : 1, rank, nranks, 0};
-    for (uint64_t lo = (uint64_t)rank * L.S; lo < n; lo += (uint64_t)nranks * L.S)
-        L.nlocal += n - lo < L.S ? n - lo : L.S;
-    return L;
-}
-
-/* The rank holding global position i, and its local index there. */
-static inline int owner_of(const layout *L, uint64_t i, uint32_t *l)
-{
-    if (L->nranks == 1) {
-        *l = (uint32_t)i;
-        return 0;
-    }
-    uint64_t q = i / L->S;
-    *l = (uint32_t)((q / (uint64_t)L->nranks) * L->S + i % L->S);
-    return (int)(q % (uint64_t)L->nranks);
-}
-
-static inline uint64_t global_of(const layout *L, uint32_t l)
-{
-    if (L->nranks == 1)
-        return l;
-    uint64_t q = ((uint64_t)l / L->S) * (uint64_t)L->nranks + (uint64_t)L->rank;
-    return q * L->S + l % L->S;
-}
-
-/* What one group needs while it is solved. */
-typedef struct group_ctx {
-    const dk_index *ix[2];
-    uint64_t men[2];
-    dk_bb wmen[2], bmen[2]; /* the men of each member's subslice, unranked once */
-    uint64_t K;
-    int nmembers;
-    layout L;
-    const dk_split_comm *comm; /* NULL: one rank */
-} group_ctx;
-
-static group_ctx make_group(const dk_groups *ug, const dk_group *gr, const dk_split_comm *comm)
-{
-    const dk_wpair *pair = ug->pair;
-    group_ctx c = {{&pair->ix, &pair->ix_twin}, {gr->men[0], gr->men[1]},
-                   {0, 0}, {0, 0}, ug->K, gr->self_flip ? 1 : 2, {0}, comm};
-    for (int member = 0; member < 2; member++)
-        dk_index_men_unrank(c.ix[member], c.men[member], &c.wmen[member], &c.bmen[member]);
-    uint64_t n = c.K * (uint64_t)c.nmembers;
-    c.L = comm ? make_layout(n, ug->part_size, comm->rank, comm->nranks) : make_layout(n, n, 0, 1);
-    return c;
-}
-
-static inline int other_member(const group_ctx *c, int member) { return c->nmembers == 1 ? 0 : 1 - member; }
-
-static inline int member_of(const group_ctx *c, uint64_t i) { return i >= c->K ? 1 : 0; }
-
-/* The position of kings index k on member `member` of the group: only its kings are unranked. */
-static inline dk_pos group_pos(const group_ctx *c, int member, uint64_t k)
-{
-    dk_bb wk, bk;
-    dk_index_kings_unrank(c->ix[member], k, c->wmen[member] | c->bmen[member], &wk, &bk);
-    return (dk_pos){{c->wmen[member] | wk, c->bmen[member] | bk}, wk | bk, DK_WHITE};
-}
-
-/* Walks the positions this rank holds, in local order. */
-typedef struct held_iter {
-    const group_ctx *c;
-    uint64_t i, end; /* global index, end of its run (a part or a member, whichever ends first) */
-    uint32_t l;
-    int member;
-    dk_subslice_iter it;
-} held_iter;
-
-static void held_seek(held_iter *h)
-{
-    const layout *L = &h->c->L;
-    uint64_t part_end = (h->i / L->S + 1) * L->S;
-    h->member = member_of(h->c, h->i);
-    uint64_t member_end = (uint64_t)(h->member + 1) * h->c->K;
-    h->end = part_end < member_end ? part_end : member_end;
-    if (h->end > L->n)
-        h->end = L->n;
-    dk_subslice_seek(&h->it, h->c->ix[h->member], h->c->men[h->member], h->i - (uint64_t)h->member * h->c->K);
-}
-
-/* Starts at local index 0; returns false if the rank holds nothing. */
-static bool held_begin(held_iter *h, const group_ctx *c)
-{
-    h->c = c;
-    h->l = 0;
-    h->i = (uint64_t)c->L.rank * c->L.S;
-    if (h->i >= c->L.n)
-        return false;
-    held_seek(h);
-    return true;
-}
-
-static bool held_next(held_iter *h)
-{
-    h->l++;
-    if (++h->i < h->end) {
-        dk_subslice_next(&h->it);
-        return true;
-    }
-    if (h->i % h->c->L.S == 0) /* the next part this rank holds */
-        h->i += (uint64_t)(h->c->L.nranks - 1) * h->c->L.S;
-    if (h->i >= h->c->L.n)
-        return false;
-    held_seek(h);
-    return true;
 }
 
 /* push, with the reason in err on failure */
@@ -612,22 +377,6 @@ static int apply(dk_solver *s, bool rule, uint32_t l, dk_value v)
     return rule ? apply_rule(s, l, v) : apply_dtw(s, l, v);
 }
 
-/* Appends an item of `size` bytes to an outbox. */
-static int box_add(outbox *b, const void *item, size_t size)
-{
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        void *a = realloc(b->a, cap * size);
-        if (!a)
-            return -1;
-        b->a = a;
-        b->cap = cap;
-    }
-    memcpy((char *)b->a + b->n * size, item, size);
-    b->n++;
-    return 0;
-}
-
 /* Applies the waiting updates (see dk_solver.pending). */
 static int apply_pending(dk_solver *s, bool rule)
 {
@@ -666,7 +415,7 @@ static int send_back(dk_solver *s, const group_ctx *c, uint32_t l, dk_value v, b
             }
             update up = {at, v, 0};
             s->why = "out of memory";
-            if (box_add(&s->box[owner], &up, sizeof up) != 0)
+            if (dk_split_box_add(&s->box[owner], &up, sizeof up) != 0)
                 return -1;
             s->queued++;
         }
@@ -692,42 +441,6 @@ static int take(dk_solver *s, const group_ctx *c, uint32_t l, size_t d, bool rul
     return send_back(s, c, l, s->cells[l].val, false);
 }
 
-/* Sends every outbox (of `size`-byte items) to its rank and receives what the others sent here
- * into s->recv, s->recv_counts[r] items from rank r; flags[0..nflags) become their minimum over
- * the ranks. Collective. Returns 0, or -1 when out of memory (then on every rank). */
-static int exchange_boxes(dk_solver *s, const group_ctx *c, size_t size, int64_t *flags, int nflags)
-{
-    size_t total = 0;
-    for (int r = 0; r < c->L.nranks; r++)
-        total += s->box[r].n * size;
-    if (total > s->send_cap) {
-        void *a = realloc(s->send, total);
-        if (a) {
-            s->send = a;
-            s->send_cap = total;
-        }
-    }
-    bool ok = total <= s->send_cap;
-    size_t at = 0;
-    for (int r = 0; r < c->L.nranks; r++) {
-        s->counts[r] = ok ? s->box[r].n * size : 0;
-        if (ok && s->counts[r])
-            memcpy((char *)s->send + at, s->box[r].a, s->counts[r]);
-        at += s->counts[r];
-        s->box[r].n = 0;
-    }
-    s->queued = 0;
-    int64_t f[8];
-    memcpy(f, flags, (size_t)nflags * sizeof *f);
-    f[nflags] = ok ? 0 : -1;
-    int rc = c->comm->exchange(c->comm->ctx, s->send, s->counts, &s->recv, &s->recv_cap, s->recv_counts,
-                               f, nflags + 1);
-    memcpy(flags, f, (size_t)nflags * sizeof *f);
-    for (int r = 0; r < c->L.nranks; r++)
-        s->recv_counts[r] /= size;
-    return rc == 0 && f[nflags] == 0 ? 0 : -1;
-}
-
 static size_t bucket_len(const dk_solver *s, size_t d) { return d < s->nbuckets ? s->buckets[d].n : 0; }
 
 /* The first non-empty bucket from d on, or INT64_MAX. */
@@ -736,20 +449,6 @@ static int64_t next_bucket(const dk_solver *s, size_t d)
     while (d < s->nbuckets && s->buckets[d].n == 0)
         d++;
     return d < s->nbuckets ? (int64_t)d : INT64_MAX;
-}
-
-/* Each rank's status, combined: the least over the ranks of each word. */
-static void agree(const group_ctx *c, int64_t *v, int n)
-{
-    if (c->comm)
-        c->comm->min(c->comm->ctx, v, n);
-}
-
-/* Tells a split's progress hook where this rank stands (dk_split_comm.progress). */
-static void report(const group_ctx *c, const char *stage, uint64_t done, uint64_t total, uint64_t rounds)
-{
-    if (c->comm && c->comm->progress)
-        c->comm->progress(c->comm->ctx, stage, done, total, rounds);
 }
 
 /* One pass over distances: takes the queued positions in increasing distance up to `last`,
@@ -768,13 +467,13 @@ static int run_pass(dk_solver *s, const group_ctx *c, size_t last, bool rule, ch
     s->npending = 0;
     if (c->comm) { /* where the first bucket is */
         int64_t w[1] = {next_bucket(s, 0)};
-        agree(c, w, 1);
+        dk_split_agree(c, w, 1);
         if (w[0] == INT64_MAX)
             return 0;
         d = (size_t)w[0];
     }
     for (size_t k = 0, rounds = 0; d <= last; rounds++) {
-        report(c, rule ? "solving under the rule" : "solving", d, 0, rounds);
+        dk_split_report(c, rule ? "solving under the rule" : "solving", d, 0, rounds);
         while (status == 0 && k < bucket_len(s, d) && s->queued < FLUSH_UPDATES)
             if (take(s, c, s->buckets[d].a[k++], d, rule) != 0)
                 status = DK_FAILED;
@@ -788,7 +487,7 @@ static int run_pass(dk_solver *s, const group_ctx *c, size_t last, bool rule, ch
         }
         bool sent = s->queued > 0;
         int64_t w[4] = {k < bucket_len(s, d) ? 0 : 1, status ? -1 : 0, sent ? 0 : 1, next_bucket(s, d + 1)};
-        if (exchange_boxes(s, c, sizeof(update), w, 4) != 0 && status == 0) {
+        if (dk_split_exchange(s, c, sizeof(update), w, 4) != 0 && status == 0) {
             status = DK_FAILED;
             s->why = "out of memory for the updates of a split unit";
         }
@@ -810,7 +509,7 @@ static int run_pass(dk_solver *s, const group_ctx *c, size_t last, bool rule, ch
     }
     if (c->comm) { /* a failure applying the last round's updates */
         int64_t w[1] = {status == DK_FAILED ? -1 : 0};
-        agree(c, w, 1);
+        dk_split_agree(c, w, 1);
         if (w[0] < 0 && status == DK_OK)
             status = DK_PEER_FAILED;
     }
@@ -835,8 +534,8 @@ static int solve_rule(dk_solver *s, const group_ctx *c, char *err, size_t errlen
 
 /* Solves the positions of group c this rank holds into out (local order, stride values each),
  * and packs their conversions into conv (two values each). */
-static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_value *conv, char *err,
-                       size_t errlen)
+int dk_solver_solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_value *conv, char *err,
+                          size_t errlen)
 {
     size_t n = (size_t)c->L.nlocal;
     if (c->L.nlocal > UINT32_MAX || grow(s, n ? n : 1) != 0)
@@ -848,7 +547,7 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_value
     held_iter h;
     for (bool more = held_begin(&h, c); more; more = held_next(&h)) {
         if ((h.l & 0xfff) == 0)
-            report(c, "classifying", h.l, c->L.nlocal, 0);
+            dk_split_report(c, "classifying", h.l, c->L.nlocal, 0);
         if (classify(s, h.l, &h.it.pos, conv + 2 * (size_t)h.l, err, errlen) != 0) {
             status = DK_FAILED;
             break;
@@ -859,7 +558,7 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_value
     if (status == 0 && c->comm && dk_exit_check_flush(s->check, err, errlen) != 0)
         status = DK_FAILED;
     bool mine = status < 0;
-    agree(c, &status, 1);
+    dk_split_agree(c, &status, 1);
     if (status < 0)
         return mine ? DK_FAILED : dk_statusf(DK_PEER_FAILED, err, errlen, "another rank sharing the unit failed");
     int rc = run_pass(s, c, SIZE_MAX, false, err, errlen);
@@ -879,7 +578,7 @@ static int solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_value
 }
 
 /* The conversions' array for n positions. */
-static int grow_conv(dk_solver *s, uint64_t n, char *err, size_t errlen)
+int dk_solver_grow_conv(dk_solver *s, uint64_t n, char *err, size_t errlen)
 {
     if (n <= s->conv_cap)
         return 0;
@@ -893,7 +592,7 @@ static int grow_conv(dk_solver *s, uint64_t n, char *err, size_t errlen)
 
 /* Starts a unit of ug's pair: the units above stay open from the last unit when it was of
  * the same pair (the next unit reads mostly the same ones), else are closed. */
-static void begin_unit(dk_solver *s, const dk_groups *ug)
+void dk_solver_begin_unit(dk_solver *s, const dk_groups *ug)
 {
     if (s->pair != ug->pair)
         drop_above(s);
@@ -904,13 +603,13 @@ void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after) { s->corrupt_in =
 
 int dk_solve_unit(dk_solver *s, const dk_groups *ug, dk_value *out, char *err, size_t errlen)
 {
-    begin_unit(s, ug);
-    if (grow_conv(s, ug->npositions ? ug->npositions : 1, err, errlen) != 0)
+    dk_solver_begin_unit(s, ug);
+    if (dk_solver_grow_conv(s, ug->npositions ? ug->npositions : 1, err, errlen) != 0)
         return -1;
     for (size_t gi = 0; gi < ug->ngroups; gi++) {
         const dk_group *gr = &ug->groups[gi];
         group_ctx c = make_group(ug, gr, NULL);
-        if (solve_group(s, &c, out + gr->offset * s->stride, s->conv + 2 * gr->offset, err, errlen) != 0)
+        if (dk_solver_solve_group(s, &c, out + gr->offset * s->stride, s->conv + 2 * gr->offset, err, errlen) != 0)
             return -1;
     }
     /* the exits' second reading, before the unit is verified and written: a queue of all its
@@ -918,202 +617,4 @@ int dk_solve_unit(dk_solver *s, const dk_groups *ug, dk_value *out, char *err, s
     if (dk_exit_check_flush(s->check, err, errlen) != 0)
         return -1;
     return 0; /* the units above stay open for dk_verify_unit */
-}
-
-/* Adds to x the values of the successors of p (held here, on `member` of group c) by quiet king
- * moves, unless p must capture, which x records. Every such successor is a position of the
- * group's other member, ranked by dk_quiet_rank from p's squares. One this rank holds is read from
- * `values` (the group's, local order); one another rank holds is asked for, the question queued
- * for that rank with `slot` (the chunk slot of p), and added when the answer comes. Returns 0,
- * or -1 with one line in err. */
-static int verify_quiet(dk_solver *s, const group_ctx *c, const dk_pos *p, int member, const dk_value *values,
-                        uint32_t slot, dk_expected *x, char *err, size_t errlen)
-{
-    const dk_variant *v = s->v;
-    if ((x->must_capture = dk_can_capture(v, p, p->side)))
-        return 0;
-    int os = other_member(c, member);
-    dk_quiet_ranker q = dk_quiet_ranker_of(c->ix[os], p);
-    dk_bb occ = dk_occupied(p);
-    const dk_value *here[DK_MAX_MOVES]; /* fetched from memory together, then added */
-    int n = 0;
-    for (dk_bb b = dk_kings(p, DK_WHITE); b; b &= b - 1) {
-        int from = dk_lsb(b);
-        dk_bb others = dk_quiet_others(&q, from);
-        for (dk_bb to = dk_king_reach(v, from, occ); to; to &= to - 1) {
-            uint32_t l;
-            int r = owner_of(&c->L, (uint64_t)os * c->K + dk_quiet_rank(&q, others, dk_lsb(to)), &l);
-            if (r == c->L.rank) {
-                here[n] = values + (size_t)l * s->stride;
-                __builtin_prefetch(here[n++]);
-            } else if (box_add(&s->box[r], &l, sizeof l) != 0 || box_add(&s->slots[r], &slot, sizeof slot) != 0) {
-                return dk_errorf(err, errlen, "out of memory");
-            }
-        }
-    }
-    for (int k = 0; k < n; k++) {
-        dk_value e[2] = {dk_unit_dtw(here[k][0]), s->stride > 1 ? here[k][1] : DK_RULE_DRAW};
-        dk_expected_add(x, e, false, s->limit);
-    }
-    return 0;
-}
-
-/* Whether position l's stored values are the expected ones x, its capture flag included. */
-static bool passes(const dk_solver *s, const dk_value *values, uint32_t l, const dk_expected *x)
-{
-    const dk_value *at = values + (size_t)l * s->stride;
-    dk_value stored[2] = {dk_unit_dtw(at[0]), s->stride > 1 ? at[1] : DK_RULE_DRAW};
-    return ((at[0] & DK_UNIT_CAPTURE) != 0) == x->must_capture && dk_values_pass(stored, x->best.value, s->limit);
-}
-
-int dk_verify_unit(dk_solver *s, const dk_groups *ug, const dk_value *values, uint64_t *bad_group,
-                   int *bad_member, uint64_t *bad_kings, char *err, size_t errlen)
-{
-    for (size_t gi = 0; gi < ug->ngroups; gi++) {
-        const dk_group *gr = &ug->groups[gi];
-        group_ctx c = make_group(ug, gr, NULL);
-        const dk_value *gv = values + gr->offset * s->stride, *conv = s->conv + 2 * gr->offset;
-        held_iter h;
-        for (bool more = held_begin(&h, &c); more; more = held_next(&h)) {
-            dk_expected x;
-            dk_expected_unpack(&x, conv + 2 * (size_t)h.l, s->limit);
-            if (verify_quiet(s, &c, &h.it.pos, h.member, gv, 0, &x, err, errlen) != 0)
-                return DK_FAILED;
-            if (!passes(s, gv, h.l, &x)) {
-                *bad_group = gi;
-                *bad_member = h.member;
-                *bad_kings = h.i - (uint64_t)h.member * c.K;
-                return DK_WRONG_VALUE;
-            }
-        }
-    }
-    return DK_OK;
-}
-
-uint64_t dk_split_positions(const dk_groups *ug, int rank, int nranks)
-{
-    return make_layout(ug->npositions, ug->part_size, rank, nranks).nlocal;
-}
-
-/* The buffers of a split over nranks ranks. */
-static int open_boxes(dk_solver *s, int nranks)
-{
-    free_boxes(s);
-    s->box = calloc((size_t)nranks, sizeof *s->box);
-    s->slots = calloc((size_t)nranks, sizeof *s->slots);
-    s->counts = calloc((size_t)nranks, sizeof *s->counts);
-    s->recv_counts = calloc((size_t)nranks, sizeof *s->recv_counts);
-    s->nboxes = nranks;
-    return s->box && s->slots && s->counts && s->recv_counts ? 0 : -1;
-}
-
-/* Verification of a split unit, VERIFY_CHUNK positions at a time: each position adds the
- * values of its successors this rank can read and asks for the others; the questions go to
- * their holders and the answers come back in one exchange each way, in the order asked; then
- * the answers are added and every position of the chunk is compared. The questions' exchange
- * carries every rank's state, so all stop together: when no rank has positions left, or one
- * failed, or one found a wrong value. */
-static int verify_split(dk_solver *s, const group_ctx *c, const dk_value *values, bool *bad_here,
-                        int *bad_member, uint64_t *bad_kings, char *err, size_t errlen)
-{
-    const int R = c->L.nranks;
-    const size_t vsize = s->stride * sizeof(dk_value);
-    dk_expected *acc = malloc(VERIFY_CHUNK * sizeof *acc);
-    held_iter h;
-    bool more = held_begin(&h, c);
-    int status = acc ? DK_OK : dk_errorf(err, errlen, "out of memory"); /* or DK_WRONG_VALUE here */
-    for (;;) {
-        uint32_t first = h.l, n = 0;
-        report(c, "verifying", more ? h.l : c->L.nlocal, c->L.nlocal, 0);
-        for (; status == 0 && more && n < VERIFY_CHUNK; n++, more = held_next(&h)) {
-            dk_expected_unpack(&acc[n], s->conv + 2 * (size_t)h.l, s->limit);
-            if (verify_quiet(s, c, &h.it.pos, h.member, values, n, &acc[n], err, errlen) != 0)
-                status = DK_FAILED;
-        }
-        int64_t w[3] = {n == 0 ? 1 : 0, status < 0 ? -1 : 0, status > 0 ? 0 : 1};
-        if (exchange_boxes(s, c, sizeof(uint32_t), w, 3) != 0 && status == 0)
-            status = dk_errorf(err, errlen, "out of memory for the questions of a split unit");
-        if (w[1] < 0 || status < 0)
-            break;
-        if (w[2] == 0 || w[0] == 1) { /* a wrong value somewhere, or nothing left anywhere */
-            free(acc);
-            return w[2] == 0 ? DK_WRONG_VALUE : DK_OK;
-        }
-        /* the answers, rank by rank in the order asked */
-        size_t asked = 0;
-        for (int r = 0; r < R; r++)
-            asked += s->recv_counts[r];
-        if (asked * vsize > s->answers_cap) {
-            void *a = realloc(s->answers, asked * vsize);
-            if (a) {
-                s->answers = a;
-                s->answers_cap = asked * vsize;
-            }
-        }
-        bool answer = asked * vsize <= s->answers_cap;
-        const uint32_t *q = s->recv;
-        dk_value *ans = s->answers;
-        for (int r = 0; r < R; r++) {
-            s->counts[r] = answer ? s->recv_counts[r] * vsize : 0;
-            for (size_t j = 0; answer && j < s->recv_counts[r]; j++, q++)
-                for (unsigned k = 0; k < s->stride; k++)
-                    *ans++ = values[(size_t)*q * s->stride + k];
-        }
-        int64_t ok[1] = {answer ? 0 : -1};
-        if (c->comm->exchange(c->comm->ctx, s->answers, s->counts, &s->recv, &s->recv_cap, s->recv_counts,
-                              ok, 1) != 0 || ok[0] < 0) {
-            status = dk_errorf(err, errlen, "out of memory for the answers of a split unit");
-            break; /* on every rank */
-        }
-        const dk_value *a = s->recv;
-        for (int r = 0; r < R; r++) {
-            const uint32_t *slot = s->slots[r].a;
-            for (size_t j = 0; j < s->slots[r].n; j++, a += s->stride) {
-                dk_value e[2] = {dk_unit_dtw(a[0]), s->stride > 1 ? a[1] : DK_RULE_DRAW};
-                dk_expected_add(&acc[slot[j]], e, false, s->limit); /* a quiet king move */
-            }
-            s->slots[r].n = 0;
-        }
-        for (uint32_t k = 0; status == 0 && k < n; k++)
-            if (!passes(s, values, first + k, &acc[k])) {
-                uint64_t i = global_of(&c->L, first + k);
-                status = DK_WRONG_VALUE;
-                *bad_here = true;
-                *bad_member = member_of(c, i);
-                *bad_kings = i - (uint64_t)*bad_member * c->K;
-            }
-    }
-    free(acc);
-    if (status == DK_FAILED)
-        return DK_FAILED;
-    return dk_statusf(DK_PEER_FAILED, err, errlen, "another rank sharing the unit failed");
-}
-
-int dk_solve_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm, dk_value *out,
-                   char *err, size_t errlen)
-{
-    begin_unit(s, ug);
-    int64_t ok = open_boxes(s, comm->nranks) == 0 ? 0 : -1;
-    comm->min(comm->ctx, &ok, 1);
-    if (ok < 0)
-        return dk_errorf(err, errlen, "out of memory");
-    if (ug->ngroups == 0)
-        return 0;
-    group_ctx c = make_group(ug, &ug->groups[0], comm);
-    int64_t grown = grow_conv(s, c.L.nlocal ? c.L.nlocal : 1, err, errlen) == 0 ? 0 : -1;
-    comm->min(comm->ctx, &grown, 1);
-    if (grown < 0)
-        return dk_errorf(err, errlen, "out of memory");
-    return solve_group(s, &c, out, s->conv, err, errlen);
-}
-
-int dk_verify_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm,
-                    const dk_value *values, bool *bad_here, int *bad_member, uint64_t *bad_kings,
-                    char *err, size_t errlen)
-{
-    *bad_here = false;
-    if (ug->ngroups == 0)
-        return 0;
-    group_ctx c = make_group(ug, &ug->groups[0], comm);
-    return verify_split(s, &c, values, bad_here, bad_member, bad_kings, err, errlen);
 }
