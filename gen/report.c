@@ -1,0 +1,28 @@
+#include "report.h"
+
+#include <stdio.h>
+
+void dk_report_start(const char *dir, bool all_done, uint32_t total_mat, uint32_t done_mat, uint64_t done_pos)
+{
+    if (all_done)
+        fprintf(stderr, "gen: all %u materials are already finished in %s: nothing to do\n", total_mat, dir);
+    else if (done_mat + done_pos > 0)
+        fprintf(stderr, "gen: resuming: %u materials and %.3g positions already finished\n", done_mat,
+                (double)done_pos);
+}
+
+void dk_report_end(const dk_finished *f, const dk_budget *b, const dk_workgraph *g, int nranks, uint32_t splits,
+                   double waited, double ran)
+{
+    dk_finished_counters c = dk_finished_get_counters(f);
+    fprintf(stderr, "gen: rank 0 decoded %llu blocks of finished tables, %.3g positions (%llu dropped "
+            "to stay within %.0f MiB, at most %.0f MiB held), resolved %llu capture positions\n",
+            (unsigned long long)c.loads, (double)c.positions, (unsigned long long)c.evictions,
+            b->cache_bytes / 1048576.0, c.peak_bytes / 1048576.0, (unsigned long long)c.resolved);
+    if (splits)
+        fprintf(stderr, "gen: %u units above the bound of %llu positions were split, each solved by all %d "
+                "ranks together\n", splits, (unsigned long long)g->max_positions, nranks);
+    if (ran > 0)
+        fprintf(stderr, "gen: the ranks waited for a task %.1f%% of the run (%.0f of %.0f rank-seconds): "
+                "work not ready yet, or none left\n", 100 * waited / (ran * nranks), waited, ran * nranks);
+}

@@ -1,0 +1,85 @@
+#include "rundir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../rules/errors.h"
+#include "restart.h"
+
+/* Removes from dir the files of damka's whose names contain `part` (".tmp.": what a killed
+ * run left half-written; "": everything, for the work directory of a finished run). */
+void dk_rundir_remove_files(const char *dir, const char *part)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        const char *n = e->d_name;
+        bool ours = strncmp(n, "brazilian-", 10) == 0 || strncmp(n, "international-", 14) == 0 ||
+                    strncmp(n, "manifest.json", 13) == 0;
+        if (!ours || !strstr(n, part))
+            continue;
+        char path[4096];
+        if (snprintf(path, sizeof path, "%.3800s/%s", dir, e->d_name) < (int)sizeof path)
+            unlink(path);
+    }
+    closedir(d);
+}
+
+/* A directory holds tables of one draw rule: extending it with another would mix them. */
+int dk_rundir_check_rule(const dk_gen_options *o, char *err, size_t errlen)
+{
+    unsigned found;
+    char which[DK_MATERIAL_NAME_MAX];
+    if (!dk_dir_rule_differs(o->dir, o->v, o->rule_limit, &found, which, sizeof which))
+        return 0;
+    if (found)
+        return dk_statusf(DK_REFUSED, err, errlen, "%.900s holds tables made with --draw-rule %u (%s), not %u: "
+                          "use the same rule or another directory", o->dir, found / 2, which, o->rule_limit / 2);
+    return dk_statusf(DK_REFUSED, err, errlen, "%.900s holds tables made with --draw-rule 0 (%s): use --draw-rule 0 "
+                      "or another directory", o->dir, which);
+}
+
+/* Creates DIR and takes its lock (dirlock.h); only then are the temporary files of a killed run
+ * removed, never those of a live one. */
+int dk_rundir_make(const dk_gen_options *o, dk_dirlock *lock, char *err, size_t errlen)
+{
+    char work[4096], note[1024];
+    snprintf(work, sizeof work, "%s/work", o->dir);
+    if (mkdir(o->dir, 0755) != 0 && errno != EEXIST)
+        return dk_errorf(err, errlen, "cannot create %.900s: %s", o->dir, strerror(errno));
+    if (dk_dirlock_take(lock, o->dir, note, sizeof note, err, errlen) != 0)
+        return -1;
+    if (note[0] && !o->quiet)
+        fprintf(stderr, "%s\n", note);
+    dk_rundir_remove_files(o->dir, ".tmp.");
+    dk_rundir_remove_files(work, ".tmp.");
+    return 0;
+}
+
+/* Creates DIR/work, for the units: only when there is work, so that a finished directory is
+ * left as it is. */
+int dk_rundir_make_work(const dk_gen_options *o, char *err, size_t errlen)
+{
+    char work[4096];
+    snprintf(work, sizeof work, "%s/work", o->dir);
+    if (mkdir(work, 0755) != 0 && errno != EEXIST)
+        return dk_errorf(err, errlen, "cannot create %.900s: %s", work, strerror(errno));
+    return 0;
+}
+
+void dk_rundir_clean_work(const dk_gen_options *o, bool worked)
+{
+    if (o->keep_work)
+        return;
+    char work[4096];
+    snprintf(work, sizeof work, "%s/work", o->dir);
+    /* the work of this run, not what an earlier one kept (--keep-work) */
+    if (worked)
+        dk_rundir_remove_files(work, "");
+    rmdir(work); /* if empty */
+}

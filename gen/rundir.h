@@ -1,0 +1,31 @@
+/* The output directory of `damka gen` kept in order: DIR made and locked (dirlock.h), the
+ * half-written files of a killed run removed, DIR/work made when there is work and emptied at
+ * the end, and a directory of another draw rule refused. */
+#ifndef DK_RUNDIR_H
+#define DK_RUNDIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dirlock.h"
+#include "generate.h"
+
+/* Removes from dir the files of damka's whose names contain `part` (".tmp.": what a killed run
+ * left half-written; "": everything). */
+void dk_rundir_remove_files(const char *dir, const char *part);
+
+/* DK_OK, or DK_REFUSED with one line in err when o->dir holds tables of another draw rule. */
+int dk_rundir_check_rule(const dk_gen_options *o, char *err, size_t errlen);
+
+/* Creates o->dir and takes its lock into *lock, then removes the temporary files of a killed
+ * run. Returns DK_OK, or a failure with one line in err. */
+int dk_rundir_make(const dk_gen_options *o, dk_dirlock *lock, char *err, size_t errlen);
+
+/* Creates o->dir/work. Returns DK_OK, or DK_FAILED with one line in err. */
+int dk_rundir_make_work(const dk_gen_options *o, char *err, size_t errlen);
+
+/* At the end of a finished run without --keep-work: empties DIR/work if this run worked
+ * (worked), and removes it if it is empty. */
+void dk_rundir_clean_work(const dk_gen_options *o, bool worked);
+
+#endif

@@ -1,0 +1,83 @@
+/* The MPI transport of `damka gen` (for generate.c only): the task and report messages
+ * between rank 0's scheduler and the workers, rank 0's own worker thread and its mailbox, the
+ * split unit's exchanges over MPI_COMM_WORLD (dk_split_comm), and the loop in which rank 0's
+ * main thread, the only one that calls MPI, tells the scheduler core (scheduler.h) what the
+ * ranks report and sends what it hands out. */
+#ifndef DK_TRANSPORT_H
+#define DK_TRANSPORT_H
+
+#include <pthread.h>
+
+#include "generate.h"
+#include "progress.h"
+#include "scheduler.h"
+#include "tasks.h"
+
+enum { TAG_REPORT = 1, TAG_TASK = 2 };
+/* A task's kind on the wire: a graph task's own kind (DK_WG_UNIT, DK_WG_FINISH), or one of these. */
+enum { TASK_NONE = 0, TASK_STOP = DK_WG_FINISH + 1, TASK_SPLIT = DK_WG_FINISH + 2 };
+enum { ERR_MAX = 1024 };
+
+/* What a worker sends after each task (kind TASK_NONE for the first request). */
+typedef struct report {
+    int32_t kind, id, status;
+    char err[ERR_MAX];
+} report;
+
+typedef struct task {
+    int32_t kind, id;
+} task;
+
+/* Rank 0 computes in a thread of its own; the scheduler (the main thread, the only one that
+ * calls MPI) talks to it through this mailbox. */
+typedef struct mailbox {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool has_report, has_task;
+    report rep;
+    task job;
+} mailbox;
+
+typedef struct local_worker {
+    dk_worker w;
+    mailbox box;
+} local_worker;
+
+typedef struct sched {
+    const dk_gen_options *o;
+    dk_workgraph *g;
+    int nranks;
+    dk_sched core;
+    int stopped;          /* workers sent TASK_STOP */
+    char err[ERR_MAX];
+    dk_progress pr;
+    local_worker *local;
+    uint32_t split;       /* the split unit running (split_progress) */
+    uint32_t splits;      /* split units solved */
+    double *since;        /* when each rank began to wait for a task (while it waits) */
+    double waited;        /* seconds the ranks spent waiting for a task, summed */
+    double ran;           /* seconds the scheduler ran */
+} sched;
+
+static inline bool all_done(const sched *s) { return dk_workgraph_all_finished(s->g); }
+
+/* The main function of rank 0's worker thread (arg: its local_worker): reports, then carries
+ * out what its mailbox brings until TASK_STOP. */
+void *dk_transport_local_main(void *arg);
+
+/* Whether every rank is ok (collective over MPI_COMM_WORLD). */
+bool dk_transport_all_ok(bool ok);
+
+/* A rank other than 0: asks rank 0 for tasks and carries them out until told to stop; w NULL:
+ * its worker could not start, which its first report says (why_not). */
+void dk_transport_remote_worker(dk_worker *w, const char *why_not);
+
+/* Rank 0's main thread: polls the reports of every rank and of its own worker, tells the
+ * scheduler core, sends what it hands out, until every worker is stopped; times the ranks'
+ * waits (s->waited, s->ran). */
+void dk_transport_schedule(sched *s);
+
+/* Stops ranks 1 .. nranks - 1 before any task (rank 0 cannot schedule). */
+void dk_transport_stop_workers(int nranks);
+
+#endif
