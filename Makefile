@@ -99,7 +99,7 @@ $(LIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 # The generator's objects, for tests that check its parts (a static archive: a test pulls in
-# only what it uses, so MPI is linked only where gen/generate.o is).
+# only what it uses, so MPI is linked only where gen/generate.o or gen/transport.o is).
 $(GENLIB): $(GEN_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -274,15 +274,15 @@ test-sanitize:
 # only): `make fuzz` builds every harness of tests/fuzz/ into build-fuzz/, replays the committed
 # regression inputs, then runs each harness for FUZZ_SECONDS seconds (quick: FUZZ_SECONDS=10),
 # one at a time; any crash, leak, undefined behaviour or timeout fails (scripts/fuzz). The
-# harnesses link the library layers, the generator but gen/generate.c (the one file that needs
-# MPI) and the query command, all instrumented; MPI is not involved.
+# harnesses link the library layers, the generator but gen/generate.c and gen/transport.c (the
+# files that need MPI) and the query command, all instrumented; MPI is not involved.
 FUZZ_BUILD   := build-fuzz
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_HARNESS := $(filter-out tests/fuzz/support.c,$(wildcard tests/fuzz/*.c))
 FUZZERS      := $(FUZZ_HARNESS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
-FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/generate.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c cli/answer.c cli/serve_route.c \
+FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/generate.c gen/transport.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c cli/answer.c cli/serve_route.c \
                 cli/serve_answer.c \
                 tests/fuzz/support.c
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)

@@ -1,4 +1,4 @@
-/* The scheduling policy of a run, one core for `damka gen`'s rank 0 (generate.c, over MPI) and
+/* The scheduling policy of a run, one core for `damka gen`'s rank 0 (transport.c, over MPI) and
  * `damka plan`'s simulation (forecast.c), so that the forecast hands out tasks as the
  * generator does:
  *   - waiting ranks are served lowest rank first, each the next task the work graph hands out

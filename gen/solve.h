@@ -14,7 +14,7 @@ typedef struct dk_solver dk_solver;
  * decompressed blocks share one pool (gen/blockpool.h). */
 enum { DK_SOLVER_ABOVE_OPEN = 16 };
 
-/* How the ranks sharing a split unit talk, implemented over MPI by gen/generate.c so that this
+/* How the ranks sharing a split unit talk, implemented over MPI by gen/transport.c so that this
  * layer needs none. Both calls are collective: every rank of the split makes them in the same
  * order. */
 typedef struct dk_split_comm {
