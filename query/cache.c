@@ -123,8 +123,8 @@ static void evict(shard *s, const entry *keep)
     }
 }
 
-int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, uint32_t at,
-                   bool cached_only, dk_value *out, char *err, size_t errlen)
+dk_cache_status dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, uint32_t at,
+                               bool cached_only, dk_value *out, char *err, size_t errlen)
 {
     uint64_t h = mix(id, block);
     shard *s = &c->shards[h % SHARDS];
@@ -137,7 +137,7 @@ int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block,
         e->used = true;
     } else if (cached_only) {
         pthread_mutex_unlock(&s->lock);
-        return -3;
+        return DK_CACHE_NOT_HELD;
     } else {
         s->misses++;
         size_t bytes = dk_ctable_read_block_bytes(t, block);
@@ -147,12 +147,12 @@ int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block,
         if (!e) {
             pthread_mutex_unlock(&s->lock);
             dk_errorf(err, errlen, "out of memory reading a block of %s", dk_ctable_path(t));
-            return -2;
+            return DK_CACHE_NO_MEMORY;
         }
         if (dk_ctable_read_block(t, s->dctx, block, e->data, err, errlen) != 0) {
             free(e);
             pthread_mutex_unlock(&s->lock);
-            return -1;
+            return DK_CACHE_DAMAGED;
         }
         e->block = block;
         e->id = id;
@@ -167,7 +167,7 @@ int dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block,
     }
     *out = dk_ctable_decode(t, e->data, at);
     pthread_mutex_unlock(&s->lock);
-    return 0;
+    return DK_CACHE_OK;
 }
 
 void dk_cache_counters(dk_cache *c, uint64_t *lookups, uint64_t *misses)

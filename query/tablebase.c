@@ -270,9 +270,10 @@ static dk_tb_status stored_value(dk_tablebase *tb, const dk_ctable *t, dk_materi
 {
     uint32_t block = dk_ctable_get_info(t)->read_block;
     uint32_t id = (uint32_t)(slot_number(tb->v, m) * 4 + (int)metric);
-    int rc = dk_cache_value(tb->cache, t, id, i / block, (uint32_t)(i % block),
+    dk_cache_status rc = dk_cache_value(tb->cache, t, id, i / block, (uint32_t)(i % block),
                             flags & DK_TB_CACHE_ONLY, out, last_error, sizeof last_error);
-    return rc == 0 ? DK_TB_OK : rc == -3 ? DK_TB_NOT_CACHED : rc == -2 ? DK_TB_NO_MEMORY : DK_TB_DAMAGED;
+    return rc == DK_CACHE_OK ? DK_TB_OK : rc == DK_CACHE_NOT_HELD ? DK_TB_NOT_CACHED
+           : rc == DK_CACHE_NO_MEMORY ? DK_TB_NO_MEMORY : DK_TB_DAMAGED;
 }
 
 /* The values of p in metrics[0..n) (each opened first, so that a missing table says so before
