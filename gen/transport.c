@@ -63,12 +63,9 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *counts, void 
     const int w = nflags + 2; /* count, nothing sent, flags */
     int64_t *hd = malloc(2 * (size_t)n * (size_t)w * sizeof *hd);
     int *ci = malloc(4 * (size_t)n * sizeof *ci);
-    if (!dk_transport_all_ok(hd && ci)) {
-        free(hd);
-        free(ci);
-        memset(recv_counts, 0, (size_t)n * sizeof *recv_counts);
-        return -1;
-    }
+    int rc = -1;
+    if (!dk_transport_all_ok(hd && ci))
+        goto out;
     int64_t sent = 0;
     for (int r = 0; r < n; r++)
         sent += (int64_t)counts[r];
@@ -101,12 +98,8 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *counts, void 
             *cap = total ? total : 1;
         }
     }
-    if (!dk_transport_all_ok(ok)) {
-        free(hd);
-        free(ci);
-        memset(recv_counts, 0, (size_t)n * sizeof *recv_counts);
-        return -1;
-    }
+    if (!dk_transport_all_ok(ok))
+        goto out;
     if (anyone) {
         int *sd = ci + n, *rcnt = ci + 2 * n, *rd = ci + 3 * n;
         for (int r = 0, sa = 0, ra = 0; r < n; r++) {
@@ -119,9 +112,13 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *counts, void 
         }
         MPI_Alltoallv(send, ci, sd, MPI_BYTE, *recv, rcnt, rd, MPI_BYTE, MPI_COMM_WORLD);
     }
+    rc = 0;
+out:
+    if (rc != 0) /* nothing received */
+        memset(recv_counts, 0, (size_t)n * sizeof *recv_counts);
     free(hd);
     free(ci);
-    return 0;
+    return rc;
 }
 
 static void mpi_min(void *ctx, int64_t *v, int n)
