@@ -43,9 +43,9 @@ void answer_why_not(const answer_src *s, const dk_pos *p, dk_tb_status st, char 
     if (both && (st == DK_TB_MISSING || st == DK_TB_BAD_POSITION) && pieces > most)
         snprintf(err, len, "not in the tables: the position has %d pieces, the tables in %.1500s hold at most %d",
                  pieces, s->dir, most);
-    else if (both && pieces > DK_TB_MAX_PIECES)
+    else if (both && pieces > dk_material_max_pieces(s->v))
         snprintf(err, len, "not in the tables: the position has %d pieces, no table holds more than %d", pieces,
-                 DK_TB_MAX_PIECES);
+                 dk_material_max_pieces(s->v));
     else if (st == DK_TB_MISSING && dk_tb_max_pieces(s->tb) >= 2)
         snprintf(err, len, "not in the tables: no table file %.1500s (the tables in %.1500s hold every "
                  "material up to %d pieces)", dk_tb_last_error(), s->dir, dk_tb_max_pieces(s->tb));

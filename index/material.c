@@ -22,6 +22,8 @@ bool dk_material_valid(const dk_variant *v, dk_material m)
     return w >= 1 && b >= 1 && w <= v->men_per_side && b <= v->men_per_side;
 }
 
+int dk_material_max_pieces(const dk_variant *v) { return v->size <= 8 ? 10 : 9; }
+
 size_t dk_material_list(const dk_variant *v, int max_pieces, int max_per_side, dk_material *out,
                         size_t cap)
 {

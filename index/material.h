@@ -46,6 +46,14 @@ uint32_t dk_material_key(dk_material m);
 /* <0, 0, >0 as a comes before, equals or follows b in the generation order. Pure. */
 int dk_material_cmp(dk_material a, dk_material b);
 
+/* The most pieces of a material the index is made for: 10 on 8x8, 9 on 10x10 (DK_MATERIAL_MAX_PIECES,
+ * the larger, sizes arrays indexed by material). Every count and index up to it fits 64 bits with
+ * room (the largest material, International 2m2k-2m3k, has 12,383,939,937,600 positions, below
+ * 2^44), and tests/test_index.c checks every count against a closed form; beyond it the work graph
+ * and the tables are far out of reach. Pure. */
+enum { DK_MATERIAL_MAX_PIECES = 10 };
+int dk_material_max_pieces(const dk_variant *v);
+
 /* Whether m is a material of variant v that has tables: each side has at least one piece and
  * at most v->men_per_side pieces. Pure. */
 bool dk_material_valid(const dk_variant *v, dk_material m);

@@ -203,9 +203,9 @@ static damka_status probe_ready(const damka_tb *tb, const damka_position *p, dk_
         return fail(DAMKA_BAD_POSITION, "no piece on the board");
     if (q->pieces[q->side] && !q->pieces[q->side ^ 1])
         return fail(DAMKA_BAD_POSITION, "the side not to move has no piece");
-    if (q->pieces[q->side] && dk_popcount(dk_occupied(q)) > DK_TB_MAX_PIECES)
+    if (q->pieces[q->side] && dk_popcount(dk_occupied(q)) > dk_material_max_pieces(tb->v))
         return fail(DAMKA_NOT_IN_TABLES, "%d pieces: no table holds more than %d",
-                    dk_popcount(dk_occupied(q)), DK_TB_MAX_PIECES);
+                    dk_popcount(dk_occupied(q)), dk_material_max_pieces(tb->v));
     return DAMKA_OK;
 }
 
@@ -440,11 +440,12 @@ damka_status damka_check_files(damka_tb *tb, int *files)
         *files = 0;
     if (!tb)
         return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
-    size_t n = dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, NULL, 0);
+    int top = dk_material_max_pieces(tb->v);
+    size_t n = dk_material_list(tb->v, top, 0, NULL, 0);
     dk_material *ms = malloc(n * sizeof *ms);
     if (!ms)
         return fail(DAMKA_NO_MEMORY, "out of memory");
-    dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, ms, n);
+    dk_material_list(tb->v, top, 0, ms, n);
     damka_status st = DAMKA_OK;
     int checked = 0;
     for (size_t i = 0; i < n && st == DAMKA_OK; i++) {

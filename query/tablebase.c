@@ -108,7 +108,7 @@ const dk_variant *dk_tb_variant(const dk_tablebase *tb) { return tb->v; }
 
 static int slot_number(const dk_variant *v, dk_material m)
 {
-    if (dk_material_pieces(m) > DK_TB_MAX_PIECES || !dk_material_valid(v, m))
+    if (dk_material_pieces(m) > dk_material_max_pieces(v) || !dk_material_valid(v, m))
         return -1;
     return dk_tb_material_slot(m);
 }
@@ -350,11 +350,12 @@ int dk_tb_max_pieces(dk_tablebase *tb)
     int known = atomic_load(&tb->max_pieces);
     if (known >= 0)
         return known;
-    size_t n = dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, NULL, 0);
+    int top = dk_material_max_pieces(tb->v);
+    size_t n = dk_material_list(tb->v, top, 0, NULL, 0);
     dk_material *ms = malloc(n * sizeof *ms);
     if (!ms)
         return 0; /* not remembered: the next call tries again */
-    dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, ms, n);
+    dk_material_list(tb->v, top, 0, ms, n);
     bool missing[DK_TB_MAX_PIECES + 1] = {false}, any[DK_TB_MAX_PIECES + 1] = {false};
     for (size_t i = 0; i < n; i++) {
         int p = dk_material_pieces(ms[i]);
@@ -367,7 +368,7 @@ int dk_tb_max_pieces(dk_tablebase *tb)
     }
     free(ms);
     int most = 0;
-    for (int p = 2; p <= DK_TB_MAX_PIECES && any[p] && !missing[p]; p++)
+    for (int p = 2; p <= top && any[p] && !missing[p]; p++)
         most = p;
     atomic_store(&tb->max_pieces, most); /* files added later need a new handle */
     return most;
@@ -379,11 +380,12 @@ unsigned dk_tb_rule_limit(dk_tablebase *tb)
     if (limit || atomic_load(&tb->limit_searched))
         return limit;
     /* no DTC table opened yet: open the first one the directory has */
-    size_t n = dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, NULL, 0);
+    int top = dk_material_max_pieces(tb->v);
+    size_t n = dk_material_list(tb->v, top, 0, NULL, 0);
     dk_material *ms = malloc(n * sizeof *ms);
     if (!ms)
         return 0;
-    dk_material_list(tb->v, DK_TB_MAX_PIECES, 0, ms, n);
+    dk_material_list(tb->v, top, 0, ms, n);
     for (size_t i = 0; i < n && !atomic_load(&tb->limit); i++) {
         char path[1024];
         dk_tb_path(tb->dir, tb->v, ms[i], dk_tb_metric_ext(DK_METRIC_DTC), path, sizeof path);

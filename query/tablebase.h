@@ -30,9 +30,10 @@ enum {
                             * where a block would have to be read and decompressed */
 };
 
-enum { DK_TB_MAX_PIECES = 8 };
+/* The most pieces of a table on any board; a variant's own bound is dk_material_max_pieces. */
+enum { DK_TB_MAX_PIECES = DK_MATERIAL_MAX_PIECES };
 
-/* A number for each material of up to DK_TB_MAX_PIECES pieces (four base-9 digits), for
+/* A number for each material of up to DK_TB_MAX_PIECES pieces (four base-11 digits), for
  * arrays indexed by material; 0 is no material (no pieces). */
 enum { DK_TB_MATERIAL_SLOTS = (DK_TB_MAX_PIECES + 1) * (DK_TB_MAX_PIECES + 1) * (DK_TB_MAX_PIECES + 1) *
                               (DK_TB_MAX_PIECES + 1) };
