@@ -6,20 +6,70 @@
 #include "../rules/errors.h"
 #include "forecast.h"
 
+/* o's targets: o->only, or a list made here (*owned, to free). NULL when out of memory. */
+static const dk_material *targets(const dk_gen_options *o, size_t *n, dk_material **owned)
+{
+    *owned = NULL;
+    if (o->only) {
+        *n = o->nonly;
+        return o->only;
+    }
+    *n = dk_material_list(o->v, o->pieces, o->per_side, NULL, 0);
+    if ((*owned = malloc((*n ? *n : 1) * sizeof **owned)) != NULL)
+        dk_material_list(o->v, o->pieces, o->per_side, *owned, *n);
+    return *owned;
+}
+
+uint64_t dk_setup_positions(const dk_variant *v, const dk_material *mats, size_t n)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        dk_index ix;
+        if (dk_index_init(&ix, v, mats[i]) == 0 && __builtin_add_overflow(total, ix.size, &total))
+            return UINT64_MAX;
+    }
+    return total;
+}
+
+uint64_t dk_setup_target_positions(const dk_gen_options *o)
+{
+    size_t n;
+    dk_material *owned;
+    const dk_material *mats = targets(o, &n, &owned);
+    uint64_t total = mats ? dk_setup_positions(o->v, mats, n) : 0;
+    free(owned);
+    return total;
+}
+
+uint64_t dk_setup_default_unit(uint64_t positions)
+{
+    uint64_t unit = DK_DEFAULT_UNIT_POSITIONS;
+    while (unit < DK_SETUP_UNIT_MAX && positions / unit > DK_SETUP_UNITS_AIM)
+        unit *= 2;
+    return unit;
+}
+
+/* The largest pair (a material and its twin) among o's targets, in positions. */
+static uint64_t largest_target_pair(const dk_variant *v, const dk_material *mats, size_t n)
+{
+    uint64_t most = 0;
+    for (size_t i = 0; i < n; i++) {
+        dk_index a, b;
+        if (dk_index_init(&a, v, mats[i]) != 0 || dk_index_init(&b, v, dk_material_twin(mats[i])) != 0)
+            continue;
+        uint64_t pair = dk_material_equal(mats[i], dk_material_twin(mats[i])) ? a.size : a.size + b.size;
+        most = pair > most ? pair : most;
+    }
+    return most;
+}
+
 dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b)
 {
-    dk_workgraph *g = NULL;
-    if (o->only) {
-        g = dk_workgraph_build(o->v, o->only, o->nonly, b->unit_positions);
-    } else {
-        size_t n = dk_material_list(o->v, o->pieces, o->per_side, NULL, 0);
-        dk_material *mats = malloc((n ? n : 1) * sizeof *mats);
-        if (!mats)
-            return NULL;
-        dk_material_list(o->v, o->pieces, o->per_side, mats, n);
-        g = dk_workgraph_build(o->v, mats, n, b->unit_positions);
-        free(mats);
-    }
+    size_t n;
+    dk_material *owned;
+    const dk_material *mats = targets(o, &n, &owned);
+    dk_workgraph *g = mats ? dk_workgraph_build(o->v, mats, n, b->unit_positions) : NULL;
+    free(owned);
     uint64_t split = o->split_positions ? o->split_positions : dk_budget_split_positions(b->memory, o->rule_limit);
     for (uint32_t u = 0; g && u < g->nunits; u++)
         g->units[u].split = g->units[u].oversize && g->units[u].positions > split;
@@ -96,7 +146,23 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
                            char *err, size_t errlen)
 {
     *refused = false;
-    if (dk_budget_split(memory, o->unit_positions, o->rule_limit, b, err, errlen) != 0) {
+    size_t n;
+    dk_material *owned;
+    const dk_material *mats = targets(o, &n, &owned);
+    if (!mats) {
+        dk_errorf(err, errlen, "out of memory");
+        return NULL;
+    }
+    /* a large run's default bound raised as far as the memory allows (dk_setup_default_unit) */
+    uint64_t unit = o->unit_positions, raised = unit ? 0 : dk_setup_default_unit(dk_setup_positions(o->v, mats, n));
+    uint64_t most = dk_budget_split_positions(memory, o->rule_limit);
+    while (raised > DK_DEFAULT_UNIT_POSITIONS && raised > most)
+        raised /= 2;
+    if (raised > DK_DEFAULT_UNIT_POSITIONS)
+        unit = raised;
+    uint64_t pair = largest_target_pair(o->v, mats, n);
+    free(owned);
+    if (dk_budget_split(memory, unit, o->rule_limit, b, err, errlen) != 0) {
         *refused = true;
         uint64_t floor = dk_budget_floor(o->rule_limit);
         bool again = false; /* the floor refused too (only tried below the floor) */
@@ -106,6 +172,13 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
         else if (again) /* the run needs more than the floor: the line says how much, and what was given */
             dk_budget_refused_with(err, errlen, memory);
         dk_workgraph_free(g);
+        return NULL;
+    }
+    /* finishing the targets' largest pair must fit before the graph is built (minutes at 10
+     * pieces): the line at once; the graph's largest pair is checked below */
+    dk_budget early = *b;
+    if (dk_budget_reserve_finish(&early, pair, o->rule_limit, err, errlen) != 0) {
+        *refused = true;
         return NULL;
     }
     dk_workgraph *g = dk_setup_graph(o, b);

@@ -158,7 +158,7 @@ static bool push_unit(dk_workgraph *g, vec *units, uint32_t layer, uint64_t lo, 
                       bool exact, bool oversize)
 {
     dk_layer *l = &g->layers[layer];
-    dk_unit *u = vec_push(units);
+    dk_unit *u = units->n < UINT32_MAX ? vec_push(units) : NULL; /* unit ids are 32 bits */
     if (!u)
         return false;
     *u = (dk_unit){l->pair, layer, l->nunits++, l->level, lo, hi, positions, exact, oversize, false};
