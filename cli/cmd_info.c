@@ -5,6 +5,7 @@
 
 #include "../gen/budget.h"
 #include "../gen/json.h"
+#include "../gen/setup.h"
 #include "../gen/subslice.h"
 #include "../gen/workgraph.h"
 #include "cli.h"
@@ -18,14 +19,12 @@ const cli_command cli_info = {
     "Lists every material of 2 to N pieces with its positions, subslices and levels, the totals per\n"
     "number of pieces, and the work units gen would make (with the memory the largest needs).\n",
     VARIANT_HELP
-    "  --pieces N             materials of 2 to N pieces, N up to 8 (required)\n"
+    "  --pieces N             materials of 2 to N pieces, N up to 10 on 8x8, 9 on 10x10 (required)\n"
     "  --per-side K           at most K pieces a side (1 to 12 on 8x8, 20 on 10x10)\n"
-    "  --unit-positions P     at most P positions a work unit (default 4194304)\n"
+    "  --unit-positions P     at most P positions a work unit (default 4194304, doubled while the\n"
+    "                         positions are above 131072 units: from 9 pieces on 8x8)\n"
     "  --json                 one JSON object\n",
 };
-
-/* Beyond 8 pieces the work graph alone takes minutes and the tables are out of reach. */
-enum { INFO_MAX_PIECES = 8 };
 
 typedef struct material_row {
     dk_material m;
@@ -180,8 +179,8 @@ int cmd_info(int argc, char **argv)
     bool json = false;
     long pieces = 0;
     int per_side = 0;
-    const char *per_side_text = NULL;
-    uint64_t unit = DK_DEFAULT_UNIT_POSITIONS;
+    const char *per_side_text = NULL, *pieces_text = NULL;
+    uint64_t unit = 0;
     int status = 0;
     for (int i = 1; i < argc; i++) {
         const char *val;
@@ -190,10 +189,9 @@ int cmd_info(int argc, char **argv)
                 return status;
         } else if (strcmp(argv[i], "--json") == 0) {
             json = true;
-        } else if (cli_option_value(argc, argv, &i, "--pieces", &val, &status)) {
-            if (status || !cli_parse_int(val, 2, INFO_MAX_PIECES, &pieces))
-                return status ? status : cli_error("info: --pieces needs a whole number from 2 to %d, got '%s'",
-                                                   INFO_MAX_PIECES, val);
+        } else if (cli_option_value(argc, argv, &i, "--pieces", &pieces_text, &status)) {
+            if (status)
+                return status;
         } else if (cli_option_value(argc, argv, &i, "--per-side", &per_side_text, &status)) {
             if (status)
                 return status;
@@ -206,8 +204,11 @@ int cmd_info(int argc, char **argv)
             return cli_usage_error(&cli_info, "unexpected argument '%s'", argv[i]);
         }
     }
-    if (!pieces)
+    if (!pieces_text)
         return cli_usage_error(&cli_info, "missing --pieces");
+    if (!cli_parse_int(pieces_text, 2, dk_material_max_pieces(v), &pieces))
+        return cli_error("info: --pieces needs a whole number from 2 to %d (%s), got '%s'", dk_material_max_pieces(v),
+                         v->name, pieces_text);
     if (per_side_text && cli_parse_per_side("info", v, per_side_text, &per_side) != 0)
         return 2;
 
@@ -220,10 +221,22 @@ int cmd_info(int argc, char **argv)
         return cli_fail("info: out of memory");
     }
     dk_material_list(v, (int)pieces, (int)per_side, ms, n);
+    uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
         dk_index ix;
-        dk_index_init(&ix, v, ms[i]);
+        if (dk_index_init(&ix, v, ms[i]) != 0 || __builtin_add_overflow(total, 2 * ix.size, &total)) {
+            free(rows);
+            free(ms);
+            return cli_error("info: the positions of %s up to %ld pieces do not fit 64 bits", v->name, pieces);
+        }
         rows[i] = (material_row){ms[i], ix.size, ix.men_count, count_levels(v, ms[i])};
+    }
+    if (!unit)
+        unit = dk_setup_default_unit(total / 2);
+    else if (cli_check_unit_count("info", total / 2, unit) != 0) {
+        free(rows);
+        free(ms);
+        return 2;
     }
     dk_workgraph *g = n ? dk_workgraph_build(v, ms, n, unit) : NULL;
     if (!g) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../gen/budget.h"
+#include "../gen/setup.h"
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
 #include "cli.h"
@@ -18,10 +19,10 @@ static int parse_materials(const char *cmd, const dk_variant *v, const char *lis
         return -1;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (n == cap || dk_material_parse(tok, &out[n]) != 0 || !dk_material_valid(v, out[n]) ||
-            dk_material_pieces(out[n]) > DK_TB_MAX_PIECES) {
+            dk_material_pieces(out[n]) > dk_material_max_pieces(v)) {
             cli_error("%s: '%s' is not a %s material of at most %d pieces (write it as 2m1k-0m1k: "
                       "white men, white kings, black men, black kings)",
-                      cmd, tok, v->name, DK_TB_MAX_PIECES);
+                      cmd, tok, v->name, dk_material_max_pieces(v));
             free(copy);
             return -1;
         }
@@ -48,11 +49,20 @@ bool cli_run_option(int argc, char **argv, int *i, cli_run_args *a, dk_gen_optio
 int cli_parse_unit_positions(const char *cmd, const char *s, uint64_t *out)
 {
     long n;
-    if (!cli_parse_int(s, 1, 1L << 40, &n))
+    if (!cli_parse_int(s, 1, (long)DK_SETUP_UNIT_MAX, &n))
         return cli_error("%s: --unit-positions and --split-positions take a whole number of positions from 1 "
                          "to 2^40, got '%s'", cmd, s);
     *out = (uint64_t)n;
     return 0;
+}
+
+int cli_check_unit_count(const char *cmd, uint64_t positions, uint64_t unit)
+{
+    if (positions / unit <= DK_SETUP_UNITS_MAX)
+        return 0;
+    return cli_error("%s: --unit-positions %llu cuts these %llu positions into more than %llu work units; give at "
+                     "least %llu", cmd, (unsigned long long)unit, (unsigned long long)positions,
+                     (unsigned long long)DK_SETUP_UNITS_MAX, (unsigned long long)(positions / DK_SETUP_UNITS_MAX + 1));
 }
 
 int cli_parse_per_side(const char *cmd, const dk_variant *v, const char *s, int *out)
@@ -71,9 +81,9 @@ int cli_run_finish(const char *cmd, const cli_run_args *a, dk_gen_options *o, dk
     if (!a->pieces == !a->materials)
         return cli_error("%s: give either --pieces N or --materials LIST", cmd);
     if (a->pieces) {
-        if (!cli_parse_int(a->pieces, 2, DK_TB_MAX_PIECES, &n))
-            return cli_error("%s: --pieces must be a whole number from 2 to %d, got '%s'", cmd, DK_TB_MAX_PIECES,
-                             a->pieces);
+        if (!cli_parse_int(a->pieces, 2, dk_material_max_pieces(o->v), &n))
+            return cli_error("%s: --pieces must be a whole number from 2 to %d (%s), got '%s'", cmd,
+                             dk_material_max_pieces(o->v), o->v->name, a->pieces);
         o->pieces = (int)n;
     }
     if (a->per_side && !a->pieces)
@@ -99,5 +109,7 @@ int cli_run_finish(const char *cmd, const cli_run_args *a, dk_gen_options *o, dk
                          a->memory);
     if (a->split && cli_parse_unit_positions(cmd, a->split, &o->split_positions) != 0)
         return 2;
-    return a->unit ? cli_parse_unit_positions(cmd, a->unit, &o->unit_positions) : 0;
+    if (a->unit && cli_parse_unit_positions(cmd, a->unit, &o->unit_positions) != 0)
+        return 2;
+    return o->unit_positions ? cli_check_unit_count(cmd, dk_setup_target_positions(o), o->unit_positions) : 0;
 }

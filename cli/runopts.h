@@ -10,7 +10,7 @@
 
 /* The run options in a command's help (cli_command.options), after --variant. */
 #define RUN_OPTIONS_HELP                                                                           \
-    "  --pieces N             every material of 2 to N pieces (N up to 8)\n"                        \
+    "  --pieces N             every material of 2 to N pieces (N up to 10 on 8x8, 9 on 10x10)\n"   \
     "  --per-side K           with --pieces: at most K pieces a side (1 to 12 on 8x8, 20 on 10x10)\n"                             \
     "  --materials LIST       these materials and what they need instead (2m1k-0m1k,1m1k-1m1k:\n"  \
     "                         white men, white kings, black men, black kings; White to move)\n"    \
@@ -19,7 +19,8 @@
     "  --memory-per-rank SIZE what a rank may hold (8G, 512M, bytes; default the node's memory\n"   \
     "                         divided by the ranks on it)\n"                                        \
     "  --unit-positions P     at most P positions a work unit (default 4194304, lowered to fit the\n" \
-    "                         memory)\n"                                                           \
+    "                         memory; for runs of 9 pieces and more doubled while the positions\n" \
+    "                         are above 131072 units, as far as half the memory holds)\n"         \
     "  --split-positions P    a single subslice above P positions and the unit bound is solved by\n" \
     "                         every rank together (default: what half a rank's memory holds)\n"
 
@@ -39,6 +40,11 @@ bool cli_run_option(int argc, char **argv, int *i, cli_run_args *a, dk_gen_optio
  * variant's); the memory per rank and unit bound (0 when not given). `cmd` names the command in
  * messages. Returns 0, or 2 after one line on stderr. */
 int cli_run_finish(const char *cmd, const cli_run_args *a, dk_gen_options *o, dk_material *mats, int cap);
+
+/* Checks a unit bound given for a run of `positions` positions: at most DK_SETUP_UNITS_MAX units
+ * of it (gen/setup.h), so that the work graph stays within memory. Returns 0, or 2 after one line
+ * on stderr saying the least bound. */
+int cli_check_unit_count(const char *cmd, uint64_t positions, uint64_t unit);
 
 /* Parses the value of --per-side for command `cmd` and variant v: a whole number from 1 to the
  * variant's men a side (12 on 8x8, 20 on 10x10). Returns 0, or 2 after one line on stderr. */
