@@ -6,10 +6,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <float.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "../gen/setup.h"
 #include "../gen/subslice.h"
 #include "../gen/workgraph.h"
 #include "../index/material.h"
@@ -234,6 +236,142 @@ static void test_random_positions(void **state)
 {
     (void)state;
     each_random_material((long)(100000 * scale()), check_random_position);
+}
+
+typedef unsigned __int128 u128;
+
+/* C(n, k) by Pascal's rule in 128 bits, apart from index/binomial.c. */
+static u128 binom128(int n, int k)
+{
+    static u128 c[DK_MAX_SQ + 1][DK_MAX_SQ + 1];
+    if (!c[0][0])
+        for (int i = 0; i <= DK_MAX_SQ; i++)
+            for (int j = 0; j <= i; j++)
+                c[i][j] = j == 0 || j == i ? 1 : c[i - 1][j - 1] + c[i - 1][j];
+    return k < 0 || k > n ? 0 : c[n][k];
+}
+
+/* Positions of m (White to move) by placements: white men on the squares only they may use (a
+ * of them) and on the squares both colours' men may use, black men likewise (b on theirs), then
+ * white and black kings on the squares left. In 128 bits, from the variant's squares alone. */
+static u128 closed_form(const dk_variant *v, dk_material m, u128 *men_out)
+{
+    int wonly = dk_popcount(v->man_ok[DK_WHITE] & ~v->man_ok[DK_BLACK]);
+    int bonly = dk_popcount(v->man_ok[DK_BLACK] & ~v->man_ok[DK_WHITE]);
+    int both = dk_popcount(v->man_ok[DK_WHITE] & v->man_ok[DK_BLACK]);
+    u128 men = 0;
+    for (int a = 0; a <= m.wm; a++)
+        for (int b = 0; b <= m.bm; b++)
+            men += binom128(wonly, a) * binom128(both, m.wm - a) * binom128(bonly, b) *
+                   binom128(both - (m.wm - a), m.bm - b);
+    int free = v->nsq - m.wm - m.bm;
+    *men_out = men;
+    return men * binom128(free, m.wk) * binom128(free - m.wk, m.bk);
+}
+
+/* Every material of v up to its bound (10 pieces on 8x8, 9 on 10x10): the index's counts are
+ * the closed form's (checked against a long double product too), below 2^62, and the totals a
+ * number of pieces, both sides to move, are `expect`'s from 9 pieces on. */
+static void check_closed_forms(const dk_variant *v, const uint64_t *expect)
+{
+    int top = dk_material_max_pieces(v);
+    dk_material *ms;
+    size_t n = materials(v, top, &ms);
+    u128 total[DK_MATERIAL_MAX_PIECES + 1] = {0}, largest = 0;
+    for (size_t i = 0; i < n; i++) {
+        dk_index ix;
+        u128 men, size = closed_form(v, ms[i], &men);
+        assert_int_equal(dk_index_init(&ix, v, ms[i]), 0);
+        assert_true(size < (u128)1 << 62);
+        assert_int_equal(ix.size, (uint64_t)size);
+        assert_int_equal(ix.men_count, (uint64_t)men);
+        long double approx = (long double)ix.men_count * (long double)ix.kings_count;
+        assert_true(approx == (long double)size);
+        total[dk_material_pieces(ms[i])] += 2 * size;
+        largest = size > largest ? size : largest;
+    }
+    for (int p = 9; p <= top; p++)
+        assert_true(total[p] == expect[p - 9]);
+    /* the largest material: International 2m2k-2m3k, 12,383,939,937,600 positions (2^43.5) */
+    assert_true(largest < (u128)1 << 44);
+    assert_int_equal(dk_material_list(v, top + 1, 0, NULL, 0) > n, 1);
+    free(ms);
+}
+
+static void test_closed_forms(void **state)
+{
+    (void)state;
+    static const uint64_t b[] = {8066343424192ull, 69425814398592ull};
+    static const uint64_t i[] = {817876055251900ull};
+    check_closed_forms(br(), b);
+    check_closed_forms(intl(), i);
+    assert_int_equal(dk_material_max_pieces(br()), 10);
+    assert_int_equal(dk_material_max_pieces(intl()), 9);
+}
+
+/* Rank and unrank round trips at the bound: random indices and random positions of a few
+ * materials of 9 and 10 pieces (the largest, men only, kings only, one man against kings). */
+static void test_large_round_trips(void **state)
+{
+    (void)state;
+    static const struct {
+        int intl;
+        dk_material m;
+    } cases[] = {
+        {0, {2, 3, 2, 3}}, {0, {5, 0, 5, 0}}, {0, {0, 5, 0, 5}}, {0, {1, 0, 0, 9}}, {0, {3, 1, 4, 1}},
+        {0, {2, 2, 2, 3}}, {1, {2, 2, 2, 3}}, {1, {4, 0, 5, 0}}, {1, {0, 5, 0, 4}}, {1, {1, 3, 3, 2}},
+    };
+    long count = (long)(3000 * scale());
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const dk_variant *v = cases[c].intl ? intl() : br();
+        dk_index ix;
+        assert_int_equal(dk_index_init(&ix, v, cases[c].m), 0);
+        check_index(&ix, 0);
+        check_index(&ix, ix.size - 1);
+        for (long k = 0; k < count; k++) {
+            check_index(&ix, rnd() % ix.size);
+            check_random_position(v, cases[c].m);
+        }
+    }
+}
+
+/* The work graph of every material up to the bound, with the default unit bound gen, plan and
+ * info use: built in seconds, of sane size, its positions the index's. */
+static void check_large_graph(const dk_variant *v, size_t nmaterials, uint32_t npairs)
+{
+    dk_material *ms;
+    size_t n = materials(v, dk_material_max_pieces(v), &ms);
+    assert_int_equal(n, nmaterials);
+    uint64_t positions = dk_setup_positions(v, ms, n), unit = dk_setup_default_unit(positions);
+    assert_true(unit > DK_DEFAULT_UNIT_POSITIONS && positions / unit <= DK_SETUP_UNITS_AIM);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    dk_workgraph *g = dk_workgraph_build(v, ms, n, unit);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_non_null(g);
+    uint64_t total = 0;
+    for (uint32_t p = 0; p < g->npairs; p++)
+        total += g->pairs[p].positions;
+    assert_int_equal(total, positions);
+    assert_int_equal(g->npairs, npairs);
+    assert_true(g->nunits >= g->nlayers && g->nunits < 16 * DK_SETUP_UNITS_AIM); /* about a million */
+    printf("# %s up to %d pieces: %zu materials, %u pairs, %u layers, %u units of at most %llu positions, "
+           "built in %.1f s\n", v->name, dk_material_max_pieces(v), n, g->npairs, g->nlayers, g->nunits,
+           (unsigned long long)unit, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+    dk_workgraph_free(g);
+    free(ms);
+}
+
+static void test_large_workgraph(void **state)
+{
+    (void)state;
+    check_large_graph(br(), 870, 445);
+    check_large_graph(intl(), 606, 310);
+    /* up to 8 pieces on 8x8 the default bound is gen's own */
+    dk_material *ms;
+    size_t n = materials(br(), 8, &ms);
+    assert_int_equal(dk_setup_default_unit(dk_setup_positions(br(), ms, n)), DK_DEFAULT_UNIT_POSITIONS);
+    free(ms);
 }
 
 /* The rankers of the solver's two passes on a random position p of m: dk_quiet_rank gives, for
@@ -662,6 +800,9 @@ int main(void)
         cmocka_unit_test(test_exhaustive_small),
         cmocka_unit_test(test_random_large),
         cmocka_unit_test(test_random_positions),
+        cmocka_unit_test(test_closed_forms),
+        cmocka_unit_test(test_large_round_trips),
+        cmocka_unit_test(test_large_workgraph),
         cmocka_unit_test(test_move_rankers),
         cmocka_unit_test(test_subslice_iter),
         cmocka_unit_test(test_level_counts),
