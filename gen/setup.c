@@ -154,13 +154,18 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
         return NULL;
     }
     /* a large run's default bound raised as far as the memory allows (dk_setup_default_unit) */
-    uint64_t unit = o->unit_positions, raised = unit ? 0 : dk_setup_default_unit(dk_setup_positions(o->v, mats, n));
+    uint64_t positions = dk_setup_positions(o->v, mats, n);
+    uint64_t unit = o->unit_positions, raised = unit ? 0 : dk_setup_default_unit(positions);
     uint64_t most = dk_budget_split_positions(memory, o->rule_limit);
     while (raised > DK_DEFAULT_UNIT_POSITIONS && raised > most)
         raised /= 2;
     if (raised > DK_DEFAULT_UNIT_POSITIONS)
         unit = raised;
-    uint64_t pair = largest_target_pair(o->v, mats, n);
+    /* a large run (9 pieces and more on 8x8) is refused before its graph is built (seconds, and
+     * gigabytes) when finishing its targets' largest pair does not fit: the line says what that
+     * alone needs, a lower bound; a smaller run's line says the least of the whole run */
+    bool large = positions / DK_DEFAULT_UNIT_POSITIONS > DK_SETUP_UNITS_AIM;
+    uint64_t pair = large ? largest_target_pair(o->v, mats, n) : 0;
     free(owned);
     if (dk_budget_split(memory, unit, o->rule_limit, b, err, errlen) != 0) {
         *refused = true;
@@ -174,10 +179,8 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
         dk_workgraph_free(g);
         return NULL;
     }
-    /* finishing the targets' largest pair must fit before the graph is built (minutes at 10
-     * pieces): the line at once; the graph's largest pair is checked below */
     dk_budget early = *b;
-    if (dk_budget_reserve_finish(&early, pair, o->rule_limit, err, errlen) != 0) {
+    if (large && dk_budget_reserve_finish(&early, pair, o->rule_limit, err, errlen) != 0) {
         *refused = true;
         return NULL;
     }
