@@ -395,6 +395,25 @@ expect_status 2 "--per-side must be a whole number from 1 to 12" info --pieces 3
 expect_status 2 "--per-side must be a whole number from 1 to 12" gen --pieces 3 --per-side 13 --out "$TMP/never"
 "$DAMKA" info --variant international --pieces 3 --per-side 13 >/dev/null || fail "info --per-side 13 on 10x10: status $?"
 
+# beyond 8 pieces: tables up to 10 pieces on 8x8 and 9 on 10x10; info at the bound counts in 64
+# bits; gen and plan at 10 pieces refused by the budget at once (finishing the largest pair),
+# nothing written; a unit bound that would make too large a graph refused
+"$DAMKA" info --variant international --pieces 9 --json >"$TMP/out" 2>"$TMP/err" ||
+    fail "info --variant international --pieces 9: status $?, $(cat "$TMP/err")"
+grep -q '{"pieces": 9, "materials": 200, "positions": 817876055251900}' "$TMP/out" &&
+    grep -q '"largest_material": "0m4k-0m5k"' "$TMP/out" ||
+    fail "info --variant international --pieces 9: $(grep -A3 '"totals"' "$TMP/out" | head -c 300)"
+expect_status 2 "--pieces must be a whole number from 2 to 10 (brazilian)" gen --pieces 11 --out "$TMP/never"
+expect_status 2 "--pieces must be a whole number from 2 to 9 (international)" plan --variant international --pieces 10 --ranks 2
+expect_status 2 "--pieces needs a whole number from 2 to 10 (brazilian)" info --pieces 11
+expect_status 2 "finishing the largest material pair, 1643753217600 positions" plan --pieces 10 --ranks 4096 --memory-per-rank 16G
+expect_status 2 "finishing the largest material pair, 1643753217600 positions" gen --pieces 10 --memory-per-rank 16G --out "$TMP/never"
+expect_status 2 "finishing the largest material pair, 24767879875200 positions" gen --variant international --pieces 9 --memory-per-rank 16G --out "$TMP/never"
+expect_status 2 "into more than 16777216 work units" info --pieces 10 --unit-positions 1
+expect_status 2 "into more than 16777216 work units" plan --pieces 9 --ranks 2 --unit-positions 1000
+expect_status 1 "the position has 11 pieces, the tables in $TMP/t3 hold at most 3" query --tables "$TMP/t3" W:W21-26:B1-5
+[ ! -e "$TMP/never" ] || fail "a refused gen of 10 pieces wrote $TMP/never"
+
 # garbage never crashes
 for arg in "W:" "B:W" "W:W1-" "W:WK" "W:W-" "W:W,,,:B" "W:W1-99:B" "B:B:W" "W:W00:B1" \
     "W:W31-50:B1-20:W1" "$(printf 'W:W%0300d:B1' 1)"; do

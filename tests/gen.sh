@@ -397,7 +397,7 @@ expect_bad() {
 expect_bad gen --pieces 3
 expect_bad gen --pieces 3 --out ""
 expect_bad gen --out "$TMP/x"
-expect_bad gen --pieces 9 --out "$TMP/x"
+expect_bad gen --pieces 11 --out "$TMP/x"
 expect_bad gen --pieces 1 --out "$TMP/x"
 expect_bad gen --pieces x --out "$TMP/x"
 expect_bad gen --pieces --out "$TMP/x"
