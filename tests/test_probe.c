@@ -535,6 +535,13 @@ static void test_bad_input(void **state)
     assert_int_equal(damka_rank_moves(TB, &p, mv, 4, &count), DAMKA_NOT_IN_TABLES);
     assert_int_equal(damka_position_from_fen(TB, "W:W21-32:B1-12", &p), DAMKA_OK);
     assert_int_equal(damka_probe_wdl(TB, &p, &v), DAMKA_NOT_IN_TABLES);
+    /* 10 pieces may have a table (this directory lacks it); 11 none on 8x8 */
+    assert_int_equal(damka_position_from_fen(TB, "W:W21-25:B1-5", &p), DAMKA_OK);
+    assert_int_equal(damka_probe_dtw(TB, &p, &v), DAMKA_NOT_IN_TABLES);
+    assert_null(strstr(damka_last_error(), "no table holds"));
+    assert_int_equal(damka_position_from_fen(TB, "W:W21-26:B1-5", &p), DAMKA_OK);
+    assert_int_equal(damka_probe_dtw(TB, &p, &v), DAMKA_NOT_IN_TABLES);
+    assert_non_null(strstr(damka_last_error(), "no table holds more than 10"));
     /* a 5-piece position whose only moves capture into 4 pieces is ranked */
     assert_int_equal(damka_position_from_fen(TB, "W:W22,23:B18,K1,K4", &p), DAMKA_OK);
     assert_int_equal(damka_rank_moves(TB, &p, mv, 4, &count), DAMKA_OK);
