@@ -48,8 +48,9 @@ typedef struct resolved {
     dk_value v[2];
 } resolved;
 
-enum { INDEX_BITS = 48, RADIX_BITS = 16, SHORT_QUEUE_BITS = 14, TAG_INDEX_BITS = 19, PREFETCH_AHEAD = 16 };
+enum { INDEX_BITS = 48, RADIX_BITS = 16, SHORT_QUEUE_BITS = 14, TAG_INDEX_BITS = 18, PREFETCH_AHEAD = 16 };
 _Static_assert(DK_TB_MATERIAL_SLOTS < 1 << (64 - INDEX_BITS), "a material's number fits above the index");
+_Static_assert(DK_TB_MATERIAL_SLOTS <= 1 << (32 - TAG_INDEX_BITS), "a material's slot fits in a tag");
 
 typedef struct open_unit {
     uint32_t unit;
