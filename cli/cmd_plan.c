@@ -23,6 +23,7 @@ const cli_command cli_plan = {
     "plan", cmd_plan,
     "[--variant V] (--pieces N [--per-side K] | --materials LIST) --ranks R\n"
     "[--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P] [--split-positions P]\n"
+    "[--finish-positions P] "
     "[--rate POSITIONS_PER_S] [--json]",
     "forecast gen on R ranks: wall time, critical path, memory, disk",
     "Forecasts `mpirun -np R damka gen` with the same options: the same work graph and unit bound\n"
@@ -330,7 +331,7 @@ static dk_workgraph *setup(const plan_args *p, plan_facts *f, int *status)
 
 int cmd_plan(int argc, char **argv)
 {
-    plan_args p = {{dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0, false, false, false, 0, 0}, 0, 0, false};
+    plan_args p = {{dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0, false, false, false, 0, 0, 0}, 0, 0, false};
     dk_material mats[256];
     int status = parse_args(argc, argv, &p, mats, 256);
     if (status)

@@ -14,8 +14,9 @@
 #include "tasks.h"
 
 enum { TAG_REPORT = 1, TAG_TASK = 2 };
-/* A task's kind on the wire: a graph task's own kind (DK_WG_UNIT, DK_WG_FINISH), or one of these. */
-enum { TASK_NONE = 0, TASK_STOP = DK_WG_FINISH + 1, TASK_SPLIT = DK_WG_FINISH + 2 };
+/* A task's kind on the wire: a graph task's own kind (DK_WG_UNIT, DK_WG_FINISH, DK_WG_SCAN,
+ * DK_WG_PACK), or one of these. */
+enum { TASK_NONE = 0, TASK_STOP = DK_WG_PACK + 1, TASK_SPLIT = DK_WG_PACK + 2 };
 enum { ERR_MAX = 1024 };
 
 /* What a worker sends after each task (kind TASK_NONE for the first request). */

@@ -605,7 +605,7 @@ static void test_workgraph_priorities(void **state)
         uc[u] = 1 + (double)(rnd() % 1000);
     for (uint32_t p = 0; p < g->npairs; p++)
         fc[p] = 1 + (double)(rnd() % 1000);
-    dk_workgraph_prioritize(g, uc, fc);
+    dk_workgraph_prioritize(g, uc, fc, NULL);
     for (uint32_t p = 0; p < g->npairs; p++) {
         double after = 0;
         for (uint32_t q = 0; q < g->npairs; q++)
