@@ -194,8 +194,10 @@ static void take_report(sched *s, int rank, const report *r)
         s->pr.done_positions += s->g->units[r->id].positions;
         dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, (uint32_t)r->id});
     } else if (r->kind == DK_WG_SCAN || r->kind == DK_WG_PACK) {
+        s->parts++;
         dk_sched_done(&s->core, (dk_wg_task){(dk_wg_kind)r->kind, (uint32_t)r->id});
     } else {
+        s->joins += s->g->pairs[r->id].nparts > 0;
         s->pr.done_materials += s->g->pairs[r->id].self_twin ? 1 : 2;
         dk_sched_done(&s->core, (dk_wg_task){DK_WG_FINISH, (uint32_t)r->id});
     }

@@ -55,6 +55,7 @@ typedef struct sched {
     local_worker *local;
     uint32_t split;       /* the split unit running (split_progress) */
     uint32_t splits;      /* split units solved */
+    uint32_t joins, parts;  /* pairs finished in parts, and their parts' tasks (scans, packings) done */
     double *since;        /* when each rank began to wait for a task (while it waits) */
     double waited;        /* seconds the ranks spent waiting for a task, summed */
     double ran;           /* seconds the scheduler ran */
