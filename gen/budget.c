@@ -117,7 +117,7 @@ int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned lim
                                          dk_budget_finish_bytes(pair_positions, limit));
     if (task + min_cache > b->memory) {
         char why[160];
-        snprintf(why, sizeof why, "finishing the largest material pair, %llu positions",
+        snprintf(why, sizeof why, "finishing the largest material pair (or part of one), %llu positions",
                  (unsigned long long)pair_positions);
         return dk_budget_refuse(err, errlen, dk_budget_least(b->unit_positions, pair_positions, limit), b->memory,
                                 why);

@@ -287,14 +287,24 @@ static int scan_tables(dk_worker *w, uint32_t q, const dk_value_source *src, sum
     return 0;
 }
 
+/* Part q's material, or NULL when its tables are finished (an earlier run's join wrote them):
+ * the part has nothing to do. What solving holds is given back first. */
+static const dk_index *part_begin(dk_worker *w, uint32_t q)
+{
+    const dk_index *ix = index_of(w->g, &w->g->parts[q]);
+    if (dk_material_finished(w->g, w->dir, ix, w->limit))
+        return NULL;
+    dk_worker_idle(w);
+    return ix;
+}
+
 int dk_task_scan_part(dk_worker *w, uint32_t q, char *err, size_t errlen)
 {
     const dk_workgraph *g = w->g;
     const dk_fpart *f = &g->parts[q];
-    const dk_index *ix = index_of(g, f);
-    if (dk_material_finished(g, w->dir, ix, w->limit))
+    const dk_index *ix = part_begin(w, q);
+    if (!ix)
         return 0;
-    dk_worker_idle(w);
     char raw[4096], path[4096];
     part_path(g, w->dir, q, "raw", raw, sizeof raw);
     part_path(g, w->dir, q, "scan", path, sizeof path);
@@ -430,10 +440,9 @@ int dk_task_pack_part(dk_worker *w, uint32_t q, char *err, size_t errlen)
 {
     const dk_workgraph *g = w->g;
     const dk_fpart *f = &g->parts[q];
-    const dk_index *ix = index_of(g, f);
-    if (dk_material_finished(g, w->dir, ix, w->limit))
+    const dk_index *ix = part_begin(w, q);
+    if (!ix)
         return 0;
-    dk_worker_idle(w);
     dk_ctable_scan *all = malloc(3 * sizeof *all);
     if (!all)
         return dk_errorf(err, errlen, "out of memory");

@@ -29,7 +29,7 @@ uint64_t dk_setup_held(const dk_workgraph *g, uint32_t u, int nranks);
 void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_t *pair);
 
 /* Makes room in b for g's largest tasks on `nranks` ranks, lowering b's cache: a rank's share
- * of a split unit (which may be above the bound) and finishing the largest pair, with a draw
+ * of a split unit (which may be above the bound) and the largest finishing task (dk_setup_largest), with a draw
  * rule of `limit` plies. Returns 0, or -1 with one line in err when the memory cannot hold
  * them. Pure. */
 int dk_setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, char *err,

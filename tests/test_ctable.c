@@ -154,19 +154,22 @@ static uint8_t *slurp(const char *path, long *len)
 
 /* A table written in parts (ranges of blocks scanned in any order, coded range by range, from
  * values that carry the don't-care flag) has the bytes of the table written whole. */
-static void parts_match(dk_metric metric, bool wide, bool dictionary)
+static void parts_match(dk_metric metric, bool wide, bool dictionary, uint32_t block)
 {
     const uint64_t n = 300000;
     test_rng r = {n + wide};
     uint8_t *dc;
     dk_value *v = make_values(n, wide, &dc, &r);
+    if (block) /* small blocks of one long pattern: a dictionary pays */
+        for (uint64_t i = 0; i < n; i++)
+            v[i] = v[i % 3000];
     dk_value *flagged = malloc(n * sizeof *flagged);
     for (uint64_t i = 0; i < n; i++)
         flagged[i] = (dk_value)(v[i] | (dc[i / 8] >> (i % 8) & 1 ? DK_VFILE_FLAG : 0));
     char whole[256], parts[256], err[512];
     snprintf(whole, sizeof whole, "%s/whole", dir);
     snprintf(parts, sizeof parts, "%s/parts", dir);
-    dk_ctable_params p = {1, {1, 2, 0, 1}, metric, 0, 3, dictionary, 0, 1, 0};
+    dk_ctable_params p = {1, {1, 2, 0, 1}, metric, block, 3, dictionary, 0, 1, 0};
     dk_ctable_info wi;
     assert_int_equal(dk_ctable_write(whole, &p, v, dc, n, &wi, err, sizeof err), 0);
 
@@ -182,8 +185,13 @@ static void parts_match(dk_metric metric, bool wide, bool dictionary)
     }
     assert_int_equal(dk_ctable_coder_decide(c, all), 0);
     kept k = {NULL, 0, 0, calloc(nb, sizeof *k.sizes)};
-    for (int q = 0; q < 3; q++)
-        assert_int_equal(dk_ctable_coder_code(c, cut[q], cut[q + 1], keep, &k), 0);
+    for (int q = 0; q < 3; q++) { /* each part with a coder of its own, deciding the same */
+        dk_ctable_coder *cq = dk_ctable_coder_new(&p, &src, NULL, true, n, err, sizeof err);
+        assert_int_equal(dk_ctable_coder_decide(cq, all), 0);
+        assert_int_equal(dk_ctable_coder_info(cq)->dict_size, dk_ctable_coder_info(c)->dict_size);
+        assert_int_equal(dk_ctable_coder_code(cq, cut[q], cut[q + 1], keep, &k), 0);
+        dk_ctable_coder_free(cq);
+    }
     dk_ctable_info pi = *dk_ctable_coder_info(c);
     assert_int_equal(dk_ctable_write_blocks(parts, &pi, dk_ctable_coder_dict(c), k.sizes, give, &k, err, sizeof err), 0);
     assert_int_equal(pi.file_crc, wi.file_crc);
@@ -192,6 +200,10 @@ static void parts_match(dk_metric metric, bool wide, bool dictionary)
     uint8_t *a = slurp(whole, &la), *b = slurp(parts, &lb);
     assert_int_equal(la, lb);
     assert_memory_equal(a, b, (size_t)la);
+    if (block)
+        assert_true(pi.dict_size > 0);
+    unlink(whole);
+    unlink(parts);
     free(a);
     free(b);
     free(k.data);
@@ -207,11 +219,12 @@ static void parts_match(dk_metric metric, bool wide, bool dictionary)
 static void test_parts(void **state)
 {
     (void)state;
-    parts_match(DK_METRIC_WLD, false, false);
-    parts_match(DK_METRIC_DTW, false, false);
-    parts_match(DK_METRIC_DTW, true, false);
-    parts_match(DK_METRIC_DTW, false, true);
-    parts_match(DK_METRIC_DTW, true, true);
+    parts_match(DK_METRIC_WLD, false, false, 0);
+    parts_match(DK_METRIC_DTW, false, false, 0);
+    parts_match(DK_METRIC_DTW, true, false, 0);
+    parts_match(DK_METRIC_DTW, false, true, 0);
+    parts_match(DK_METRIC_DTW, true, true, 0);
+    parts_match(DK_METRIC_DTW, true, true, 2048);
 }
 
 static void test_bad_sizes(void **state)
