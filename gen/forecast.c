@@ -22,8 +22,9 @@ static const double unit_bits_rule = 4.26, unit_bits_plain = 3.21;
 static const double split_overhead = 1.3;
 /* A finishing in parts (gen/finishpart.h): the share of a finished position's time its scan
  * and its packing take, and the join's a position of the pair (it copies the coded blocks);
- * measured on Brazilian up to 5 pieces, docs/measurements.md. */
-static const double scan_share = 0.45, pack_share = 0.6, join_share = 0.03;
+ * measured on Brazilian up to 5 pieces in parts of 2^20 positions, docs/measurements.md
+ * ("Finishing in parts"). */
+static const double scan_share = 0.65, pack_share = 0.8, join_share = 0.06;
 
 static int kings(dk_material m) { return m.wk + m.bk; }
 
