@@ -14,6 +14,7 @@ const cli_command cli_gen = {
     "gen", cmd_gen,
     "[--variant V] (--pieces N [--per-side K] | --materials LIST) --out DIR\n"
     "[--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P] [--split-positions P]\n"
+    "[--finish-positions P] "
     "[--quiet] [--keep-work] [--dictionary]",
     "generate tables (mpirun -np K damka gen ...: on K ranks)",
     "Generates every table of the materials asked for into DIR, both sides to move: WLD, DTW and,\n"
@@ -75,7 +76,7 @@ int cmd_gen(int argc, char **argv)
     /* bad usage is found before MPI starts (every rank finds the same): at once, and without a
      * working MPI */
     dk_gen_options o = {dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0,
-                        false, false, false, 0, 0};
+                        false, false, false, 0, 0, 0};
     dk_material mats[256];
     int status = parse_args(argc, argv, &o, mats, 256);
     if (status)

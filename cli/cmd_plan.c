@@ -23,6 +23,7 @@ const cli_command cli_plan = {
     "plan", cmd_plan,
     "[--variant V] (--pieces N [--per-side K] | --materials LIST) --ranks R\n"
     "[--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P] [--split-positions P]\n"
+    "[--finish-positions P] "
     "[--rate POSITIONS_PER_S] [--json]",
     "forecast gen on R ranks: wall time, critical path, memory, disk",
     "Forecasts `mpirun -np R damka gen` with the same options: the same work graph and unit bound\n"
@@ -38,7 +39,8 @@ const cli_command cli_plan = {
     "% of the critical path:\n"
     "                     beyond them the wall time stops falling\n"
     "  memory a rank      the larger of solving the largest unit (of a split unit, the rank's\n"
-    "                     share) and finishing the largest pair, plus the decoded blocks the\n"
+    "                     share) and the largest finishing task (a pair, or of a pair above\n"
+    "                     --finish-positions its largest part or its join), plus the decoded blocks the\n"
     "                     rank holds (at most three quarters of its cache) and verification's\n"
     "                     own reader of the exits (the other quarter)\n"
     "  disk               the compressed tables at calibrated bits a position, and the unit files\n"
@@ -51,7 +53,8 @@ const cli_command cli_plan = {
     "\n"
     "Cost model: a unit takes its positions times a time a position that grows with the kings of\n"
     "its material, plus the positions of the tables it decodes times a decoding time; finishing\n"
-    "a pair, its positions times a smaller time. All are calibrated on Brazilian tables with the\n"
+    "a pair, its positions times a smaller time (in parts: each part's scan and packing and the\n"
+    "join share it). All are calibrated on Brazilian tables with the\n"
     "draw rule (the cost model line shows them as rates).\n",
     VARIANT_HELP RUN_OPTIONS_HELP
     "  --ranks R              the ranks of the run to forecast (required)\n"
@@ -135,9 +138,14 @@ static void describe_task(const dk_workgraph *g, dk_wg_task t, char *buf, size_t
     if (t.kind == DK_WG_UNIT) {
         dk_material_name(g->pairs[g->units[t.id].pair].m, name, sizeof name);
         snprintf(buf, len, "a unit of %s, level %d", name, g->units[t.id].level);
+    } else if (t.kind == DK_WG_SCAN || t.kind == DK_WG_PACK) {
+        const dk_fpart *f = &g->parts[t.id];
+        dk_material_name(f->member ? g->pairs[f->pair].twin : g->pairs[f->pair].m, name, sizeof name);
+        snprintf(buf, len, "%s positions %llu to %llu of %s", t.kind == DK_WG_SCAN ? "scanning" : "packing",
+                 (unsigned long long)f->lo, (unsigned long long)(f->hi - 1), name);
     } else {
         dk_material_name(g->pairs[t.id].m, name, sizeof name);
-        snprintf(buf, len, "finishing %s", name);
+        snprintf(buf, len, "%s %s", g->pairs[t.id].nparts ? "joining the parts of" : "finishing", name);
     }
 }
 
@@ -207,8 +215,8 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
     printf("saturation: %u ranks, %s (the fewest within %.0f%% of the critical path: more ranks barely help)\n",
            sat, time_text(at_sat->wall, t[0]), 100 * PLAN_TOLERANCE);
     printf("memory a rank: at most %s of its %s: %s to solve the largest unit or share of a split one (%llu "
-           "positions) or %s to finish "
-           "the largest pair (%llu positions), %s of exit cache, %s of decoded tables (the cache may take %s) "
+           "positions) or %s for "
+           "the largest finishing task (%llu positions), %s of exit cache, %s of decoded tables (the cache may take %s) "
            "and %s of verification's own reader of the exits\n",
            bytes_text((double)peak_memory(f, at), t[0]), bytes_text((double)f->b.memory, t[1]),
            bytes_text((double)f->unit_bytes, t[2]), (unsigned long long)f->unit_max,
@@ -330,7 +338,7 @@ static dk_workgraph *setup(const plan_args *p, plan_facts *f, int *status)
 
 int cmd_plan(int argc, char **argv)
 {
-    plan_args p = {{dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0, false, false, false, 0, 0}, 0, 0, false};
+    plan_args p = {{dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0, false, false, false, 0, 0, 0}, 0, 0, false};
     dk_material mats[256];
     int status = parse_args(argc, argv, &p, mats, 256);
     if (status)

@@ -43,14 +43,15 @@ bool cli_run_option(int argc, char **argv, int *i, cli_run_args *a, dk_gen_optio
            cli_option_value(argc, argv, i, "--draw-rule", &a->rule, status) ||
            cli_option_value(argc, argv, i, "--memory-per-rank", &a->memory, status) ||
            cli_option_value(argc, argv, i, "--unit-positions", &a->unit, status) ||
-           cli_option_value(argc, argv, i, "--split-positions", &a->split, status);
+           cli_option_value(argc, argv, i, "--split-positions", &a->split, status) ||
+           cli_option_value(argc, argv, i, "--finish-positions", &a->finish, status);
 }
 
 int cli_parse_unit_positions(const char *cmd, const char *s, uint64_t *out)
 {
     long n;
     if (!cli_parse_int(s, 1, (long)DK_SETUP_UNIT_MAX, &n))
-        return cli_error("%s: --unit-positions and --split-positions take a whole number of positions from 1 "
+        return cli_error("%s: --unit-positions, --split-positions and --finish-positions take a whole number of positions from 1 "
                          "to 2^40, got '%s'", cmd, s);
     *out = (uint64_t)n;
     return 0;
@@ -108,6 +109,8 @@ int cli_run_finish(const char *cmd, const cli_run_args *a, dk_gen_options *o, dk
         return cli_error("%s: --memory-per-rank must be a size such as 2G, 512M or 3000000000, got '%s'", cmd,
                          a->memory);
     if (a->split && cli_parse_unit_positions(cmd, a->split, &o->split_positions) != 0)
+        return 2;
+    if (a->finish && cli_parse_unit_positions(cmd, a->finish, &o->finish_positions) != 0)
         return 2;
     if (a->unit && cli_parse_unit_positions(cmd, a->unit, &o->unit_positions) != 0)
         return 2;

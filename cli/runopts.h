@@ -22,15 +22,17 @@
     "                         memory; for runs of 9 pieces and more doubled while the positions\n" \
     "                         are above 131072 units, as far as half the memory holds)\n"         \
     "  --split-positions P    a single subslice above P positions and the unit bound is solved by\n" \
-    "                         every rank together (default: what half a rank's memory holds)\n"
+    "                         every rank together (default: what half a rank's memory holds)\n" \
+    "  --finish-positions P   a pair of more than P table entries is finished in parts of at most\n" \
+    "                         P positions, by any ranks (default: what a unit's memory holds)\n"
 
 /* The values given, unchecked (NULL: not given). */
 typedef struct cli_run_args {
-    const char *pieces, *per_side, *materials, *rule, *memory, *unit, *split;
+    const char *pieces, *per_side, *materials, *rule, *memory, *unit, *split, *finish;
 } cli_run_args;
 
 /* If argv[*i] is one of the run options (--variant, --pieces, --per-side, --materials,
- * --draw-rule, --memory-per-rank, --unit-positions, --split-positions), records it in
+ * --draw-rule, --memory-per-rank, --unit-positions, --split-positions, --finish-positions), records it in
  * *a or o->v and advances *i; returns whether it consumed the option. A missing value or an
  * unknown variant sets *status to 2 after one line on stderr. */
 bool cli_run_option(int argc, char **argv, int *i, cli_run_args *a, dk_gen_options *o, int *status);

@@ -18,9 +18,11 @@ static const uint32_t NOWHERE = UINT32_MAX;
 typedef struct member_reader {
     dk_value_source src;       /* its ctx is the member_reader (copies of src read the same) */
     struct dk_pair_reader *r;
-    uint32_t *unit;            /* by men_index: the unit holding the subslice (index into units) */
-    uint64_t *offset;          /* by men_index: its first position in that unit's file */
-    uint8_t *captures;         /* the must-capture map, filled as positions are read */
+    uint64_t men_lo, men_n;    /* the subslices it reads: men_index men_lo .. men_lo + men_n - 1 */
+    uint32_t *unit;            /* by men_index - men_lo: the unit holding the subslice (index into units) */
+    uint64_t *offset;          /* by men_index - men_lo: its first position in that unit's file */
+    uint8_t *captures;         /* the must-capture map, filled as positions are read (NULL: the
+                                * flags stay on the values) */
 } member_reader;
 
 typedef struct open_unit {
@@ -84,16 +86,22 @@ static int list_unit(dk_pair_reader *r, dk_groups_cache *gcache, uint32_t i)
         for (int s = 0; s < (gr->self_flip ? 1 : 2); s++) {
             /* a self-twin pair has one material: both subslices of a group are in it */
             member_reader *sr = &r->member[r->pair->self_twin ? 0 : s];
-            sr->unit[gr->men[s]] = i;
-            sr->offset[gr->men[s]] = gr->offset + (uint64_t)s * ug.K;
+            uint64_t men = gr->men[s] - sr->men_lo;
+            if (gr->men[s] < sr->men_lo || men >= sr->men_n)
+                continue;
+            sr->unit[men] = i;
+            sr->offset[men] = gr->offset + (uint64_t)s * ug.K;
         }
     }
     dk_groups_free(&ug);
     return 0;
 }
 
-dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
-                                   uint32_t p, unsigned limit, char *err, size_t errlen)
+/* A reader of the pair's members, or with window of positions [lo, hi) of member `only` only
+ * (flags kept on the values). */
+static dk_pair_reader *reader_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir, uint32_t p,
+                                  unsigned limit, bool window, int only, uint64_t lo, uint64_t hi, char *err,
+                                  size_t errlen)
 {
     const dk_wpair *pair = &g->pairs[p];
     dk_pair_reader *r = calloc(1, sizeof *r);
@@ -111,11 +119,16 @@ dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcach
     bool ok = r->checked && r->npositions && r->blocks;
     for (int s = 0; s < (pair->self_twin ? 1 : 2); s++) {
         const dk_index *ix = s ? &pair->ix_twin : &pair->ix;
-        uint64_t men = ix->men_count;
+        uint64_t men_lo = 0, men = ix->men_count;
+        if (window) { /* the subslices of [lo, hi) only, none of the other member */
+            men_lo = s == only ? lo / r->K : 0;
+            men = s == only ? (hi + r->K - 1) / r->K - men_lo : 0;
+        }
         member_reader *sr = &r->member[s];
-        *sr = (member_reader){{read_member, sr, r->stride, 0}, r, malloc(men * sizeof *sr->unit),
-                            malloc(men * sizeof *sr->offset), calloc(ix->size / 8 + 1, 1)};
-        ok = ok && sr->unit && sr->offset && sr->captures;
+        *sr = (member_reader){{read_member, sr, r->stride, 0}, r, men_lo, men, malloc((men ? men : 1) * sizeof *sr->unit),
+                              malloc((men ? men : 1) * sizeof *sr->offset),
+                              window ? NULL : calloc(ix->size / 8 + 1, 1)};
+        ok = ok && sr->unit && sr->offset && (window || sr->captures);
         for (uint64_t m = 0; ok && m < men; m++)
             sr->unit[m] = NOWHERE;
     }
@@ -128,6 +141,19 @@ dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcach
         return dk_errorf(err, errlen, "out of memory"), NULL;
     }
     return r;
+}
+
+dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
+                                   uint32_t p, unsigned limit, char *err, size_t errlen)
+{
+    return reader_new(g, gcache, dir, p, limit, false, 0, 0, 0, err, errlen);
+}
+
+dk_pair_reader *dk_pair_reader_window(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
+                                      uint32_t p, unsigned limit, int member, uint64_t lo, uint64_t hi,
+                                      char *err, size_t errlen)
+{
+    return reader_new(g, gcache, dir, p, limit, true, g->pairs[p].self_twin ? 0 : member, lo, hi, err, errlen);
 }
 
 const dk_value_source *dk_pair_reader_member(dk_pair_reader *r, int member)
@@ -143,6 +169,8 @@ const uint8_t *dk_pair_reader_captures(const dk_pair_reader *r, int member)
 /* Moves the capture flags of positions first..first+n-1 (their values in out) to the map. */
 static void take_flags(const member_reader *sr, uint64_t first, size_t n, dk_value *out, unsigned stride)
 {
+    if (!sr->captures)
+        return;
     for (size_t j = 0; j < n; j++) {
         dk_value *v = &out[j * stride];
         if (*v & DK_UNIT_CAPTURE) {
@@ -185,11 +213,11 @@ static int read_member(const dk_value_source *src, uint64_t first, size_t n, dk_
     dk_pair_reader *r = sr->r;
     const unsigned stride = r->stride;
     for (uint64_t at = first; at < first + n;) {
-        uint64_t men = at / r->K, k = at % r->K;
+        uint64_t men = at / r->K - sr->men_lo, k = at % r->K;
         uint64_t run = r->K - k < first + n - at ? r->K - k : first + n - at;
-        if (sr->unit[men] == NOWHERE)
+        if (at / r->K < sr->men_lo || men >= sr->men_n || sr->unit[men] == NOWHERE)
             return dk_errorf(err, errlen, "internal error: subslice %llu of a pair is in no unit",
-                             (unsigned long long)men);
+                             (unsigned long long)(at / r->K));
         dk_unitfile *f = unit_file(r, sr->unit[men], err, errlen);
         dk_value *to = out + (at - first) * stride;
         if (!f || dk_unitfile_read(f, (sr->offset[men] + k) * stride, run * stride, to, err, errlen) != 0)

@@ -19,6 +19,14 @@ typedef struct dk_pair_reader dk_pair_reader;
 dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
                                    uint32_t p, unsigned limit, char *err, size_t errlen);
 
+/* A reader of positions [lo, hi) of the pair's material `member` only (a part of a finishing,
+ * workgraph.h): it lists where the subslices of that range lie, and its source (read only
+ * within the range) gives the values with the units' capture flags (DK_UNIT_CAPTURE) on them;
+ * dk_pair_reader_captures gives NULL. Returns NULL with one line in err when out of memory. */
+dk_pair_reader *dk_pair_reader_window(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
+                                      uint32_t p, unsigned limit, int member, uint64_t lo, uint64_t hi,
+                                      char *err, size_t errlen);
+
 void dk_pair_reader_free(dk_pair_reader *r);
 
 /* The values of the pair's material `member` (0: canonical, 1: twin; a self-twin pair has one) in

@@ -52,6 +52,15 @@ uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit)
     return FIXED_BYTES + positions / 8 + positions / 64 + ((uint64_t)96 << 20);
 }
 
+uint64_t dk_budget_finish_positions(const dk_budget *b, unsigned limit)
+{
+    uint64_t task = dk_budget_unit_bytes(b->unit_positions, limit) + b->exit_cache_bytes;
+    uint64_t base = dk_budget_finish_bytes(0, limit);
+    /* dk_budget_finish_bytes grows by 1/8 + 1/64 of a byte a position */
+    uint64_t n = task > base ? (task - base) / 9 * 64 : 0;
+    return n > ((uint64_t)1 << 16) ? n : (uint64_t)1 << 16;
+}
+
 uint64_t dk_budget_finish_hold(const dk_budget *b, uint64_t pair_positions, unsigned limit)
 {
     uint64_t task = dk_budget_unit_bytes(b->unit_positions, limit) + b->exit_cache_bytes;
@@ -108,7 +117,7 @@ int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned lim
                                          dk_budget_finish_bytes(pair_positions, limit));
     if (task + min_cache > b->memory) {
         char why[160];
-        snprintf(why, sizeof why, "finishing the largest material pair, %llu positions",
+        snprintf(why, sizeof why, "finishing the largest material pair (or part of one), %llu positions",
                  (unsigned long long)pair_positions);
         return dk_budget_refuse(err, errlen, dk_budget_least(b->unit_positions, pair_positions, limit), b->memory,
                                 why);

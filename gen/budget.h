@@ -50,6 +50,12 @@ uint64_t dk_budget_task_bytes(uint64_t unit_bytes, uint64_t exit_cache_bytes, ui
  * back when a unit is done (dk_budget_task_bytes); 0 if none. Pure. */
 uint64_t dk_budget_finish_hold(const dk_budget *b, uint64_t pair_positions, unsigned limit);
 
+/* The default finishing bound of a run with budget b (dk_gen_options.finish_positions): the
+ * most table entries whose finishing (dk_budget_finish_bytes) takes no more than a unit of the
+ * bound with the exit cache beside it, at least 65536. A pair above it is finished in parts.
+ * Pure. */
+uint64_t dk_budget_finish_positions(const dk_budget *b, unsigned limit);
+
 /* Lowers b's cache so that finishing a pair of `pair_positions` entries fits the memory too.
  * Returns 0, or -1 with one line in err when it cannot fit. Pure. */
 int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned limit, char *err,

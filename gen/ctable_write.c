@@ -1,6 +1,7 @@
 #include "ctable_write.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zdict.h>
@@ -12,6 +13,7 @@
 #include "../query/fileio.h"
 #include "../rules/errors.h"
 #include "atomicfile.h"
+#include "valuefile.h"
 #include "wldcode_write.h"
 
 /* The writer's defaults: blocks of positions (WLD: and sub-blocks, what a probe decodes) and
@@ -22,16 +24,18 @@
  * (docs/measurements.md, "Tables and probing"). */
 enum { WLD_BLOCK = 65536, WLD_SUB = 8192, DTW_BLOCK = 16384, DTW_LEVEL = 9 };
 enum { DTC_BLOCK = 16384, DTC_LEVEL = 9 };
-enum { DICT_CAP = 16384, DICT_SAMPLES = 64 };
+enum { DICT_CAP = DK_CTABLE_DICT_MAX, DICT_SAMPLES = 64 };
 
 typedef struct encoder {
     const dk_ctable_info *in;
     const dk_value_source *src;
     const uint8_t *dont_care;
+    bool flagged;   /* don't-care positions carry DK_VFILE_FLAG in their first value */
     dk_value *buf;  /* a block's values as the source gives them */
     char *err;      /* why the source failed */
     size_t errlen;
     bool failed;
+    bool source_failed; /* the source said why, in err */
     const char *why; /* why compressing failed */
 } encoder;
 
@@ -39,15 +43,27 @@ typedef struct encoder {
 static int fetch(encoder *e, uint64_t first, size_t n)
 {
     if (e->failed || e->src->read(e->src, first, n, e->buf, e->err, e->errlen) != 0) {
+        e->source_failed |= !e->failed;
         e->failed = true;
         return -1;
     }
     return 0;
 }
 
-static bool is_dont_care(const encoder *e, uint64_t i)
+/* Whether position first + k, k of the block in e->buf, is don't-care. */
+static bool is_dont_care(const encoder *e, uint64_t first, uint64_t k)
 {
+    if (e->flagged)
+        return e->buf[k * e->src->stride] & DK_VFILE_FLAG;
+    uint64_t i = first + k;
     return e->dont_care && (e->dont_care[i / 8] >> (i % 8) & 1);
+}
+
+/* The value stored for position k of the block in e->buf (its flag apart). */
+static dk_value stored(const encoder *e, uint64_t k)
+{
+    dk_value v = e->buf[k * e->src->stride + e->src->offset];
+    return e->flagged ? (dk_value)(v & ~DK_VFILE_FLAG) : v;
 }
 
 /* The first value stored in positions [k, end) of the block starting at `first` (its values
@@ -55,8 +71,8 @@ static bool is_dont_care(const encoder *e, uint64_t i)
 static dk_value first_stored(const encoder *e, uint64_t first, uint64_t k, uint64_t end, dk_value last)
 {
     for (; k < end; k++)
-        if (!is_dont_care(e, first + k))
-            return e->buf[k * e->src->stride + e->src->offset];
+        if (!is_dont_care(e, first, k))
+            return stored(e, k);
     return last;
 }
 
@@ -72,12 +88,12 @@ static size_t encode_block(encoder *e, uint32_t b, uint8_t *out)
     memset(out, 0, bytes);
     if (fetch(e, first, (size_t)n) != 0)
         return bytes; /* the caller sees e->failed */
-    const unsigned stride = e->src->stride, offset = e->src->offset, sub = in->sub_block;
+    const uint32_t sub = in->sub_block;
     dk_value last = DK_DRAW;
     for (uint64_t k = 0; k < n; k++) {
         if (sub && k % sub == 0)
             last = first_stored(e, first, k, k + sub < n ? k + sub : n, last);
-        dk_value v = is_dont_care(e, first + k) ? last : e->buf[k * stride + offset];
+        dk_value v = is_dont_care(e, first, k) ? last : stored(e, k);
         last = v;
         if (in->metric == DK_METRIC_WLD)
             out[k / 4] |= (uint8_t)(dk_code_of(v) << (2 * (k % 4)));
@@ -111,33 +127,42 @@ static int reserve(growbuf *g, size_t more)
     return 0;
 }
 
-/* Compresses the blocks listed (all when list is NULL) into out (NULL: only counts bytes),
- * recording offsets when offs is given. Returns the compressed bytes, or 0 on failure. */
-static size_t compress_blocks(encoder *e, ZSTD_CCtx *cctx, const ZSTD_CDict *cdict,
-                              const uint32_t *list, uint32_t nlist, growbuf *out, uint64_t *offs,
-                              uint8_t *raw, uint8_t *tmp, size_t tmpcap)
+struct dk_ctable_coder {
+    dk_ctable_info in;
+    encoder e;
+    int level;
+    bool try_dictionary;
+    uint8_t *raw, *tmp, *dict;
+    size_t tmpcap;
+    ZSTD_CCtx *cctx;
+    ZSTD_CDict *cdict;
+    dk_wld_encoder *wld;
+    char *err;
+    size_t errlen;
+};
+
+/* Compresses the blocks listed (all of [list0, list0 + nlist) when list is NULL) with cdict,
+ * handing each to emit when given. Returns the compressed bytes, or 0 on failure (e->failed,
+ * e->why, or emit failed). */
+static size_t compress_blocks(dk_ctable_coder *c, const ZSTD_CDict *cdict, const uint32_t *list,
+                              uint32_t list0, uint32_t nlist, dk_ctable_emit emit, void *ctx)
 {
+    encoder *e = &c->e;
     size_t total = 0;
-    ZSTD_CCtx_refCDict(cctx, cdict); /* NULL: no dictionary */
+    ZSTD_CCtx_refCDict(c->cctx, cdict); /* NULL: no dictionary */
     for (uint32_t k = 0; k < nlist; k++) {
-        uint32_t b = list ? list[k] : k;
-        size_t n = encode_block(e, b, raw);
-        size_t z = ZSTD_compress2(cctx, tmp, tmpcap, raw, n);
+        uint32_t b = list ? list[k] : list0 + k;
+        size_t n = encode_block(e, b, c->raw);
+        size_t z = ZSTD_compress2(c->cctx, c->tmp, c->tmpcap, c->raw, n);
         if (ZSTD_isError(z) || e->failed) {
             e->why = !ZSTD_isError(z) ? NULL
                      : ZSTD_getErrorCode(z) == ZSTD_error_memory_allocation ? "out of memory"
                                                                             : ZSTD_getErrorName(z);
             return 0;
         }
-        if (out) {
-            if (offs)
-                offs[b] = out->n;
-            if (reserve(out, z) != 0) {
-                e->why = "out of memory";
-                return 0;
-            }
-            memcpy(out->data + out->n, tmp, z);
-            out->n += z;
+        if (emit && emit(ctx, b, c->tmp, z, c->err, c->errlen) != 0) {
+            e->failed = true;
+            return 0;
         }
         total += z;
     }
@@ -145,10 +170,10 @@ static size_t compress_blocks(encoder *e, ZSTD_CCtx *cctx, const ZSTD_CDict *cdi
 }
 
 /* Trains a dictionary on sample blocks and keeps it if it saves more than it costs on them,
- * projected over the whole file. Returns its size (0: none) and fills dict. */
-static size_t choose_dictionary(encoder *e, ZSTD_CCtx *cctx, int level, uint8_t *dict,
-                                uint8_t *raw, uint8_t *tmp, size_t tmpcap)
+ * projected over the whole file. Returns its size (0: none) and fills c->dict. */
+static size_t choose_dictionary(dk_ctable_coder *c)
 {
+    encoder *e = &c->e;
     uint32_t nb = e->in->nblocks, ns = nb < DICT_SAMPLES ? nb : DICT_SAMPLES;
     if (nb < 8)
         return 0;
@@ -162,94 +187,21 @@ static size_t choose_dictionary(encoder *e, ZSTD_CCtx *cctx, int level, uint8_t 
         sizes[k] = encode_block(e, list[k], samples + total);
         total += sizes[k];
     }
-    size_t d = ZDICT_trainFromBuffer(dict, DICT_CAP, samples, sizes, ns);
+    size_t d = ZDICT_trainFromBuffer(c->dict, DICT_CAP, samples, sizes, ns);
     free(samples);
     if (ZDICT_isError(d))
         return 0;
-    ZSTD_CDict *cdict = ZSTD_createCDict(dict, d, level);
+    ZSTD_CDict *cdict = ZSTD_createCDict(c->dict, d, c->level);
     if (!cdict)
         return 0;
-    size_t with = compress_blocks(e, cctx, cdict, list, ns, NULL, NULL, raw, tmp, tmpcap);
-    size_t without = compress_blocks(e, cctx, NULL, list, ns, NULL, NULL, raw, tmp, tmpcap);
+    size_t with = compress_blocks(c, cdict, list, 0, ns, NULL, NULL);
+    size_t without = compress_blocks(c, NULL, list, 0, ns, NULL, NULL);
     ZSTD_freeCDict(cdict);
     double saved = ((double)without - (double)with) * nb / ns;
     return with && without && saved > (double)d ? d : 0;
 }
 
-/* WLD: counts the runs of every block, chooses the codes (into enc), then codes every block
- * into out, recording offsets. Returns 0, or -1 (e->failed, or e->why). */
-static int code_wld_blocks(encoder *e, dk_wld_encoder *enc, growbuf *out, uint64_t *offs, uint8_t *raw)
-{
-    const dk_ctable_info *in = e->in;
-    dk_wld_counts *k = calloc(1, sizeof *k);
-    if (!k) {
-        e->why = "out of memory";
-        return -1;
-    }
-    for (uint32_t b = 0; b < in->nblocks && !e->failed; b++) {
-        encode_block(e, b, raw);
-        dk_wld_count(k, raw, dk_ctable_positions(in->count, in->block_size, b), in->sub_block);
-    }
-    dk_wld_encoder_init(enc, k);
-    free(k);
-    for (uint32_t b = 0; b < in->nblocks && !e->failed; b++) {
-        uint32_t n = dk_ctable_positions(in->count, in->block_size, b);
-        encode_block(e, b, raw);
-        if (reserve(out, dk_wld_block_bound(n, in->sub_block)) != 0) {
-            e->why = "out of memory";
-            return -1;
-        }
-        offs[b] = out->n;
-        out->n += dk_wld_encode_block(enc, raw, n, in->sub_block, out->data + out->n);
-    }
-    return e->failed ? -1 : 0;
-}
-
-static int write_file(const char *path, const uint8_t *parts[], const size_t lens[], int nparts,
-                      char *err, size_t errlen)
-{
-    dk_atomic_file f;
-    if (dk_atomic_begin(&f, path, err, errlen) != 0)
-        return -1;
-    for (int i = 0; i < nparts; i++) {
-        if (dk_atomic_write(&f, parts[i], lens[i], -1) != 0) {
-            dk_atomic_abort(&f);
-            return dk_errorf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        }
-    }
-    return dk_atomic_commit(&f, path, err, errlen);
-}
-
-int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value *values,
-                    const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
-                    size_t errlen)
-{
-    dk_value_source src = dk_value_array(values, p->stride, 0);
-    return dk_ctable_write_from(path, p, &src, dont_care, count, out, err, errlen);
-}
-
-/* The largest value stored (don't-care positions left out). */
-static int max_value(encoder *e, dk_value *max)
-{
-    const dk_ctable_info *in = e->in;
-    *max = 0;
-    for (uint32_t b = 0; b < in->nblocks; b++) {
-        uint64_t first = (uint64_t)b * in->block_size;
-        uint64_t n = in->count - first < in->block_size ? in->count - first : in->block_size;
-        if (fetch(e, first, (size_t)n) != 0)
-            return -1;
-        for (uint64_t k = 0; k < n; k++) {
-            dk_value v = e->buf[k * e->src->stride + e->src->offset];
-            if (!is_dont_care(e, first + k) && v > *max)
-                *max = v;
-        }
-    }
-    return 0;
-}
-
-int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_value_source *src,
-                         const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
-                         size_t errlen)
+int dk_ctable_layout(const dk_ctable_params *p, uint64_t count, dk_ctable_info *out, char *err, size_t errlen)
 {
     bool wld = p->metric == DK_METRIC_WLD, dtc = p->metric == DK_METRIC_DTC;
     dk_ctable_info in = {p->variant, (uint8_t)p->metric, {0}, 0, p->block_size, count, 0, 0, 0, 0,
@@ -264,92 +216,258 @@ int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_v
         return dk_errorf(err, errlen, "bad block size or empty table");
     if (dtc && (p->limit < 1 || p->limit > DK_RULE_MAX_LIMIT))
         return dk_errorf(err, errlen, "bad draw-rule limit %u", p->limit);
-    int level = p->level ? p->level : dtc ? DTC_LEVEL : DTW_LEVEL;
     in.nblocks = (uint32_t)((count + in.block_size - 1) / in.block_size);
     in.read_block = wld ? in.sub_block : in.block_size;
     in.nread_blocks = (count + in.read_block - 1) / in.read_block;
     in.width = wld ? 0 : 2; /* DTW, DTC: the buffers fit any width until the values are seen */
-    encoder e = {&in, src, dont_care, malloc((size_t)in.block_size * src->stride * sizeof(dk_value)),
-                 err, errlen, false, NULL};
-
-    size_t maxraw = dk_ctable_info_block_bytes(&in, 0), tmpcap = ZSTD_compressBound(maxraw);
-    uint8_t *raw = malloc(maxraw), *tmp = malloc(tmpcap), *dict = malloc(DICT_CAP);
-    uint64_t *offs = malloc(((size_t)in.nblocks + 1) * sizeof *offs);
-    ZSTD_CCtx *cctx = ZSTD_createCCtx();
-    ZSTD_CDict *cdict = NULL;
-    growbuf blocks = {0};
-    int rc = -1;
-    if (!e.buf || !raw || !tmp || !dict || !offs || !cctx) {
-        dk_errorf(err, errlen, "cannot write %s: out of memory", path);
-        goto out;
-    }
-    if (!wld) {
-        dk_value max;
-        if (max_value(&e, &max) != 0)
-            goto out;
-        in.width = max > 0xff ? 2 : 1;
-    }
-    if (wld) {
-        dk_wld_encoder enc;
-        if (code_wld_blocks(&e, &enc, &blocks, offs, raw) != 0) {
-            if (!e.failed)
-                dk_errorf(err, errlen, "cannot write %s: %s", path, e.why);
-            goto out;
-        }
-        memcpy(dict, enc.table, DK_WLD_TABLE); /* the code table stands where a dictionary would */
-        in.dict_size = DK_WLD_TABLE;
-    } else {
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-        ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
-        in.dict_size = p->try_dictionary ? (uint32_t)choose_dictionary(&e, cctx, level, dict, raw, tmp, tmpcap) : 0;
-        if (in.dict_size && !(cdict = ZSTD_createCDict(dict, in.dict_size, level))) {
-            dk_errorf(err, errlen, "cannot write %s: out of memory", path);
-            goto out;
-        }
-    }
-    if (!wld && !compress_blocks(&e, cctx, cdict, NULL, in.nblocks, &blocks, offs, raw, tmp, tmpcap)) {
-        if (!e.failed)
-            dk_errorf(err, errlen, "cannot write %s: compression failed: %s", path,
-                      e.why ? e.why : "unknown error");
-        goto out;
-    }
-    /* offsets become absolute */
-    uint64_t base = DK_CTABLE_HEADER + in.dict_size + ((uint64_t)in.nblocks + 1) * 8;
-    size_t index_len = ((size_t)in.nblocks + 1) * 8;
-    uint8_t *index = malloc(index_len);
-    if (!index) {
-        dk_errorf(err, errlen, "cannot write %s: out of memory", path);
-        goto out;
-    }
-    for (uint32_t b = 0; b < in.nblocks; b++)
-        dk_put64(index + 8 * (size_t)b, base + offs[b]);
-    dk_put64(index + 8 * (size_t)in.nblocks, base + blocks.n);
-    in.file_size = base + blocks.n + DK_CTABLE_TRAILER;
-
-    uint8_t h[DK_CTABLE_HEADER], trailer[DK_CTABLE_TRAILER];
-    dk_ctable_encode_header(&in, dk_crc32c(dk_crc32c(0, dict, in.dict_size), index, index_len), h);
-    uint32_t crc = dk_crc32c(0, h, DK_CTABLE_HEADER);
-    crc = dk_crc32c(crc, dict, in.dict_size);
-    crc = dk_crc32c(crc, index, index_len);
-    crc = dk_crc32c(crc, blocks.data, blocks.n);
-    in.file_crc = crc;
-    dk_ctable_encode_trailer(crc, trailer);
-    const uint8_t *parts[] = {h, dict, index, blocks.data, trailer};
-    const size_t lens[] = {DK_CTABLE_HEADER, in.dict_size, index_len, blocks.n, DK_CTABLE_TRAILER};
-    rc = write_file(path, parts, lens, 5, err, errlen);
-    free(index);
-    if (rc == 0 && out)
-        *out = in;
-out:
-    ZSTD_freeCDict(cdict);
-    ZSTD_freeCCtx(cctx);
-    free(blocks.data);
-    free(e.buf);
-    free(raw);
-    free(tmp);
-    free(dict);
-    free(offs);
-    return rc;
+    in.dict_size = wld ? DK_WLD_TABLE : 0;
+    *out = in;
+    return 0;
 }
 
+void dk_ctable_coder_free(dk_ctable_coder *c)
+{
+    if (!c)
+        return;
+    ZSTD_freeCDict(c->cdict);
+    ZSTD_freeCCtx(c->cctx);
+    free(c->e.buf);
+    free(c->raw);
+    free(c->tmp);
+    free(c->dict);
+    free(c->wld);
+    free(c);
+}
+
+dk_ctable_coder *dk_ctable_coder_new(const dk_ctable_params *p, const dk_value_source *src,
+                                     const uint8_t *dont_care, bool flagged, uint64_t count, char *err,
+                                     size_t errlen)
+{
+    dk_ctable_coder *c = calloc(1, sizeof *c);
+    if (!c)
+        return dk_errorf(err, errlen, "out of memory"), NULL;
+    if (dk_ctable_layout(p, count, &c->in, err, errlen) != 0) {
+        free(c);
+        return NULL;
+    }
+    bool dtc = p->metric == DK_METRIC_DTC;
+    c->level = p->level ? p->level : dtc ? DTC_LEVEL : DTW_LEVEL;
+    c->try_dictionary = p->try_dictionary;
+    c->err = err;
+    c->errlen = errlen;
+    c->e = (encoder){&c->in, src, dont_care, flagged,
+                     malloc((size_t)c->in.block_size * src->stride * sizeof(dk_value)), err, errlen, false, false,
+                     NULL};
+    size_t maxraw = dk_ctable_info_block_bytes(&c->in, 0);
+    c->tmpcap = ZSTD_compressBound(maxraw);
+    c->raw = malloc(maxraw);
+    c->tmp = malloc(c->tmpcap);
+    c->dict = malloc(DICT_CAP);
+    c->cctx = ZSTD_createCCtx();
+    c->wld = calloc(1, sizeof *c->wld);
+    if (!c->e.buf || !c->raw || !c->tmp || !c->dict || !c->cctx || !c->wld) {
+        dk_ctable_coder_free(c);
+        return dk_errorf(err, errlen, "out of memory"), NULL;
+    }
+    ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, c->level);
+    ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_contentSizeFlag, 1);
+    return c;
+}
+
+const dk_ctable_info *dk_ctable_coder_info(const dk_ctable_coder *c) { return &c->in; }
+
+const uint8_t *dk_ctable_coder_dict(const dk_ctable_coder *c) { return c->dict; }
+
+int dk_ctable_coder_scan(dk_ctable_coder *c, uint32_t b0, uint32_t b1, dk_ctable_scan *s)
+{
+    encoder *e = &c->e;
+    const dk_ctable_info *in = &c->in;
+    for (uint32_t b = b0; b < b1 && !e->failed; b++) {
+        uint64_t first = (uint64_t)b * in->block_size;
+        uint32_t n = dk_ctable_positions(in->count, in->block_size, b);
+        if (in->metric == DK_METRIC_WLD) {
+            encode_block(e, b, c->raw);
+            dk_wld_count(&s->wld, c->raw, n, in->sub_block);
+            continue;
+        }
+        if (fetch(e, first, n) != 0)
+            break;
+        for (uint32_t k = 0; k < n; k++)
+            if (!is_dont_care(e, first, k) && stored(e, k) > s->max)
+                s->max = stored(e, k);
+    }
+    return e->failed ? -1 : 0;
+}
+
+void dk_ctable_scan_add(dk_ctable_scan *a, const dk_ctable_scan *b)
+{
+    a->max = b->max > a->max ? b->max : a->max;
+    for (int x = 0; x < DK_WLD_CONTEXTS; x++)
+        for (int y = 0; y < DK_WLD_SYMBOLS; y++)
+            a->wld.n[x][y] += b->wld.n[x][y];
+}
+
+int dk_ctable_coder_decide(dk_ctable_coder *c, const dk_ctable_scan *all)
+{
+    dk_ctable_info *in = &c->in;
+    if (in->metric == DK_METRIC_WLD) {
+        dk_wld_encoder_init(c->wld, &all->wld);
+        memcpy(c->dict, c->wld->table, DK_WLD_TABLE); /* the code table stands where a dictionary would */
+        return 0;
+    }
+    in->width = all->max > 0xff ? 2 : 1;
+    in->dict_size = c->try_dictionary ? (uint32_t)choose_dictionary(c) : 0;
+    if (c->e.failed)
+        return -1;
+    if (in->dict_size && !(c->cdict = ZSTD_createCDict(c->dict, in->dict_size, c->level)))
+        return dk_errorf(c->err, c->errlen, "out of memory");
+    return 0;
+}
+
+int dk_ctable_coder_code(dk_ctable_coder *c, uint32_t b0, uint32_t b1, dk_ctable_emit emit, void *ctx)
+{
+    encoder *e = &c->e;
+    const dk_ctable_info *in = &c->in;
+    if (in->metric != DK_METRIC_WLD) {
+        if (b1 > b0 && !compress_blocks(c, c->cdict, NULL, b0, b1 - b0, emit, ctx) && !e->failed)
+            return dk_errorf(c->err, c->errlen, "compression failed: %s", e->why ? e->why : "unknown error");
+        return e->failed ? -1 : 0;
+    }
+    size_t cap = dk_wld_block_bound(in->block_size, in->sub_block);
+    uint8_t *out = cap <= c->tmpcap ? c->tmp : malloc(cap);
+    if (!out)
+        return dk_errorf(c->err, c->errlen, "out of memory");
+    for (uint32_t b = b0; b < b1 && !e->failed; b++) {
+        uint32_t n = dk_ctable_positions(in->count, in->block_size, b);
+        encode_block(e, b, c->raw);
+        size_t z = dk_wld_encode_block(c->wld, c->raw, n, in->sub_block, out);
+        if (emit(ctx, b, out, z, c->err, c->errlen) != 0)
+            e->failed = true;
+    }
+    if (out != c->tmp)
+        free(out);
+    return e->failed ? -1 : 0;
+}
+
+int dk_ctable_write_blocks(const char *path, dk_ctable_info *in, const uint8_t *dict, const uint64_t *sizes,
+                           dk_ctable_fill fill, void *ctx, char *err, size_t errlen)
+{
+    uint64_t base = DK_CTABLE_HEADER + in->dict_size + ((uint64_t)in->nblocks + 1) * 8, at = base;
+    size_t index_len = ((size_t)in->nblocks + 1) * 8;
+    uint8_t *index = malloc(index_len);
+    if (!index)
+        return dk_errorf(err, errlen, "cannot write %s: out of memory", path);
+    for (uint32_t b = 0; b < in->nblocks; b++) {
+        dk_put64(index + 8 * (size_t)b, at);
+        at += sizes[b];
+    }
+    dk_put64(index + 8 * (size_t)in->nblocks, at);
+    in->file_size = at + DK_CTABLE_TRAILER;
+
+    uint8_t h[DK_CTABLE_HEADER], trailer[DK_CTABLE_TRAILER];
+    dk_ctable_encode_header(in, dk_crc32c(dk_crc32c(0, dict, in->dict_size), index, index_len), h);
+    uint32_t crc = dk_crc32c(0, h, DK_CTABLE_HEADER);
+    crc = dk_crc32c(crc, dict, in->dict_size);
+    crc = dk_crc32c(crc, index, index_len);
+    dk_atomic_file f;
+    if (dk_atomic_begin(&f, path, err, errlen) != 0) {
+        free(index);
+        return -1;
+    }
+    bool ok = dk_atomic_write(&f, h, DK_CTABLE_HEADER, -1) == 0 && dk_atomic_write(&f, dict, in->dict_size, -1) == 0 &&
+              dk_atomic_write(&f, index, index_len, -1) == 0;
+    free(index);
+    bool filled = true;
+    for (uint64_t left = at - base; ok && left > 0;) {
+        const uint8_t *bytes = NULL;
+        size_t n = 0;
+        if (fill(ctx, &bytes, &n, err, errlen) != 0) {
+            filled = false;
+            break;
+        }
+        if (n == 0 || n > left) {
+            filled = false;
+            dk_errorf(err, errlen, "cannot write %s: the blocks do not add up to their sizes", path);
+            break;
+        }
+        crc = dk_crc32c(crc, bytes, n);
+        ok = dk_atomic_write(&f, bytes, n, -1) == 0;
+        left -= n;
+    }
+    in->file_crc = crc;
+    dk_ctable_encode_trailer(crc, trailer);
+    ok = ok && filled && dk_atomic_write(&f, trailer, DK_CTABLE_TRAILER, -1) == 0;
+    if (!ok) {
+        dk_atomic_abort(&f);
+        return filled ? dk_errorf(err, errlen, "cannot write %s: %s", path, strerror(errno)) : -1;
+    }
+    return dk_atomic_commit(&f, path, err, errlen);
+}
+
+/* The whole file's blocks gathered in memory, as one writer does. */
+typedef struct gathered {
+    growbuf g;
+    uint64_t *sizes;
+    bool given;
+} gathered;
+
+static int gather(void *ctx, uint32_t b, const uint8_t *bytes, size_t n, char *err, size_t errlen)
+{
+    gathered *a = ctx;
+    if (reserve(&a->g, n) != 0)
+        return dk_errorf(err, errlen, "out of memory");
+    memcpy(a->g.data + a->g.n, bytes, n);
+    a->g.n += n;
+    a->sizes[b] = n;
+    return 0;
+}
+
+static int give_all(void *ctx, const uint8_t **bytes, size_t *n, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    gathered *a = ctx;
+    *bytes = a->given ? NULL : a->g.data;
+    *n = a->given ? 0 : a->g.n;
+    a->given = true;
+    return 0;
+}
+
+int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value *values,
+                    const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
+                    size_t errlen)
+{
+    dk_value_source src = dk_value_array(values, p->stride, 0);
+    return dk_ctable_write_from(path, p, &src, dont_care, count, out, err, errlen);
+}
+
+int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_value_source *src,
+                         const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
+                         size_t errlen)
+{
+    dk_ctable_coder *c = dk_ctable_coder_new(p, src, dont_care, false, count, err, errlen);
+    if (!c)
+        return -1;
+    dk_ctable_info in = c->in;
+    gathered a = {{0}, malloc(((size_t)in.nblocks + 1) * sizeof *a.sizes), false};
+    dk_ctable_scan *s = calloc(1, sizeof *s);
+    int rc = -1;
+    if (!a.sizes || !s) {
+        dk_errorf(err, errlen, "cannot write %s: out of memory", path);
+    } else if (dk_ctable_coder_scan(c, 0, in.nblocks, s) == 0 && dk_ctable_coder_decide(c, s) == 0 &&
+               dk_ctable_coder_code(c, 0, in.nblocks, gather, &a) == 0) {
+        in = c->in;
+        rc = dk_ctable_write_blocks(path, &in, c->dict, a.sizes, give_all, &a, err, errlen);
+        if (rc == 0 && out)
+            *out = in;
+    } else if (!c->e.source_failed) { /* a failed source has said why */
+        char why[512];
+        snprintf(why, sizeof why, "%s", err);
+        dk_errorf(err, errlen, "cannot write %s: %s", path, why);
+    }
+    dk_ctable_coder_free(c);
+    free(s);
+    free(a.sizes);
+    free(a.g.data);
+    return rc;
+}

@@ -5,6 +5,7 @@
 
 #include "../query/ctable.h"
 #include "valuesource.h"
+#include "wldcode_write.h"
 
 /* How to write a table. */
 typedef struct dk_ctable_params {
@@ -18,6 +19,9 @@ typedef struct dk_ctable_params {
     unsigned stride;       /* the value of position i is values[i * stride] (0 means 1) */
     uint32_t sub_block;    /* WLD: positions per sub-block (dk_wld_layout_ok); 0: the default */
 } dk_ctable_params;
+
+/* The most bytes of a dictionary (or WLD code table) a writer makes. */
+enum { DK_CTABLE_DICT_MAX = 16384 };
 
 /* Writes count values (every p->stride-th of `values`) to path atomically (temporary file,
  * fsync, rename), in format version DK_CTABLE_VERSION: WLD run-length coded (p->level and
@@ -35,5 +39,73 @@ int dk_ctable_write(const char *path, const dk_ctable_params *p, const dk_value 
 int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_value_source *src,
                          const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
                          size_t errlen);
+
+/* A table written in parts (a pair's finishing split over ranks, gen/finishpart.h), with the
+ * same bytes as dk_ctable_write_from: every block's coding depends only on its own values and on
+ * what a scan of the whole table decides (DTW and DTC: the width from the largest stored value,
+ * and the dictionary, trained on sample blocks; WLD: the code table from every block's runs).
+ * So a writer scans ranges of blocks (dk_ctable_coder_scan, the scans added up in any order),
+ * decides once from the sum (dk_ctable_coder_decide), codes ranges of blocks
+ * (dk_ctable_coder_code) and joins them (dk_ctable_write_blocks). */
+
+/* What a scan of a range of blocks found: the largest value stored (DTW, DTC; don't-care
+ * positions left out) and the runs of the WLD code (WLD). Zero is the scan of no block. */
+typedef struct dk_ctable_scan {
+    dk_value max;
+    dk_wld_counts wld;
+} dk_ctable_scan;
+
+/* a += b. Pure. */
+void dk_ctable_scan_add(dk_ctable_scan *a, const dk_ctable_scan *b);
+
+/* The layout of a table of count positions written with p: every field of *out but file_size
+ * and file_crc, with width 2 and dict_size 0 for DTW and DTC until decided. Returns 0, or -1
+ * with one line in err (a bad block size or limit, count 0). Pure. */
+int dk_ctable_layout(const dk_ctable_params *p, uint64_t count, dk_ctable_info *out, char *err, size_t errlen);
+
+typedef struct dk_ctable_coder dk_ctable_coder;
+
+/* A coder of the table of count positions written with p, its values (all of them: the
+ * dictionary's samples are spread over the whole table) read from src, don't-care positions
+ * as dont_care says (dk_ctable_write) or, with flagged, those whose first value carries
+ * DK_VFILE_FLAG (valuefile.h: a flagged value file's values); failures are written into err
+ * (kept by the coder, errlen bytes). Returns NULL with one line in err. One thread. */
+dk_ctable_coder *dk_ctable_coder_new(const dk_ctable_params *p, const dk_value_source *src,
+                                     const uint8_t *dont_care, bool flagged, uint64_t count, char *err,
+                                     size_t errlen);
+
+void dk_ctable_coder_free(dk_ctable_coder *c);
+
+/* The table's layout; width and dict_size are final after dk_ctable_coder_decide. */
+const dk_ctable_info *dk_ctable_coder_info(const dk_ctable_coder *c);
+
+/* The dictionary (DTW, DTC; dict_size bytes) or WLD code table, after dk_ctable_coder_decide. */
+const uint8_t *dk_ctable_coder_dict(const dk_ctable_coder *c);
+
+/* Adds the scan of blocks [b0, b1) to *s. Returns 0, or -1 with one line in the coder's err. */
+int dk_ctable_coder_scan(dk_ctable_coder *c, uint32_t b0, uint32_t b1, dk_ctable_scan *s);
+
+/* Decides the coding from the scan of every block: the width, the dictionary (p->try_dictionary:
+ * trained on sample blocks read from src, kept if it pays) or the WLD codes. Returns 0, or -1
+ * with one line in the coder's err. */
+int dk_ctable_coder_decide(dk_ctable_coder *c, const dk_ctable_scan *all);
+
+/* Receives block b's n coded bytes; returns 0, or -1 with one line in err. */
+typedef int (*dk_ctable_emit)(void *ctx, uint32_t b, const uint8_t *bytes, size_t n, char *err, size_t errlen);
+
+/* Codes blocks [b0, b1) in order (after dk_ctable_coder_decide), handing each to emit. Returns
+ * 0, or -1 with one line in the coder's err. */
+int dk_ctable_coder_code(dk_ctable_coder *c, uint32_t b0, uint32_t b1, dk_ctable_emit emit, void *ctx);
+
+/* Gives the next bytes of the coded blocks, in order, in *bytes and *n (n > 0); returns 0, or
+ * -1 with one line in err. */
+typedef int (*dk_ctable_fill)(void *ctx, const uint8_t **bytes, size_t *n, char *err, size_t errlen);
+
+/* Writes the table described by `in` (decided: width, dict_size) atomically to path: header,
+ * dict, the index of the blocks of sizes[0 .. in->nblocks - 1] bytes, the blocks as fill gives
+ * them, the trailer. Sets in->file_size and in->file_crc. Returns 0, or -1 with one line in
+ * err. Thread-safe (distinct paths). */
+int dk_ctable_write_blocks(const char *path, dk_ctable_info *in, const uint8_t *dict, const uint64_t *sizes,
+                           dk_ctable_fill fill, void *ctx, char *err, size_t errlen);
 
 #endif

@@ -20,6 +20,11 @@ static const double unit_bits_rule = 4.26, unit_bits_plain = 3.21;
 /* A split unit's time on its ranks against one rank's time for the same positions, talking
  * included (measured: docs/usage.md, "Split units"). */
 static const double split_overhead = 1.3;
+/* A finishing in parts (gen/finishpart.h): the share of a finished position's time its scan
+ * and its packing take, and the join's a position of the pair (it copies the coded blocks);
+ * measured on Brazilian up to 5 pieces in parts of 2^20 positions, docs/measurements.md
+ * ("Finishing in parts"). */
+static const double scan_share = 0.65, pack_share = 0.8, join_share = 0.06;
 
 static int kings(dk_material m) { return m.wk + m.bk; }
 
@@ -59,26 +64,36 @@ static double unit_cost(const dk_workgraph *g, const dk_forecast_model *m, uint3
 double dk_forecast_cost(const dk_workgraph *g, const dk_forecast_model *m, dk_wg_task t)
 {
     if (t.kind == DK_WG_FINISH)
-        return (double)g->pairs[t.id].positions * m->finish_seconds;
+        return (double)g->pairs[t.id].positions * m->finish_seconds * (g->pairs[t.id].nparts ? join_share : 1);
+    if (t.kind == DK_WG_SCAN || t.kind == DK_WG_PACK)
+        return (double)(g->parts[t.id].hi - g->parts[t.id].lo) * m->finish_seconds *
+               (t.kind == DK_WG_SCAN ? scan_share : pack_share);
     return unit_cost(g, m, t.id, unit_positions(g, t.id, layer_share(g, g->units[t.id].layer)));
 }
 
 int dk_forecast_prioritize(dk_workgraph *g, const dk_forecast_model *m)
 {
     double *unit = malloc((g->nunits + 1) * sizeof *unit), *finish = malloc((g->npairs + 1) * sizeof *finish);
-    if (!unit || !finish) {
+    double *part = malloc((2 * (size_t)g->nparts + 1) * sizeof *part);
+    if (!unit || !finish || !part) {
         free(unit);
         free(finish);
+        free(part);
         return -1;
+    }
+    for (uint32_t q = 0; q < g->nparts; q++) {
+        part[q] = dk_forecast_cost(g, m, (dk_wg_task){DK_WG_SCAN, q});
+        part[g->nparts + q] = dk_forecast_cost(g, m, (dk_wg_task){DK_WG_PACK, q});
     }
     all_unit_positions(g, unit);
     for (uint32_t u = 0; u < g->nunits; u++)
         unit[u] = unit_cost(g, m, u, unit[u]);
     for (uint32_t p = 0; p < g->npairs; p++)
         finish[p] = dk_forecast_cost(g, m, (dk_wg_task){DK_WG_FINISH, p});
-    dk_workgraph_prioritize(g, unit, finish);
+    dk_workgraph_prioritize(g, unit, finish, part);
     free(unit);
     free(finish);
+    free(part);
     return 0;
 }
 
@@ -388,18 +403,25 @@ static int start(sim *s, uint32_t r, dk_wg_task t, double now)
 }
 
 /* Files on disk when task t ends: a unit adds its file to DIR/work, a finish writes the pair's
- * tables and removes its unit files. */
+ * tables and removes its unit files (and its parts' files: a part's values as a unit file
+ * holds them, its packed blocks as the tables). */
 static void account_files(sim *s, dk_wg_task t)
 {
     const dk_workgraph *g = s->g;
     const dk_forecast_model *m = s->m;
-    if (t.kind == DK_WG_UNIT) {
+    if (t.kind == DK_WG_SCAN || t.kind == DK_WG_PACK) {
+        double bits = t.kind == DK_WG_SCAN ? m->unit_bits : m->table_bits[0] + m->table_bits[1] + m->table_bits[2];
+        double b = (double)(g->parts[t.id].hi - g->parts[t.id].lo) * bits / 8;
+        s->work_bytes += b;
+        s->disk_bytes += b;
+    } else if (t.kind == DK_WG_UNIT) {
         double b = s->unit_pos[t.id] * m->unit_bits / 8;
         s->work_bytes += b;
         s->disk_bytes += b;
     } else {
-        double units = pair_bytes(g, t.id, m->unit_bits);
         double tables = pair_bytes(g, t.id, m->table_bits[0] + m->table_bits[1] + m->table_bits[2]);
+        double units = pair_bytes(g, t.id, m->unit_bits) * (g->pairs[t.id].nparts ? 2 : 1) +
+                       (g->pairs[t.id].nparts ? tables : 0);
         s->work_bytes -= units;
         s->disk_bytes += tables - units;
         s->out->table_bytes += (uint64_t)tables;
@@ -498,7 +520,7 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
             if (g->units[u].split && s.unit_pos[u] / (double)g->max_positions > most)
                 most = s.unit_pos[u] / (double)g->max_positions;
     }
-    size_t room = (size_t)g->nunits + g->npairs + 2 + (size_t)most;
+    size_t room = (size_t)g->nunits + g->npairs + 2 * (size_t)g->nparts + 2 + (size_t)most;
     s.events = (dk_heap){malloc(room * sizeof(event)), sizeof(event), 0, event_less};
     int rc = dk_sched_init(&s.core, g, ranks ? ranks : 1, true);
     rc = rc == 0 && s.events.data && s.unit_pos && s.unit_at ? reads_build(g, &s.rd) : -1;

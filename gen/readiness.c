@@ -5,12 +5,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Heap keys: finishes sort before units, each kind by id. */
-static uint64_t key_of(dk_wg_task t) { return (t.kind == DK_WG_UNIT ? (uint64_t)1 << 32 : 0) | t.id; }
+/* Heap keys: finishes sort before packings, scans and units, each kind by id. */
+static const dk_wg_kind BY_KEY[] = {DK_WG_FINISH, DK_WG_PACK, DK_WG_SCAN, DK_WG_UNIT};
 
-static dk_wg_task task_of(uint64_t key)
+static uint64_t key_of(dk_wg_task t)
 {
-    return (dk_wg_task){key >> 32 ? DK_WG_UNIT : DK_WG_FINISH, (uint32_t)key};
+    uint64_t k = t.kind == DK_WG_FINISH ? 0 : t.kind == DK_WG_PACK ? 1 : t.kind == DK_WG_SCAN ? 2 : 3;
+    return k << 32 | t.id;
+}
+
+static dk_wg_task task_of(uint64_t key) { return (dk_wg_task){BY_KEY[key >> 32], (uint32_t)key}; }
+
+/* Where task t's state and priority are kept. */
+static uint8_t *state_of(dk_workgraph *g, dk_wg_task t)
+{
+    switch (t.kind) {
+    case DK_WG_UNIT: return &g->unit_state[t.id];
+    case DK_WG_FINISH: return &g->finish_state[t.id];
+    case DK_WG_SCAN: return &g->part_state[t.id];
+    default: return &g->part_state[g->nparts + t.id];
+    }
+}
+
+static double prio_of(const dk_workgraph *g, dk_wg_task t)
+{
+    switch (t.kind) {
+    case DK_WG_UNIT: return g->unit_prio[t.id];
+    case DK_WG_FINISH: return g->finish_prio[t.id];
+    case DK_WG_SCAN: return g->part_prio[t.id];
+    default: return g->part_prio[g->nparts + t.id];
+    }
 }
 
 /* The heap's order: the highest priority first, then the lowest key. */
@@ -22,7 +46,7 @@ static bool ready_less(const void *a, const void *b)
 
 static void push(dk_workgraph *g, dk_wg_task t)
 {
-    dk_wg_ready r = {t.kind == DK_WG_UNIT ? g->unit_prio[t.id] : g->finish_prio[t.id], key_of(t)};
+    dk_wg_ready r = {prio_of(g, t), key_of(t)};
     dk_heap_push(&g->ready, &r);
 }
 
@@ -64,7 +88,38 @@ static uint32_t open_finish(dk_workgraph *g, uint32_t pair)
     return 1;
 }
 
+/* The pair's parts of kind k (scans or packings) not done become ready; if none is left, what
+ * follows them does (the packings, the finish). */
+static uint32_t open_parts(dk_workgraph *g, uint32_t pair, dk_wg_kind k)
+{
+    const dk_wpair *p = &g->pairs[pair];
+    if ((k == DK_WG_SCAN ? g->scans_left : g->packs_left)[pair] == 0)
+        return k == DK_WG_SCAN ? open_parts(g, pair, DK_WG_PACK) : open_finish(g, pair);
+    uint32_t n = 0;
+    for (uint32_t q = p->first_part; q < p->first_part + p->nparts; q++) {
+        dk_wg_task t = {k, q};
+        if (*state_of(g, t) == DK_WG_WAITING) {
+            *state_of(g, t) = DK_WG_READY;
+            push(g, t);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Every unit of the pair is done: its finish, or its finishing's parts, become ready. */
+static uint32_t open_finishing(dk_workgraph *g, uint32_t pair)
+{
+    return g->pairs[pair].nparts ? open_parts(g, pair, DK_WG_SCAN) : open_finish(g, pair);
+}
+
 void dk_workgraph_reset(dk_workgraph *g, const uint64_t *units_done, const uint64_t *pairs_finished)
+{
+    dk_workgraph_reset_parts(g, units_done, pairs_finished, NULL);
+}
+
+void dk_workgraph_reset_parts(dk_workgraph *g, const uint64_t *units_done, const uint64_t *pairs_finished,
+                              const uint64_t *parts_done)
 {
     g->ready = (dk_heap){g->ready.data, sizeof(dk_wg_ready), 0, ready_less};
     g->pairs_open = 0;
@@ -72,6 +127,16 @@ void dk_workgraph_reset(dk_workgraph *g, const uint64_t *units_done, const uint6
     for (uint32_t p = 0; p < g->npairs; p++) {
         g->finish_state[p] = is_set(pairs_finished, p) ? DK_WG_DONE : DK_WG_WAITING;
         g->pairs_open += g->finish_state[p] != DK_WG_DONE;
+        g->scans_left[p] = g->packs_left[p] = 0;
+    }
+    for (uint32_t q = 0; q < g->nparts; q++) {
+        uint32_t p = g->parts[q].pair;
+        bool finished = g->finish_state[p] == DK_WG_DONE;
+        bool scanned = finished || is_set(parts_done, q), packed = finished || is_set(parts_done, g->nparts + q);
+        g->part_state[q] = scanned ? DK_WG_DONE : DK_WG_WAITING;
+        g->part_state[g->nparts + q] = packed ? DK_WG_DONE : DK_WG_WAITING;
+        g->scans_left[p] += !scanned;
+        g->packs_left[p] += !packed;
     }
     for (uint32_t li = 0; li < g->nlayers; li++) {
         const dk_layer *l = &g->layers[li];
@@ -86,7 +151,7 @@ void dk_workgraph_reset(dk_workgraph *g, const uint64_t *units_done, const uint6
     }
     for (uint32_t p = 0; p < g->npairs; p++)
         if (g->finish_state[p] == DK_WG_WAITING && g->pair_left[p] == 0)
-            open_finish(g, p);
+            open_finishing(g, p);
     for (uint32_t li = 0; li < g->nlayers; li++) {
         const dk_wpair *p = &g->pairs[g->layers[li].pair];
         int64_t above = layer_above(g, li);
@@ -108,7 +173,8 @@ static double pair_top(const dk_workgraph *g, const dk_wpair *q)
     return top;
 }
 
-void dk_workgraph_prioritize(dk_workgraph *g, const double *unit_cost, const double *finish_cost)
+void dk_workgraph_prioritize(dk_workgraph *g, const double *unit_cost, const double *finish_cost,
+                             const double *part_cost)
 {
     /* A pair's finish opens the layers of the pairs that read it, which have higher ids: pairs
      * are done from the last, the layers of a pair from the lowest level up. */
@@ -120,11 +186,22 @@ void dk_workgraph_prioritize(dk_workgraph *g, const double *unit_cost, const dou
             after = top > after ? top : after;
         }
         g->finish_prio[pi] = finish_cost[pi] + after;
+        /* a finishing in parts: every packing waits for every scan; the finish for every packing */
+        double packs = g->finish_prio[pi], scans = 0;
+        for (uint32_t q = p->first_part; q < p->first_part + p->nparts; q++) {
+            g->part_prio[g->nparts + q] = (part_cost ? part_cost[g->nparts + q] : 0) + g->finish_prio[pi];
+            packs = g->part_prio[g->nparts + q] > packs ? g->part_prio[g->nparts + q] : packs;
+        }
+        for (uint32_t q = p->first_part; q < p->first_part + p->nparts; q++) {
+            g->part_prio[q] = (part_cost ? part_cost[q] : 0) + packs;
+            scans = g->part_prio[q] > scans ? g->part_prio[q] : scans;
+        }
+        double first = p->nparts ? scans : g->finish_prio[pi]; /* what the last unit releases */
         double below = 0; /* the highest priority of the layer below */
         for (uint32_t li = p->first_layer + p->nlayers; li-- > p->first_layer;) {
             const dk_layer *l = &g->layers[li];
             bool waits = li + 1 < p->first_layer + p->nlayers && layer_above(g, li + 1) == (int64_t)li;
-            double next = waits && below > g->finish_prio[pi] ? below : g->finish_prio[pi];
+            double next = waits && below > first ? below : first;
             below = 0;
             for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++) {
                 g->unit_prio[u] = unit_cost[u] + next;
@@ -141,10 +218,7 @@ bool dk_workgraph_take(dk_workgraph *g, dk_wg_task *t)
         return false;
     dk_heap_pop(&g->ready, &r);
     *t = task_of(r.key);
-    if (t->kind == DK_WG_UNIT)
-        g->unit_state[t->id] = DK_WG_TAKEN;
-    else
-        g->finish_state[t->id] = DK_WG_TAKEN;
+    *state_of(g, *t) = DK_WG_TAKEN;
     return true;
 }
 
@@ -158,8 +232,17 @@ static uint32_t unit_done(dk_workgraph *g, uint32_t u)
     if (below < g->nlayers && layer_above(g, below) == (int64_t)li)
         n += release(g, below);
     if (--g->pair_left[pair] == 0)
-        n += open_finish(g, pair);
+        n += open_finishing(g, pair);
     return n;
+}
+
+static uint32_t part_done(dk_workgraph *g, dk_wg_task t)
+{
+    uint32_t pair = g->parts[t.id].pair;
+    *state_of(g, t) = DK_WG_DONE;
+    if (t.kind == DK_WG_SCAN)
+        return --g->scans_left[pair] == 0 ? open_parts(g, pair, DK_WG_PACK) : 0;
+    return --g->packs_left[pair] == 0 ? open_finish(g, pair) : 0;
 }
 
 static uint32_t finish_done(dk_workgraph *g, uint32_t pair)
@@ -182,5 +265,7 @@ uint32_t dk_workgraph_done(dk_workgraph *g, dk_wg_task t)
         return t.id < g->nunits && g->unit_state[t.id] == DK_WG_TAKEN ? unit_done(g, t.id) : 0;
     if (t.kind == DK_WG_FINISH)
         return t.id < g->npairs && g->finish_state[t.id] == DK_WG_TAKEN ? finish_done(g, t.id) : 0;
+    if (t.kind == DK_WG_SCAN || t.kind == DK_WG_PACK)
+        return t.id < g->nparts && *state_of(g, t) == DK_WG_TAKEN ? part_done(g, t) : 0;
     return 0;
 }

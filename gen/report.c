@@ -12,7 +12,7 @@ void dk_report_start(const char *dir, bool all_done, uint32_t total_mat, uint32_
 }
 
 void dk_report_end(const dk_finished *f, const dk_budget *b, const dk_workgraph *g, int nranks, uint32_t splits,
-                   double waited, double ran)
+                   uint32_t joins, uint32_t parts, double waited, double ran)
 {
     dk_finished_counters c = dk_finished_get_counters(f);
     fprintf(stderr, "gen: rank 0 decoded %llu blocks of finished tables, %.3g positions (%llu dropped "
@@ -22,6 +22,9 @@ void dk_report_end(const dk_finished *f, const dk_budget *b, const dk_workgraph 
     if (splits)
         fprintf(stderr, "gen: %u units above the bound of %llu positions were split, each solved by all %d "
                 "ranks together\n", splits, (unsigned long long)g->max_positions, nranks);
+    if (joins)
+        fprintf(stderr, "gen: %u pairs above the finishing bound of %llu positions were finished in parts "
+                "(%u scans and packings of parts), by any ranks\n", joins, (unsigned long long)g->finish_positions, parts);
     if (ran > 0)
         fprintf(stderr, "gen: the ranks waited for a task %.1f%% of the run (%.0f of %.0f rank-seconds): "
                 "work not ready yet, or none left\n", 100 * waited / (ran * nranks), waited, ran * nranks);

@@ -6,6 +6,7 @@
 
 #include "../query/ctable.h"
 #include "../query/tablebase.h"
+#include "finishpart.h"
 #include "stats.h"
 #include "tablecheck.h"
 #include "unitfile.h"
@@ -84,9 +85,26 @@ int dk_restart_scan(dk_workgraph *g, const char *dir, unsigned limit, uint64_t *
         }
     }
     dk_groups_cache_free(gcache);
-    dk_workgraph_reset(g, units, pairs);
+    /* the parts of the finishings under way: scanned, packed (finishpart.h) */
+    uint64_t *parts = calloc((2 * (size_t)g->nparts) / 64 + 1, sizeof *parts);
+    if (!parts) {
+        free(units);
+        free(pairs);
+        return -1;
+    }
+    for (uint32_t q = 0; q < g->nparts; q++) {
+        uint32_t p = g->parts[q].pair;
+        int found = pairs[p / 64] >> (p % 64) & 1 ? 0 : dk_fpart_found(g, dir, q, limit);
+        uint64_t packed = g->nparts + (uint64_t)q;
+        if (found & 1)
+            parts[q / 64] |= (uint64_t)1 << (q % 64);
+        if (found & 2)
+            parts[packed / 64] |= (uint64_t)1 << (packed % 64);
+    }
+    dk_workgraph_reset_parts(g, units, pairs, parts);
     free(units);
     free(pairs);
+    free(parts);
     return 0;
 }
 

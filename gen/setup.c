@@ -73,6 +73,11 @@ dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b)
     uint64_t split = o->split_positions ? o->split_positions : dk_budget_split_positions(b->memory, o->rule_limit);
     for (uint32_t u = 0; g && u < g->nunits; u++)
         g->units[u].split = g->units[u].oversize && g->units[u].positions > split;
+    uint64_t finish = o->finish_positions ? o->finish_positions : dk_budget_finish_positions(b, o->rule_limit);
+    if (g && dk_workgraph_cut_finishes(g, finish) != 0) {
+        dk_workgraph_free(g);
+        return NULL;
+    }
     /* the longest chains of work first, by the forecast's costs */
     dk_forecast_model m = g ? dk_forecast_default_model(g, o->rule_limit, 0, 0) : (dk_forecast_model){0};
     if (g && dk_forecast_prioritize(g, &m) != 0) {
@@ -97,9 +102,16 @@ uint64_t dk_setup_held(const dk_workgraph *g, uint32_t u, int nranks)
 void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_t *pair)
 {
     *unit = *pair = 0;
-    for (uint32_t p = 0; p < g->npairs; p++)
-        if (g->pairs[p].positions > *pair)
-            *pair = g->pairs[p].positions;
+    for (uint32_t p = 0; p < g->npairs; p++) {
+        const dk_wpair *wp = &g->pairs[p];
+        /* a finishing in parts: its largest part, or its join, which holds 16 bytes a block of
+         * 16384 positions (each block's size, the index), what finishing a 128th of the pair
+         * holds (at 9/64 of a byte a position, dk_budget_finish_bytes) */
+        uint64_t most = wp->nparts ? wp->positions / 128 : wp->positions;
+        for (uint32_t q = wp->first_part; q < wp->first_part + wp->nparts; q++)
+            most = g->parts[q].hi - g->parts[q].lo > most ? g->parts[q].hi - g->parts[q].lo : most;
+        *pair = most > *pair ? most : *pair;
+    }
     for (uint32_t u = 0; u < g->nunits; u++) {
         uint64_t held = dk_setup_held(g, u, nranks);
         if (held > *unit)

@@ -48,11 +48,12 @@ dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b);
 uint64_t dk_setup_held(const dk_workgraph *g, uint32_t u, int nranks);
 
 /* The most positions a rank holds for a unit (dk_setup_held) on `nranks` ranks, and the
- * positions of g's largest pair (both materials). Thread-safe. */
+ * positions of g's largest finishing task: a pair (both materials), or for a pair finished in
+ * parts its largest part or its join. Thread-safe. */
 void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_t *pair);
 
 /* Makes room in b for g's largest tasks on `nranks` ranks, lowering b's cache: a rank's share
- * of a split unit (which may be above the bound) and finishing the largest pair, with a draw
+ * of a split unit (which may be above the bound) and the largest finishing task (dk_setup_largest), with a draw
  * rule of `limit` plies. Returns 0, or -1 with one line in err when the memory cannot hold
  * them. Pure. */
 int dk_setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, char *err,

@@ -12,6 +12,7 @@
 #include "../rules/errors.h"
 #include "../rules/notation.h"
 #include "atomicfile.h"
+#include "valuefile.h"
 
 static const char *const RULE_KEY[DK_RC_N] = {"wins", "cursed_wins", "draws", "blessed_losses",
                                               "losses"};
@@ -23,34 +24,28 @@ static int rule_index(dk_value r) { return DK_CAT_WIN - (int)dk_rule_category(r)
 
 enum { CHUNK = 1 << 16 }; /* positions read from the source at a time */
 
-/* What one pass over the values keeps besides the counts in dk_stats. */
-typedef struct stats_pass {
-    dk_value maxv, longest;
-    uint64_t longest_at, longest_dtc_at;
-} stats_pass;
-
 /* Counts position i of DTW value v. */
-static inline void add_dtw(dk_stats *st, stats_pass *a, uint64_t i, dk_value v)
+static inline void add_dtw(dk_stats *st, uint64_t i, dk_value v)
 {
     if (v == DK_DRAW) {
         st->draws++;
         return;
     }
     st->hist[dk_value_dtw(v)]++;
-    a->maxv = v > a->maxv ? v : a->maxv;
+    st->max_value = v > st->max_value ? v : st->max_value;
     if (dk_value_is_loss(v)) {
         st->losses++;
         return;
     }
     st->wins++;
-    if (v > a->longest) { /* the first of the longest */
-        a->longest = v;
-        a->longest_at = i;
+    if (v > st->longest_value) { /* the first of the longest */
+        st->longest_value = v;
+        st->longest_at = i;
     }
 }
 
 /* Counts position i of rule value r. */
-static inline void add_rule(dk_stats *st, stats_pass *a, uint64_t i, dk_value r)
+static inline void add_rule(dk_stats *st, uint64_t i, dk_value r)
 {
     st->rule[rule_index(r)]++;
     if (!dk_rule_is_decided(r))
@@ -64,7 +59,7 @@ static inline void add_rule(dk_stats *st, stats_pass *a, uint64_t i, dk_value r)
     st->dtc_win[d]++;
     if (d > st->longest_dtc) {
         st->longest_dtc = d;
-        a->longest_dtc_at = i;
+        st->longest_dtc_at = i;
     }
 }
 
@@ -75,56 +70,99 @@ static void fen_of(const dk_index *ix, uint64_t i, char *buf, size_t len)
     dk_fen_format(ix->v, &p, false, buf, len);
 }
 
-/* Every count in one pass over the source, CHUNK positions at a time into buf. The DTW
- * histogram is counted over every value a position can hold, then cut to the longest seen. */
-static int compute(dk_stats *st, const dk_index *ix, const dk_value_source *src, dk_value *buf,
-                   unsigned limit, char *err, size_t errlen)
+int dk_stats_begin(dk_stats *st, const dk_index *ix, unsigned limit)
 {
+    memset(st, 0, sizeof *st);
+    st->m = ix->m;
     st->limit = limit;
+    /* the DTW histogram is counted over every value a position can hold, then cut to the
+     * longest seen (dk_stats_end) */
     st->hist = calloc((size_t)DK_VALUE_MAX + 1, sizeof *st->hist);
     if (limit) {
         st->dtc_win = calloc(limit + 1, sizeof *st->dtc_win);
         st->dtc_loss = calloc(limit + 1, sizeof *st->dtc_loss);
     }
-    if (!st->hist || (limit && (!st->dtc_win || !st->dtc_loss)))
-        return dk_errorf(err, errlen, "out of memory");
-    stats_pass a = {0, 0, 0, 0};
+    if (!st->hist || (limit && (!st->dtc_win || !st->dtc_loss))) {
+        dk_stats_free(st);
+        return -1;
+    }
+    return 0;
+}
+
+int dk_stats_count(dk_stats *st, const dk_value_source *src, uint64_t first, uint64_t n, char *err,
+                   size_t errlen)
+{
     const unsigned stride = src->stride;
-    for (uint64_t first = 0; first < ix->size; first += CHUNK) {
-        size_t n = ix->size - first < CHUNK ? (size_t)(ix->size - first) : CHUNK;
-        if (src->read(src, first, n, buf, err, errlen) != 0)
+    dk_value *buf = malloc((size_t)CHUNK * stride * sizeof *buf);
+    if (!buf)
+        return dk_errorf(err, errlen, "out of memory");
+    for (uint64_t at = first; at < first + n; at += CHUNK) {
+        size_t k = first + n - at < CHUNK ? (size_t)(first + n - at) : CHUNK;
+        if (src->read(src, at, k, buf, err, errlen) != 0) {
+            free(buf);
             return -1;
-        for (size_t k = 0; k < n; k++) {
-            add_dtw(st, &a, first + k, buf[k * stride]);
-            if (limit)
-                add_rule(st, &a, first + k, buf[k * stride + 1]);
+        }
+        for (size_t j = 0; j < k; j++) {
+            add_dtw(st, at + j, (dk_value)(buf[j * stride] & ~DK_VFILE_FLAG));
+            if (st->limit)
+                add_rule(st, at + j, buf[j * stride + 1]);
         }
     }
-    st->max_dtw = a.maxv ? dk_value_dtw(a.maxv) : 0;
+    st->positions += n;
+    free(buf);
+    return 0;
+}
+
+void dk_stats_add(dk_stats *a, const dk_stats *b)
+{
+    a->positions += b->positions;
+    a->wins += b->wins;
+    a->losses += b->losses;
+    a->draws += b->draws;
+    for (unsigned d = 0; d <= DK_VALUE_MAX; d++)
+        a->hist[d] += b->hist[d];
+    a->max_value = b->max_value > a->max_value ? b->max_value : a->max_value;
+    if (b->longest_value > a->longest_value) { /* a's positions come first: it keeps ties */
+        a->longest_value = b->longest_value;
+        a->longest_at = b->longest_at;
+    }
+    for (int k = 0; k < DK_RC_N; k++)
+        a->rule[k] += b->rule[k];
+    for (unsigned d = 0; a->limit && d <= a->limit; d++) {
+        a->dtc_win[d] += b->dtc_win[d];
+        a->dtc_loss[d] += b->dtc_loss[d];
+    }
+    if (b->longest_dtc > a->longest_dtc) {
+        a->longest_dtc = b->longest_dtc;
+        a->longest_dtc_at = b->longest_dtc_at;
+    }
+}
+
+void dk_stats_end(dk_stats *st, const dk_index *ix)
+{
+    st->max_dtw = st->max_value ? dk_value_dtw(st->max_value) : 0;
     uint64_t *h = realloc(st->hist, (st->max_dtw + 1) * sizeof *h);
     if (h)
         st->hist = h;
-    if (a.longest) {
-        st->longest_win = dk_value_dtw(a.longest);
-        fen_of(ix, a.longest_at, st->longest_fen, sizeof st->longest_fen);
+    if (st->longest_value) {
+        st->longest_win = dk_value_dtw(st->longest_value);
+        fen_of(ix, st->longest_at, st->longest_fen, sizeof st->longest_fen);
     }
     if (st->longest_dtc)
-        fen_of(ix, a.longest_dtc_at, st->longest_dtc_fen, sizeof st->longest_dtc_fen);
-    return 0;
+        fen_of(ix, st->longest_dtc_at, st->longest_dtc_fen, sizeof st->longest_dtc_fen);
 }
 
 int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value_source *src, unsigned limit,
                      char *err, size_t errlen)
 {
-    memset(st, 0, sizeof *st);
-    st->m = ix->m;
-    st->positions = ix->size;
-    dk_value *buf = malloc((size_t)CHUNK * src->stride * sizeof *buf);
-    int rc = buf ? compute(st, ix, src, buf, limit, err, errlen) : dk_errorf(err, errlen, "out of memory");
-    free(buf);
-    if (rc != 0)
+    if (dk_stats_begin(st, ix, limit) != 0)
+        return dk_errorf(err, errlen, "out of memory");
+    if (dk_stats_count(st, src, 0, ix->size, err, errlen) != 0) {
         dk_stats_free(st);
-    return rc;
+        return -1;
+    }
+    dk_stats_end(st, ix);
+    return 0;
 }
 
 void dk_stats_free(dk_stats *st)

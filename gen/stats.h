@@ -37,6 +37,10 @@ typedef struct dk_stats {
     uint64_t *dtc_win, *dtc_loss; /* rule wins and losses by DTC, 0..limit */
     unsigned longest_dtc;       /* the largest DTC of a rule win (0: none) */
     char longest_dtc_fen[128];  /* its position: the lowest index among them */
+    /* while counting (dk_stats_count): the largest value, the longest win's value and where
+     * the longest win and DTC are (the FENs are made by dk_stats_end) */
+    dk_value max_value, longest_value;
+    uint64_t longest_at, longest_dtc_at;
 } dk_stats;
 
 /* Counts the values of material ix->m, read from src (in two or three passes): per position
@@ -46,6 +50,19 @@ int dk_stats_compute(dk_stats *st, const dk_index *ix, const dk_value_source *sr
                      char *err, size_t errlen);
 
 void dk_stats_free(dk_stats *st);
+
+/* Counting in parts (a pair's finishing split over ranks): dk_stats_begin makes empty counts of
+ * material ix->m (the histogram over every value until dk_stats_end); dk_stats_count adds
+ * positions first..first+n-1 read from src (a position's first value may carry
+ * DK_VFILE_FLAG, valuefile.h, which is left out); dk_stats_add adds b's counts (positions after
+ * a's) to a's; dk_stats_end cuts the histogram and makes the FENs, leaving what
+ * dk_stats_compute gives for the same positions. begin returns 0, or -1 when out of memory;
+ * count 0, or -1 with one line in err. Pure apart from their arguments. */
+int dk_stats_begin(dk_stats *st, const dk_index *ix, unsigned limit);
+int dk_stats_count(dk_stats *st, const dk_value_source *src, uint64_t first, uint64_t n, char *err,
+                   size_t errlen);
+void dk_stats_add(dk_stats *a, const dk_stats *b);
+void dk_stats_end(dk_stats *st, const dk_index *ix);
 
 /* Writes the stats file atomically (temporary file, fsync, rename). Returns 0, or -1 with one
  * line in err naming the step that failed and the file (atomicfile.h). */

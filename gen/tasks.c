@@ -9,6 +9,7 @@
 #include "../rules/notation.h"
 #include "assemble.h"
 #include "ctable_write.h"
+#include "finishpart.h"
 #include "restart.h"
 #include "stats.h"
 #include "testhooks.h"
@@ -38,9 +39,7 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
     return 0;
 }
 
-/* Gives back what solving units holds between them: before finishing a pair, which the budget
- * counts instead. */
-static void worker_idle(dk_worker *w)
+void dk_worker_idle(dk_worker *w)
 {
     dk_solver_idle(w->solver);
     dk_exit_check_idle(w->check);
@@ -59,6 +58,12 @@ static dk_value *worker_values(dk_worker *w, uint64_t n)
         w->values_cap = w->values ? n : 0;
     }
     return w->values;
+}
+
+dk_ctable_params dk_worker_table_params(const dk_worker *w, dk_material m, dk_metric metric)
+{
+    return (dk_ctable_params){(uint8_t)w->g->v->id, {m.wm, m.wk, m.bm, m.bk}, metric, 0, 0, w->dictionary,
+                              metric == DK_METRIC_DTC ? w->limit : 0, w->limit ? 2 : 1, 0};
 }
 
 void dk_worker_free(dk_worker *w)
@@ -185,7 +190,7 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
         rc = values ? DK_PEER_FAILED : DK_FAILED;
     }
     /* a split unit's share and exchange buffers may be far larger than a unit's: given back */
-    worker_idle(w);
+    dk_worker_idle(w);
     dk_groups_free(&ug);
     return rc;
 }
@@ -241,8 +246,7 @@ static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int
         goto out;
     for (int k = 0; k < (w->limit ? 3 : 2); k++) {
         dk_metric metric = (dk_metric)(k + 1);
-        dk_ctable_params cp = {(uint8_t)v->id, {m.wm, m.wk, m.bm, m.bk}, metric, 0, 0, w->dictionary,
-                               metric == DK_METRIC_DTC ? w->limit : 0, stride, 0};
+        dk_ctable_params cp = dk_worker_table_params(w, m, metric);
         dk_ctable_info ci;
         dk_value_source src = *values;
         src.offset = metric == DK_METRIC_DTC; /* the rule value follows the DTW value */
@@ -270,7 +274,13 @@ out:
 int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
 {
     const dk_wpair *p = &w->g->pairs[pi];
-    worker_idle(w);
+    if (p->nparts) {
+        int rc = dk_task_join_parts(w, pi, err, errlen);
+        if (rc == 0 && !w->keep_work)
+            remove_units(w, pi);
+        return rc;
+    }
+    dk_worker_idle(w);
     dk_pair_reader *r = dk_pair_reader_new(w->g, w->gcache, w->dir, pi, w->limit, err, errlen);
     if (!r)
         return -1;

@@ -4,6 +4,7 @@
 #define DK_TASKS_H
 
 #include "budget.h"
+#include "ctable_write.h"
 #include "solve.h"
 
 typedef struct dk_worker {
@@ -29,6 +30,13 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
 
 void dk_worker_free(dk_worker *w);
 
+/* Gives back what solving units holds between them: before finishing a pair (or a part of
+ * one), which the budget counts instead. */
+void dk_worker_idle(dk_worker *w);
+
+/* How w writes material m's table of `metric` (its draw rule, dictionary, stride). Pure. */
+dk_ctable_params dk_worker_table_params(const dk_worker *w, dk_material m, dk_metric metric);
+
 /* Solves unit u, checks every value by the independent forward pass (verify.h) and writes the
  * unit's file atomically. Returns 0, or -1 with one line in err (a verification failure names
  * the material and a failing position as FEN). A test build alters values here on request
@@ -43,7 +51,8 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen);
  * with one line in err on a rank that failed itself, DK_PEER_FAILED on the others. */
 int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err, size_t errlen);
 
-/* Finishes pair p, whose units are all written and verified: builds each material's table
+/* Finishes pair p, whose units are all written and verified (a pair cut into parts: whose
+ * parts are all packed, dk_task_join_parts): builds each material's table
  * (its must-capture map from the units' flags, unitfile.h), writes the compressed WLD, DTW
  * and (with a draw rule) DTC tables and the statistics, then removes the unit files; with
  * keep_work it keeps them and each material's values too (work/<variant>-<material>.raw,

@@ -2,6 +2,7 @@
 
 #ifdef DK_TEST_HOOKS
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,14 @@ void dk_hook_split_pause(void)
 
 bool dk_hook_fail_init(void) { return getenv("DAMKA_TEST_FAIL_INIT") != NULL; }
 
+void dk_hook_part_written(void)
+{
+    static _Atomic unsigned written; /* rank 0 writes parts on its worker thread */
+    const char *e = getenv("DAMKA_TEST_KILL_AFTER_PARTS");
+    if (e && *e && ++written >= strtoul(e, NULL, 10))
+        raise(SIGKILL);
+}
+
 bool dk_hook_progress_seconds(double *every)
 {
     const char *e = getenv("DAMKA_TEST_PROGRESS_SECONDS");
@@ -82,6 +91,8 @@ bool dk_hook_table_bytes(uint64_t *bytes) { return (void)bytes, false; }
 void dk_hook_split_pause(void) {}
 
 bool dk_hook_fail_init(void) { return false; }
+
+void dk_hook_part_written(void) {}
 
 bool dk_hook_progress_seconds(double *every) { return (void)every, false; }
 

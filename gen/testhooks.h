@@ -32,6 +32,10 @@ bool dk_hook_table_bytes(uint64_t *bytes);
  * that kill a rank in the middle of one). */
 void dk_hook_split_pause(void);
 
+/* DAMKA_TEST_KILL_AFTER_PARTS=n: the process kills itself (SIGKILL) once it has written n
+ * parts of finishings (scans or packings, finishpart.h). */
+void dk_hook_part_written(void);
+
 /* DAMKA_TEST_FAIL_INIT (set): whether a worker rank's worker is to fail to start. */
 bool dk_hook_fail_init(void);
 

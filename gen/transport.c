@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../rules/errors.h"
+#include "finishpart.h"
 
 static void run_task(dk_worker *w, const task *t, report *r)
 {
@@ -15,6 +16,10 @@ static void run_task(dk_worker *w, const task *t, report *r)
     r->err[0] = 0;
     if (t->kind == DK_WG_UNIT)
         r->status = dk_task_unit(w, (uint32_t)t->id, r->err, sizeof r->err);
+    else if (t->kind == DK_WG_SCAN)
+        r->status = dk_task_scan_part(w, (uint32_t)t->id, r->err, sizeof r->err);
+    else if (t->kind == DK_WG_PACK)
+        r->status = dk_task_pack_part(w, (uint32_t)t->id, r->err, sizeof r->err);
     else
         r->status = dk_task_finish_pair(w, (uint32_t)t->id, r->err, sizeof r->err);
 }
@@ -188,7 +193,11 @@ static void take_report(sched *s, int rank, const report *r)
     if (r->kind == DK_WG_UNIT) {
         s->pr.done_positions += s->g->units[r->id].positions;
         dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, (uint32_t)r->id});
+    } else if (r->kind == DK_WG_SCAN || r->kind == DK_WG_PACK) {
+        s->parts++;
+        dk_sched_done(&s->core, (dk_wg_task){(dk_wg_kind)r->kind, (uint32_t)r->id});
     } else {
+        s->joins += s->g->pairs[r->id].nparts > 0;
         s->pr.done_materials += s->g->pairs[r->id].self_twin ? 1 : 2;
         dk_sched_done(&s->core, (dk_wg_task){DK_WG_FINISH, (uint32_t)r->id});
     }

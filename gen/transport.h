@@ -14,8 +14,9 @@
 #include "tasks.h"
 
 enum { TAG_REPORT = 1, TAG_TASK = 2 };
-/* A task's kind on the wire: a graph task's own kind (DK_WG_UNIT, DK_WG_FINISH), or one of these. */
-enum { TASK_NONE = 0, TASK_STOP = DK_WG_FINISH + 1, TASK_SPLIT = DK_WG_FINISH + 2 };
+/* A task's kind on the wire: a graph task's own kind (DK_WG_UNIT, DK_WG_FINISH, DK_WG_SCAN,
+ * DK_WG_PACK), or one of these. */
+enum { TASK_NONE = 0, TASK_STOP = DK_WG_PACK + 1, TASK_SPLIT = DK_WG_PACK + 2 };
 enum { ERR_MAX = 1024 };
 
 /* What a worker sends after each task (kind TASK_NONE for the first request). */
@@ -54,6 +55,7 @@ typedef struct sched {
     local_worker *local;
     uint32_t split;       /* the split unit running (split_progress) */
     uint32_t splits;      /* split units solved */
+    uint32_t joins, parts;  /* pairs finished in parts, and their parts' tasks (scans, packings) done */
     double *since;        /* when each rank began to wait for a task (while it waits) */
     double waited;        /* seconds the ranks spent waiting for a task, summed */
     double ran;           /* seconds the scheduler ran */

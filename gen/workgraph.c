@@ -366,6 +366,9 @@ dk_workgraph *dk_workgraph_build(const dk_variant *v, const dk_material *targets
          (g->pair_left = malloc((npr ? npr : 1) * sizeof(uint32_t))) &&
          (g->unit_prio = calloc(nu ? nu : 1, sizeof(double))) &&
          (g->finish_prio = calloc(npr ? npr : 1, sizeof(double))) &&
+         (g->scans_left = calloc(npr ? npr : 1, sizeof(uint32_t))) &&
+         (g->packs_left = calloc(npr ? npr : 1, sizeof(uint32_t))) && (g->part_state = malloc(1)) &&
+         (g->part_prio = calloc(1, sizeof(double))) &&
          (g->ready.data = malloc((nu + npr + 1) * sizeof(dk_wg_ready)));
     free(mats.data);
     free(layers.data);
@@ -399,5 +402,10 @@ void dk_workgraph_free(dk_workgraph *g)
     free(g->ready.data);
     free(g->unit_prio);
     free(g->finish_prio);
+    free(g->parts);
+    free(g->part_state);
+    free(g->part_prio);
+    free(g->scans_left);
+    free(g->packs_left);
     free(g);
 }

@@ -20,8 +20,13 @@
  * "Positions" of a unit are the White-to-move normal forms it produces: its table entries.
  *
  * Tasks: solving a unit, and finishing a pair (assembling its tables from its units' files,
- * writing them compressed), which the units of other pairs read. Edges:
- *   - a pair's finish waits for every unit of the pair;
+ * writing them compressed), which the units of other pairs read. A pair above the finishing
+ * bound (dk_workgraph_cut_finishes) is finished in parts, ranges of whole blocks of a member's
+ * tables (gen/finishpart.h): each part scanned (its values copied out of the units, counted),
+ * then each packed (its blocks compressed), then the finish joins them. Edges:
+ *   - a pair's finish waits for every unit of the pair, or, cut into parts, for every part
+ *     packed; a part's packing waits for every part of its pair scanned, a scan for every unit
+ *     of its pair;
  *   - a layer's units wait for the layer of their pair one level up (man moves lead there: its
  *     unit files are read) and for the finish of every pair reachable from either material by
  *     a capture or a promotion (dk_material_exits; its tables are read).
@@ -44,6 +49,10 @@
 #include <stdint.h>
 #include "heap.h"
 #include "../index/perfect.h"
+
+/* The positions a part of a finishing is a multiple of (its last part aside): whole blocks of
+ * every metric (gen/ctable_write.c: WLD 65536, DTW and DTC 16384) and of value files (4096). */
+#define DK_FPART_ALIGN ((uint64_t)1 << 16)
 
 /* Materials with at most this many subslices are listed to cut layers exactly. */
 #define DK_WG_LIST_LIMIT ((uint64_t)1 << 22)
@@ -78,7 +87,16 @@ typedef struct dk_wpair {
     uint32_t first_dep, ndeps;     /* pairs this one depends on, in deps[] */
     uint32_t first_rdep, nrdeps;   /* pairs depending on this one, in rdeps[] */
     uint64_t positions;      /* table entries of both materials */
+    uint32_t first_part, nparts; /* its finishing's parts in parts[] (0: finished whole) */
 } dk_wpair;
+
+/* A part of a pair's finishing: positions [lo, hi) of the tables of material `member` (0: the
+ * canonical one, 1: the twin), whole blocks of every metric (gen/finishpart.h). */
+typedef struct dk_fpart {
+    uint32_t pair;
+    int member;
+    uint64_t lo, hi;
+} dk_fpart;
 
 typedef struct dk_workgraph {
     const dk_variant *v;
@@ -88,6 +106,9 @@ typedef struct dk_workgraph {
     dk_layer *layers;
     dk_unit *units;
     uint32_t *deps, *rdeps;
+    uint64_t finish_positions; /* the finishing bound (dk_workgraph_cut_finishes; 0: none) */
+    uint32_t nparts;
+    dk_fpart *parts;
     /* scheduling state (readiness.c); read it, change it only through the functions below */
     uint8_t *unit_state;     /* dk_wg_state of each unit */
     uint8_t *finish_state;   /* dk_wg_state of each pair's finish */
@@ -97,19 +118,23 @@ typedef struct dk_workgraph {
     dk_heap ready;           /* ready tasks (dk_wg_ready), the highest priority first */
     double *unit_prio;       /* each unit's priority: its bottom level (dk_workgraph_prioritize) */
     double *finish_prio;     /* each pair's finish's */
+    uint8_t *part_state;     /* dk_wg_state of each part's scan (q), then of its packing (nparts + q) */
+    uint32_t *scans_left, *packs_left; /* by pair: parts not scanned, not packed */
+    double *part_prio;       /* as part_state */
     uint32_t pairs_open;     /* pairs not finished */
 } dk_workgraph;
 
-typedef enum { DK_WG_UNIT = 1, DK_WG_FINISH = 2 } dk_wg_kind;
+typedef enum { DK_WG_UNIT = 1, DK_WG_FINISH = 2, DK_WG_SCAN = 3, DK_WG_PACK = 4 } dk_wg_kind;
 
-/* A task: solve unit `id`, or finish pair `id`. */
+/* A task: solve unit `id`, finish pair `id`, scan or pack part `id` of a finishing. */
 typedef struct dk_wg_task {
     dk_wg_kind kind;
     uint32_t id;
 } dk_wg_task;
 
 /* A ready task in the heap: its priority, then a key that breaks ties (a pair's finish is its
- * id, a unit 2^32 + its id: finishes first, each kind by id). */
+ * id, a packing 2^32 + its id, a scan 2 x 2^32 + its id, a unit 3 x 2^32 + its id: finishes
+ * first, each kind by id). */
 typedef struct dk_wg_ready {
     double prio;
     uint64_t key;
@@ -141,13 +166,26 @@ int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_
  * is taken. O(size of the graph). Not thread-safe. */
 void dk_workgraph_reset(dk_workgraph *g, const uint64_t *units_done, const uint64_t *pairs_finished);
 
-/* Sets the scheduling priorities from each task's cost (seconds, or any unit common to both
- * arrays: unit_cost[u] for unit u, finish_cost[p] for pair p's finish): a task's priority is its
+/* dk_workgraph_reset, with the parts of finishings done too: bit q of parts_done (NULL = none)
+ * says part q is scanned, bit nparts + q that it is packed. */
+void dk_workgraph_reset_parts(dk_workgraph *g, const uint64_t *units_done, const uint64_t *pairs_finished,
+                              const uint64_t *parts_done);
+
+/* Cuts the finishing of every pair of more than finish_positions table entries (0: none) into
+ * parts (dk_fpart) of at most that many positions of one member, rounded down to whole blocks
+ * of every metric (DK_FPART_ALIGN, at least one); resets the scheduling state and every
+ * priority. Returns 0, or -1 when out of memory (the graph unchanged). Not thread-safe. */
+int dk_workgraph_cut_finishes(dk_workgraph *g, uint64_t finish_positions);
+
+/* Sets the scheduling priorities from each task's cost (seconds, or any unit common to the
+ * arrays: unit_cost[u] for unit u, finish_cost[p] for pair p's finish, part_cost[q] for part q's
+ * scan and part_cost[nparts + q] for its packing, NULL: none): a task's priority is its
  * bottom level, its cost plus the longest chain of costs of the tasks that wait for it, so that
  * the longest chains start first and the ranks do not end up waiting on one of them at the end
  * of a run. A built graph has every priority 0. Call before dk_workgraph_reset. O(size of the
  * graph). Not thread-safe. */
-void dk_workgraph_prioritize(dk_workgraph *g, const double *unit_cost, const double *finish_cost);
+void dk_workgraph_prioritize(dk_workgraph *g, const double *unit_cost, const double *finish_cost,
+                             const double *part_cost);
 
 /* Takes the next ready task into *t and marks it taken: the highest priority first; among equal
  * priorities (a graph not prioritized) finishing a pair before any unit (its tables unblock the
@@ -156,9 +194,11 @@ void dk_workgraph_prioritize(dk_workgraph *g, const double *unit_cost, const dou
  * Not thread-safe. */
 bool dk_workgraph_take(dk_workgraph *g, dk_wg_task *t);
 
-/* Records a taken task done: a unit solved and its file written, or a pair's tables written.
- * Releases what this unblocks: the units of the layer below when the unit's layer is done, the
- * pair's finish when all its units are, and after a finish the layers of the pairs that read it
+/* Records a taken task done: a unit solved and its file written, a part scanned or packed, or a
+ * pair's tables written. Releases what this unblocks: the units of the layer below when the
+ * unit's layer is done, the pair's finish (or its parts' scans) when all its units are, its
+ * parts' packing when all are scanned, its finish when all are packed, and after a finish the
+ * layers of the pairs that read it
  * whose conditions all hold. Returns how many tasks became ready; 0 too if t was not taken (a
  * no-op). Cost: O(log ready) a task released, and after a finish the layers of the pairs that
  * read it. Not thread-safe. */

@@ -2,8 +2,9 @@
 # Generation as on a cluster, simulated on one machine: 8 ranks with a tiny unit bound and a
 # small memory budget (every kings-only subslice above the bound, so split over the ranks) give
 # the same files as 2 ranks with the defaults (their readers of finished tables dropping blocks
-# all the time), and verify passes; a rank killed in the middle of
-# the run, or in the middle of a split unit, and the same command again give the same files; a
+# all the time, every pair finished in parts by any ranks), and verify passes; a rank killed in
+# the middle of the run, in the middle of a split unit, or as it has written parts of a
+# finishing, and the same command again give the same files (the parts written kept); a
 # finished directory extended by one piece; `--materials` and `--per-side` runs; the peak disk
 # use of the output directory while it runs; budgets too small refused.
 # Usage: tests/cluster.sh path/to/damka-test. DK_GEN_SCALE=small (make test): up to 4 pieces; full
@@ -25,6 +26,9 @@ fi
 # of 4 and 5 pieces above the bound, split over the ranks (--split-positions). 192 MiB a rank
 # holds the largest pair's finishing.
 SMALL="--unit-positions 65536 --split-positions 65536 --memory-per-rank 192M"
+# A finishing bound below every pair: each pair finished in parts (of 65536 positions, whole
+# blocks), scanned and packed by any ranks, then joined.
+FINISH="--finish-positions 1"
 
 REF=$TMP/ref
 timed "brazilian up to $PIECES pieces, 2 ranks, defaults" mpigen 2 --pieces "$PIECES" --out "$REF" --quiet
@@ -46,12 +50,12 @@ C=$TMP/np8
 t0=$(now)
 # DAMKA_TEST_TABLE_BYTES=1: both readers of finished tables (the solver's and the check's) drop
 # a block as soon as they read another
-DAMKA_TEST_TABLE_BYTES=1 DAMKA_TEST_PROGRESS_SECONDS=0.02 mpigen 8 --pieces "$PIECES" --out "$C" $SMALL 2>"$TMP/np8.err" &
+DAMKA_TEST_TABLE_BYTES=1 DAMKA_TEST_PROGRESS_SECONDS=0.02 mpigen 8 --pieces "$PIECES" --out "$C" $SMALL $FINISH 2>"$TMP/np8.err" &
 JOB=$!
 peak=$(watch_size "$C")
 wait "$JOB" || fail "8 ranks: $(tail -n 3 "$TMP/np8.err")"
 JOB=""
-echo "   8 ranks, $SMALL: $(since "$t0") s"
+echo "   8 ranks, $SMALL $FINISH: $(since "$t0") s"
 same_dir "$REF" "$C" "8 ranks with tiny units against 2 ranks"
 final=$(size_kib "$C")
 echo "   peak size of the directory while it ran: $peak KiB, finished tables: $final KiB"
@@ -79,6 +83,11 @@ split=$(sed -n 's/^gen: \([0-9]*\) units above the bound.* were split.*/\1/p' "$
 echo "   units above the bound: ${above:-?}, split over the ranks: ${split:-none}"
 [ -n "$above" ] && [ "$above" -gt 0 ] && [ "${split:-0}" -eq "$above" ] ||
     fail "8 ranks: ${split:-no} units split, ${above:-?} above the bound"
+# every pair was finished in parts
+pairs=$("$DAMKA" info --pieces "$PIECES" | sed -n 's/^work units: .*(\([0-9]*\) material pairs.*/\1/p')
+joined=$(sed -n 's/^gen: \([0-9]*\) pairs above the finishing bound .* finished in parts.*/\1/p' "$TMP/np8.err")
+echo "   material pairs: ${pairs:-?}, finished in parts: ${joined:-none}"
+[ -n "$pairs" ] && [ "${joined:-0}" -eq "$pairs" ] || fail "8 ranks, $FINISH: ${joined:-no} pairs finished in parts of ${pairs:-?}"
 "$DAMKA" verify --quiet "$C" 2>"$TMP/err" || fail "verify after 8 ranks: $(cat "$TMP/err")"
 
 echo "-- b. a rank killed in the middle, then the same command (up to 4 pieces: quicker)"
@@ -126,6 +135,26 @@ $MPIRUN -np 8 -x DAMKA_TEST_SPLIT_PAUSE="$MARK" "$DAMKA" gen --pieces 4 --out "$
 JOB=$!
 kill_rank3 "in a split unit" "$TMP/split.err" "$S" test -e "$MARK"
 echo "   killed in a split and restarted: $(since "$t0") s"
+
+echo "-- c2. a rank killed as it has written parts of a finishing, then the same command"
+F=$TMP/part-kill
+t0=$(now)
+# the first rank to have written 3 parts (scans or packings) kills itself; the work directory
+# is kept, so that the parts written before can be seen to stay
+$MPIRUN -np 8 -x DAMKA_TEST_KILL_AFTER_PARTS=3 "$DAMKA" gen --pieces 4 --out "$F" $SMALL $FINISH --keep-work --quiet \
+    >"$TMP/out" 2>"$TMP/err" && fail "a rank killed after 3 parts: exit status 0"
+ls -i "$F/work" 2>/dev/null | grep '\.part' | sort -k2 >"$TMP/parts.before"
+[ -s "$TMP/parts.before" ] || fail "no part of a finishing written before the kill"
+mpigen 8 --pieces 4 --out "$F" $SMALL $FINISH --keep-work 2>"$TMP/err" ||
+    fail "restart after a kill after parts: $(tail -n 2 "$TMP/err")"
+grep -q resuming "$TMP/err" || fail "the restart after a kill after parts does not say it is resuming"
+diff -r -x work "$REF4" "$F" >"$TMP/diff" 2>&1 ||
+    fail "killed after parts and restarted: directories differ: $(head -n 5 "$TMP/diff" | tr '\n' ' ')"
+# a part is written atomically (a new file renamed): one made again would have a new inode
+ls -i "$F/work" | grep '\.part' | sort -k2 >"$TMP/parts.after"
+again=$(join -1 2 -2 2 "$TMP/parts.before" "$TMP/parts.after" | awk '$2 != $3' | wc -l)
+[ "$again" -eq 0 ] || fail "$again part files written before the kill were made again"
+echo "   $(wc -l <"$TMP/parts.before") part files before the kill, all kept; killed and restarted: $(since "$t0") s"
 
 echo "-- d. a finished directory extended by one piece"
 E=$TMP/extend

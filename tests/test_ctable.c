@@ -14,6 +14,7 @@
 #include "../query/checksum.h"
 #include "../query/wldcode.h"
 #include "../gen/ctable_write.h"
+#include "../gen/valuefile.h"
 #include "support.h"
 
 static char dir[] = "/tmp/dk-ctable-XXXXXX";
@@ -109,6 +110,123 @@ static void test_round_trips(void **state)
 }
 
 /* Block and sub-block sizes the writer refuses: the reader could not follow them. */
+/* Coded blocks kept a range at a time, then given back in order. */
+typedef struct kept {
+    uint8_t *data;
+    size_t n, given;
+    uint64_t *sizes;
+} kept;
+
+static int keep(void *ctx, uint32_t b, const uint8_t *bytes, size_t n, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    kept *k = ctx;
+    k->data = realloc(k->data, k->n + n);
+    memcpy(k->data + k->n, bytes, n);
+    k->n += n;
+    k->sizes[b] = n;
+    return 0;
+}
+
+/* Gives the kept bytes back in pieces of at most 1000, as parts' files would. */
+static int give(void *ctx, const uint8_t **bytes, size_t *n, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    kept *k = ctx;
+    *bytes = k->data + k->given;
+    *n = k->n - k->given < 1000 ? k->n - k->given : 1000;
+    k->given += *n;
+    return 0;
+}
+
+static uint8_t *slurp(const char *path, long *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *len = ftell(f);
+    rewind(f);
+    uint8_t *b = malloc((size_t)*len);
+    assert_int_equal(fread(b, 1, (size_t)*len, f), (size_t)*len);
+    fclose(f);
+    return b;
+}
+
+/* A table written in parts (ranges of blocks scanned in any order, coded range by range, from
+ * values that carry the don't-care flag) has the bytes of the table written whole. */
+static void parts_match(dk_metric metric, bool wide, bool dictionary, uint32_t block)
+{
+    const uint64_t n = 300000;
+    test_rng r = {n + wide};
+    uint8_t *dc;
+    dk_value *v = make_values(n, wide, &dc, &r);
+    if (block) /* small blocks of one long pattern: a dictionary pays */
+        for (uint64_t i = 0; i < n; i++)
+            v[i] = v[i % 3000];
+    dk_value *flagged = malloc(n * sizeof *flagged);
+    for (uint64_t i = 0; i < n; i++)
+        flagged[i] = (dk_value)(v[i] | (dc[i / 8] >> (i % 8) & 1 ? DK_VFILE_FLAG : 0));
+    char whole[256], parts[256], err[512];
+    snprintf(whole, sizeof whole, "%s/whole", dir);
+    snprintf(parts, sizeof parts, "%s/parts", dir);
+    dk_ctable_params p = {1, {1, 2, 0, 1}, metric, block, 3, dictionary, 0, 1, 0};
+    dk_ctable_info wi;
+    assert_int_equal(dk_ctable_write(whole, &p, v, dc, n, &wi, err, sizeof err), 0);
+
+    dk_value_source src = dk_value_array(flagged, 1, 0);
+    dk_ctable_coder *c = dk_ctable_coder_new(&p, &src, NULL, true, n, err, sizeof err);
+    assert_non_null(c);
+    uint32_t nb = dk_ctable_coder_info(c)->nblocks, cut[] = {0, nb / 3, nb / 2 + 1, nb};
+    dk_ctable_scan *all = calloc(1, sizeof *all), *one = malloc(sizeof *one);
+    for (int k = 2; k >= 0; k--) { /* the sum does not depend on the order */
+        memset(one, 0, sizeof *one);
+        assert_int_equal(dk_ctable_coder_scan(c, cut[k], cut[k + 1], one), 0);
+        dk_ctable_scan_add(all, one);
+    }
+    assert_int_equal(dk_ctable_coder_decide(c, all), 0);
+    kept k = {NULL, 0, 0, calloc(nb, sizeof *k.sizes)};
+    for (int q = 0; q < 3; q++) { /* each part with a coder of its own, deciding the same */
+        dk_ctable_coder *cq = dk_ctable_coder_new(&p, &src, NULL, true, n, err, sizeof err);
+        assert_int_equal(dk_ctable_coder_decide(cq, all), 0);
+        assert_int_equal(dk_ctable_coder_info(cq)->dict_size, dk_ctable_coder_info(c)->dict_size);
+        assert_int_equal(dk_ctable_coder_code(cq, cut[q], cut[q + 1], keep, &k), 0);
+        dk_ctable_coder_free(cq);
+    }
+    dk_ctable_info pi = *dk_ctable_coder_info(c);
+    assert_int_equal(dk_ctable_write_blocks(parts, &pi, dk_ctable_coder_dict(c), k.sizes, give, &k, err, sizeof err), 0);
+    assert_int_equal(pi.file_crc, wi.file_crc);
+    assert_int_equal(pi.file_size, wi.file_size);
+    long la, lb;
+    uint8_t *a = slurp(whole, &la), *b = slurp(parts, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(a, b, (size_t)la);
+    if (block)
+        assert_true(pi.dict_size > 0);
+    unlink(whole);
+    unlink(parts);
+    free(a);
+    free(b);
+    free(k.data);
+    free(k.sizes);
+    free(all);
+    free(one);
+    dk_ctable_coder_free(c);
+    free(flagged);
+    free(v);
+    free(dc);
+}
+
+static void test_parts(void **state)
+{
+    (void)state;
+    parts_match(DK_METRIC_WLD, false, false, 0);
+    parts_match(DK_METRIC_DTW, false, false, 0);
+    parts_match(DK_METRIC_DTW, true, false, 0);
+    parts_match(DK_METRIC_DTW, false, true, 0);
+    parts_match(DK_METRIC_DTW, true, true, 0);
+    parts_match(DK_METRIC_DTW, true, true, 2048);
+}
+
 static void test_bad_sizes(void **state)
 {
     (void)state;
@@ -302,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_header_bounds),
         cmocka_unit_test(test_wld_header),
         cmocka_unit_test(test_bad_sizes),
+        cmocka_unit_test(test_parts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -743,7 +743,7 @@ static void test_workgraph_priorities(void **state)
         uc[u] = 1 + (double)(rnd() % 1000);
     for (uint32_t p = 0; p < g->npairs; p++)
         fc[p] = 1 + (double)(rnd() % 1000);
-    dk_workgraph_prioritize(g, uc, fc);
+    dk_workgraph_prioritize(g, uc, fc, NULL);
     for (uint32_t p = 0; p < g->npairs; p++) {
         double after = 0;
         for (uint32_t q = 0; q < g->npairs; q++)
@@ -792,6 +792,93 @@ static void test_workgraph_closure(void **state)
     assert_null(dk_workgraph_build(br(), &bad, 1, 1000));
 }
 
+/* A finishing cut into parts: each member's tables covered by ranges of whole blocks of at most
+ * the bound; a pair's packings only after all its scans, its finish only after all its
+ * packings, each part's tasks handed out once; a restart with the scans done hands out the
+ * packings first. */
+static void test_finish_parts(void **state)
+{
+    (void)state;
+    const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
+    dk_material *ms;
+    size_t n = materials(v, 4, &ms);
+    dk_workgraph *g = dk_workgraph_build(v, ms, n, 20000);
+    free(ms);
+    assert_non_null(g);
+    const uint64_t bound = 100000; /* parts of 65536 positions */
+    assert_int_equal(dk_workgraph_cut_finishes(g, bound), 0);
+    uint32_t cut = 0;
+    for (uint32_t p = 0; p < g->npairs; p++) {
+        const dk_wpair *wp = &g->pairs[p];
+        assert_int_equal(wp->nparts > 0, wp->positions > bound);
+        cut += wp->nparts > 0;
+        uint64_t next[2] = {0, 0};
+        for (uint32_t q = wp->first_part; q < wp->first_part + wp->nparts; q++) {
+            const dk_fpart *f = &g->parts[q];
+            assert_int_equal(f->pair, p);
+            assert_int_equal(f->lo, next[f->member]);
+            assert_int_equal(f->lo % DK_FPART_ALIGN, 0);
+            assert_true(f->hi > f->lo && f->hi - f->lo <= DK_FPART_ALIGN);
+            next[f->member] = f->hi;
+        }
+        if (wp->nparts) {
+            assert_int_equal(next[0], wp->ix.size);
+            assert_int_equal(next[1], wp->self_twin ? 0 : wp->ix_twin.size);
+        }
+    }
+    assert_true(cut > 0 && cut < g->npairs);
+
+    uint8_t *taken = calloc(2 * g->nparts + g->npairs + g->nunits, 1);
+    uint32_t *scans = calloc(g->npairs, sizeof *scans), *packs = calloc(g->npairs, sizeof *packs);
+    dk_wg_task t;
+    while (dk_workgraph_take(g, &t)) { /* one task at a time, done at once */
+        if (t.kind == DK_WG_SCAN || t.kind == DK_WG_PACK) {
+            uint32_t p = g->parts[t.id].pair;
+            assert_int_equal(taken[(t.kind == DK_WG_PACK) * g->nparts + t.id]++, 0);
+            if (t.kind == DK_WG_PACK)
+                assert_int_equal(scans[p], g->pairs[p].nparts);
+            (t.kind == DK_WG_SCAN ? scans : packs)[p]++;
+        } else if (t.kind == DK_WG_FINISH) {
+            assert_int_equal(packs[t.id], g->pairs[t.id].nparts);
+            assert_int_equal(taken[2 * g->nparts + t.id]++, 0);
+        }
+        dk_workgraph_done(g, t);
+    }
+    assert_true(dk_workgraph_all_finished(g));
+    for (uint32_t p = 0; p < g->npairs; p++)
+        assert_true(scans[p] == g->pairs[p].nparts && packs[p] == g->pairs[p].nparts);
+
+    /* every other pair finished, the units of the first pair cut done and its parts scanned:
+     * its packings come first, then its finish */
+    uint32_t first = 0;
+    while (!g->pairs[first].nparts)
+        first++;
+    uint64_t *units = calloc(g->nunits / 64 + 1, 8), *parts = calloc(2 * g->nparts / 64 + 1, 8);
+    uint64_t *pairs = calloc(g->npairs / 64 + 1, 8);
+    for (uint32_t u = 0; u < g->nunits; u++)
+        units[u / 64] |= (uint64_t)1 << (u % 64);
+    for (uint32_t p = 0; p < g->npairs; p++)
+        pairs[p / 64] |= (uint64_t)(p != first) << (p % 64);
+    for (uint32_t q = g->pairs[first].first_part; q < g->pairs[first].first_part + g->pairs[first].nparts; q++)
+        parts[q / 64] |= (uint64_t)1 << (q % 64);
+    dk_workgraph_reset_parts(g, units, pairs, parts);
+    for (uint32_t k = 0; k < g->pairs[first].nparts; k++) {
+        assert_true(dk_workgraph_take(g, &t));
+        assert_int_equal(t.kind, DK_WG_PACK);
+        assert_int_equal(g->parts[t.id].pair, first);
+        dk_workgraph_done(g, t);
+    }
+    assert_true(dk_workgraph_take(g, &t));
+    assert_true(t.kind == DK_WG_FINISH && t.id == first);
+    free(pairs);
+    free(units);
+    free(parts);
+    free(taken);
+    free(scans);
+    free(packs);
+    dk_workgraph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -809,6 +896,7 @@ int main(void)
         cmocka_unit_test(test_workgraph),
         cmocka_unit_test(test_workgraph_closure),
         cmocka_unit_test(test_workgraph_priorities),
+        cmocka_unit_test(test_finish_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,11 +19,14 @@
 #include "support.h"
 
 /* Brazilian up to 4 pieces, units of at most 20000 positions, the oversize ones split (as gen's
- * setup marks them with a small memory), priorities from the forecast's model as gen sets them. */
+ * setup marks them with a small memory), the pairs above 100000 positions finished in parts,
+ * priorities from the forecast's model as gen sets them. */
 static dk_workgraph *split_graph(void)
 {
     dk_workgraph *g = test_graph(DK_BRAZILIAN, 4, 20000);
     assert_non_null(g);
+    assert_int_equal(dk_workgraph_cut_finishes(g, 100000), 0);
+    assert_true(g->nparts > 0);
     uint32_t marked = 0;
     for (uint32_t u = 0; u < g->nunits; u++)
         marked += g->units[u].split = g->units[u].oversize;
@@ -74,7 +77,7 @@ typedef struct driver {
 static void driver_init(driver *d, dk_workgraph *g, uint32_t nranks, bool on_demand, uint32_t split_ranks)
 {
     dk_workgraph_reset(g, NULL, NULL);
-    size_t room = (size_t)g->nunits + g->npairs + split_ranks + 1;
+    size_t room = (size_t)g->nunits + g->npairs + 2 * (size_t)g->nparts + split_ranks + 1;
     *d = (driver){g, {0}, {malloc(room * sizeof(event)), sizeof(event), 0, event_less}, 0, split_ranks, false,
                   {malloc(room * sizeof(dk_sched_grant)), 0, 0}};
     assert_non_null(d->events.data);
@@ -210,7 +213,7 @@ static void test_gen_and_plan_agree(void **state)
 {
     (void)state;
     dk_workgraph *g = split_graph();
-    uint32_t all = g->nunits + g->npairs + 1, ranks[] = {1, 2, 3, 7, all};
+    uint32_t tasks = g->nunits + g->npairs + 2 * g->nparts, all = tasks + 1, ranks[] = {1, 2, 3, 7, all};
     for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++) {
         uint32_t n = ranks[i], made;
         trace gen = gen_run(g, n);
@@ -219,7 +222,7 @@ static void test_gen_and_plan_agree(void **state)
         assert_int_equal(gen.stops, n);
         assert_int_equal(plan.stops, made);
         assert_true(made <= n);
-        assert_int_equal(gen.n, g->nunits + g->npairs);
+        assert_int_equal(gen.n, tasks);
         free(gen.a);
         free(plan.a);
     }

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "../gen/stats.h"
+#include "../gen/valuefile.h"
 
 static char dir[] = "/tmp/dk-stats-XXXXXX";
 
@@ -64,6 +65,58 @@ static void test_good_file(void **state)
     assert_string_equal(again.longest_dtc_fen, st.longest_dtc_fen);
     dk_stats_free(&st);
     dk_stats_free(&again);
+}
+
+/* Statistics counted in parts and added up, in order, are those counted at once; a flag on a
+ * position's first value is left out. */
+static void test_parts_add_up(void **state)
+{
+    (void)state;
+    dk_index ix;
+    dk_material m = {1, 1, 0, 1};
+    assert_int_equal(dk_index_init(&ix, dk_variant_get(DK_BRAZILIAN), m), 0);
+    const unsigned limit = 30;
+    uint64_t n = ix.size, seed = 12345;
+    dk_value *v = malloc(n * 2 * sizeof *v), *flagged = malloc(n * 2 * sizeof *flagged);
+    for (uint64_t i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        unsigned r = (unsigned)(seed >> 33);
+        v[2 * i] = r % 3 == 0 ? 0 : (dk_value)(1 + r % 23); /* draws, wins and losses, ties for the longest */
+        unsigned d = (r >> 8) % (limit + 1);
+        v[2 * i + 1] = r % 5 == 0 ? (dk_value)(r % 3) : (dk_value)(4 + 2 * d + (d && r % 2));
+        flagged[2 * i] = (dk_value)(v[2 * i] | (r % 7 == 0 ? DK_VFILE_FLAG : 0));
+        flagged[2 * i + 1] = v[2 * i + 1];
+    }
+    dk_stats whole, sum, part;
+    char err[256];
+    dk_value_source all = dk_value_array(v, 2, 0), fl = dk_value_array(flagged, 2, 0);
+    assert_int_equal(dk_stats_compute(&whole, &ix, &all, limit, err, sizeof err), 0);
+    uint64_t cut[] = {0, n / 5, n / 5 + 1, n / 2, n};
+    assert_int_equal(dk_stats_begin(&sum, &ix, limit), 0);
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(dk_stats_begin(&part, &ix, limit), 0);
+        assert_int_equal(dk_stats_count(&part, &fl, cut[k], cut[k + 1] - cut[k], err, sizeof err), 0);
+        dk_stats_add(&sum, &part);
+        dk_stats_free(&part);
+    }
+    dk_stats_end(&sum, &ix);
+    assert_int_equal(sum.positions, whole.positions);
+    assert_int_equal(sum.wins, whole.wins);
+    assert_int_equal(sum.losses, whole.losses);
+    assert_int_equal(sum.draws, whole.draws);
+    assert_int_equal(sum.max_dtw, whole.max_dtw);
+    assert_memory_equal(sum.hist, whole.hist, (whole.max_dtw + 1) * sizeof *whole.hist);
+    assert_int_equal(sum.longest_win, whole.longest_win);
+    assert_string_equal(sum.longest_fen, whole.longest_fen);
+    assert_memory_equal(sum.rule, whole.rule, sizeof whole.rule);
+    assert_memory_equal(sum.dtc_win, whole.dtc_win, (limit + 1) * sizeof *whole.dtc_win);
+    assert_memory_equal(sum.dtc_loss, whole.dtc_loss, (limit + 1) * sizeof *whole.dtc_loss);
+    assert_int_equal(sum.longest_dtc, whole.longest_dtc);
+    assert_string_equal(sum.longest_dtc_fen, whole.longest_dtc_fen);
+    dk_stats_free(&sum);
+    dk_stats_free(&whole);
+    free(v);
+    free(flagged);
 }
 
 /* A histogram index a DTW cannot have is refused, not allocated: "-5" reads as 2^32 - 5. */
@@ -144,6 +197,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_file),
+        cmocka_unit_test(test_parts_add_up),
         cmocka_unit_test(test_histogram_index),
         cmocka_unit_test(test_fen_field),
         cmocka_unit_test(test_messages),
