@@ -7,10 +7,15 @@
 /* The parts of a member of `size` positions, each of at most `step` positions. */
 static uint64_t parts_of(uint64_t size, uint64_t step) { return (size + step - 1) / step; }
 
-int dk_workgraph_cut_finishes(dk_workgraph *g, uint64_t finish_positions)
+uint64_t dk_workgraph_part_step(uint64_t finish_positions)
 {
     uint64_t step = finish_positions / DK_FPART_ALIGN * DK_FPART_ALIGN;
-    step = step ? step : DK_FPART_ALIGN;
+    return step ? step : DK_FPART_ALIGN;
+}
+
+int dk_workgraph_cut_finishes(dk_workgraph *g, uint64_t finish_positions)
+{
+    uint64_t step = dk_workgraph_part_step(finish_positions);
     uint64_t n = 0;
     for (uint32_t p = 0; finish_positions && p < g->npairs; p++)
         if (g->pairs[p].positions > finish_positions)

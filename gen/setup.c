@@ -99,17 +99,26 @@ uint64_t dk_setup_held(const dk_workgraph *g, uint32_t u, int nranks)
     return most * S < un->positions ? most * S : un->positions;
 }
 
+/* What finishing a pair of `positions` takes, in positions as dk_budget_finish_bytes counts
+ * them: the pair, or when it is finished in parts of at most `part` positions (0: not), its
+ * largest part or its join, which holds 16 bytes a block of 16384 positions (each block's size,
+ * the index), what finishing a 128th of the pair holds (at 9/64 of a byte a position). */
+static uint64_t finishing_positions(uint64_t positions, uint64_t part)
+{
+    if (!part)
+        return positions;
+    return part > positions / 128 ? part : positions / 128;
+}
+
 void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_t *pair)
 {
     *unit = *pair = 0;
     for (uint32_t p = 0; p < g->npairs; p++) {
         const dk_wpair *wp = &g->pairs[p];
-        /* a finishing in parts: its largest part, or its join, which holds 16 bytes a block of
-         * 16384 positions (each block's size, the index), what finishing a 128th of the pair
-         * holds (at 9/64 of a byte a position, dk_budget_finish_bytes) */
-        uint64_t most = wp->nparts ? wp->positions / 128 : wp->positions;
+        uint64_t part = 0;
         for (uint32_t q = wp->first_part; q < wp->first_part + wp->nparts; q++)
-            most = g->parts[q].hi - g->parts[q].lo > most ? g->parts[q].hi - g->parts[q].lo : most;
+            part = g->parts[q].hi - g->parts[q].lo > part ? g->parts[q].hi - g->parts[q].lo : part;
+        uint64_t most = finishing_positions(wp->positions, part);
         *pair = most > *pair ? most : *pair;
     }
     for (uint32_t u = 0; u < g->nunits; u++) {
@@ -174,8 +183,9 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
     if (raised > DK_DEFAULT_UNIT_POSITIONS)
         unit = raised;
     /* a large run (9 pieces and more on 8x8) is refused before its graph is built (seconds, and
-     * gigabytes) when finishing its targets' largest pair does not fit: the line says what that
-     * alone needs, a lower bound; a smaller run's line says the least of the whole run */
+     * gigabytes) when finishing its targets' largest pair (in parts when it is above the
+     * finishing bound) does not fit: the line says what that alone needs, a lower bound; a
+     * smaller run's line says the least of the whole run */
     bool large = positions / DK_DEFAULT_UNIT_POSITIONS > DK_SETUP_UNITS_AIM;
     uint64_t pair = large ? largest_target_pair(o->v, mats, n) : 0;
     free(owned);
@@ -191,6 +201,10 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
         dk_workgraph_free(g);
         return NULL;
     }
+    uint64_t finish = o->finish_positions ? o->finish_positions : dk_budget_finish_positions(b, o->rule_limit);
+    uint64_t part = dk_workgraph_part_step(finish);
+    if (pair > finish)
+        pair = finishing_positions(pair, part < pair ? part : pair);
     dk_budget early = *b;
     if (large && dk_budget_reserve_finish(&early, pair, o->rule_limit, err, errlen) != 0) {
         *refused = true;

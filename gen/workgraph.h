@@ -177,6 +177,10 @@ void dk_workgraph_reset_parts(dk_workgraph *g, const uint64_t *units_done, const
  * priority. Returns 0, or -1 when out of memory (the graph unchanged). Not thread-safe. */
 int dk_workgraph_cut_finishes(dk_workgraph *g, uint64_t finish_positions);
 
+/* The most positions of a part under finish_positions: rounded down to DK_FPART_ALIGN, at least
+ * that. Pure. */
+uint64_t dk_workgraph_part_step(uint64_t finish_positions);
+
 /* Sets the scheduling priorities from each task's cost (seconds, or any unit common to the
  * arrays: unit_cost[u] for unit u, finish_cost[p] for pair p's finish, part_cost[q] for part q's
  * scan and part_cost[nparts + q] for its packing, NULL: none): a task's priority is its
