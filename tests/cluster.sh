@@ -59,7 +59,10 @@ echo "   8 ranks, $SMALL $FINISH: $(since "$t0") s"
 same_dir "$REF" "$C" "8 ranks with tiny units against 2 ranks"
 final=$(size_kib "$C")
 echo "   peak size of the directory while it ran: $peak KiB, finished tables: $final KiB"
-[ "$peak" -le $((final * 3 / 2)) ] || fail "the directory reached $peak KiB during the run, the tables are $final KiB"
+# finished in parts, a pair's unit files, its parts' values (.raw.part*) and coded blocks stay
+# until its join has written its tables: up to twice the tables (1.64 seen), where one task
+# finishing a pair stays within 1.5
+[ "$peak" -le $((final * 2)) ] || fail "the directory reached $peak KiB during the run, the tables are $final KiB"
 # rank 0 dropped decoded blocks all the time, and decoded them again when needed
 grep "^gen: rank 0 decoded" "$TMP/np8.err" | sed 's/^/   /'
 dropped=$(sed -n 's/^gen: rank 0 decoded.*(\([0-9]*\) dropped.*/\1/p' "$TMP/np8.err")
