@@ -164,39 +164,14 @@ static int summary_write(const summary *s, const dk_fpart *f, const char *path, 
     return rc;
 }
 
-/* Reads the whole of a file. Returns it (*len bytes), or NULL with one line in err. */
-static uint8_t *slurp(const char *path, size_t *len, char *err, size_t errlen)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0) {
-        dk_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    uint8_t *b = malloc((size_t)sb.st_size + 1);
-    size_t got = 0;
-    for (ssize_t k = 1; b && got < (size_t)sb.st_size && k > 0; got += k > 0 ? (size_t)k : 0)
-        k = pread(fd, b + got, (size_t)sb.st_size - got, (off_t)got);
-    close(fd);
-    if (got != (size_t)sb.st_size) {
-        free(b);
-        dk_errorf(err, errlen, "cannot read %s: %s", path, b ? strerror(errno) : "out of memory");
-        return NULL;
-    }
-    *len = (size_t)sb.st_size;
-    return b;
-}
-
 /* Reads part f's summary into *s (statistics of material ix, a draw rule of `limit` plies).
  * Returns 0, or -1 with one line in err (missing, damaged, or of another part or rule). */
 static int summary_read(summary *s, const dk_index *ix, const dk_fpart *f, unsigned limit, const char *path,
                         char *err, size_t errlen)
 {
     size_t len;
-    uint8_t *b = slurp(path, &len, err, errlen);
-    if (!b)
+    const uint8_t *b;
+    if (dk_map_file(path, 0, &b, &len, err, errlen) != 0)
         return -1;
     memset(s, 0, sizeof *s);
     size_t at = 0;
@@ -205,7 +180,7 @@ static int summary_read(summary *s, const dk_index *ix, const dk_fpart *f, unsig
     if (!bad && (GET() != SCAN_MAGIC || GET() != f->lo || GET() != f->hi || GET() != limit))
         bad = true;
     if (!bad && dk_stats_begin(&s->st, ix, limit) != 0) {
-        free(b);
+        dk_unmap_file(b, len);
         return dk_errorf(err, errlen, "out of memory");
     }
     if (!bad) {
@@ -235,7 +210,7 @@ static int summary_read(summary *s, const dk_index *ix, const dk_fpart *f, unsig
         bad = bad || at != len - 8;
     }
 #undef GET
-    free(b);
+    dk_unmap_file(b, len);
     if (bad) {
         dk_stats_free(&s->st);
         return dk_errorf(err, errlen, "%s is damaged", path);
@@ -412,28 +387,31 @@ static int pack_table(dk_ctable_coder *c, const dk_fpart *f, const char *path, c
     return dk_atomic_commit(&o.f, path, err, errlen);
 }
 
-/* The sum of the scans of the parts of q's material, into all[]. */
-static int sum_scans(dk_worker *w, uint32_t q, dk_ctable_scan all[3], char *err, size_t errlen)
+/* Adds up the summaries of the parts [first, first + n) of one material: their tables' scans
+ * into scans[3] (NULL: not wanted), their statistics into *st (begun; NULL: not wanted). */
+static int add_summaries(const dk_worker *w, uint32_t first, uint32_t n, dk_ctable_scan *scans, dk_stats *st,
+                         char *err, size_t errlen)
 {
-    uint32_t first, n;
-    member_parts(w->g, q, &first, &n);
     summary *s = malloc(sizeof *s);
     if (!s)
         return dk_errorf(err, errlen, "out of memory");
-    memset(all, 0, 3 * sizeof *all);
-    for (uint32_t k = first; k < first + n; k++) {
+    if (scans)
+        memset(scans, 0, 3 * sizeof *scans);
+    int rc = 0;
+    for (uint32_t k = first; rc == 0 && k < first + n; k++) {
         char path[4096];
         part_path(w->g, w->dir, k, "scan", path, sizeof path);
-        if (summary_read(s, index_of(w->g, &w->g->parts[k]), &w->g->parts[k], w->limit, path, err, errlen) != 0) {
-            free(s);
-            return -1;
-        }
-        for (int t = 0; t < 3; t++)
-            dk_ctable_scan_add(&all[t], &s->t[t]);
+        rc = summary_read(s, index_of(w->g, &w->g->parts[k]), &w->g->parts[k], w->limit, path, err, errlen);
+        if (rc != 0)
+            break;
+        for (int t = 0; scans && t < 3; t++)
+            dk_ctable_scan_add(&scans[t], &s->t[t]);
+        if (st)
+            dk_stats_add(st, &s->st);
         dk_stats_free(&s->st);
     }
     free(s);
-    return 0;
+    return rc;
 }
 
 int dk_task_pack_part(dk_worker *w, uint32_t q, char *err, size_t errlen)
@@ -446,7 +424,9 @@ int dk_task_pack_part(dk_worker *w, uint32_t q, char *err, size_t errlen)
     dk_ctable_scan *all = malloc(3 * sizeof *all);
     if (!all)
         return dk_errorf(err, errlen, "out of memory");
-    int rc = sum_scans(w, q, all, err, errlen);
+    uint32_t first, n;
+    member_parts(g, q, &first, &n);
+    int rc = add_summaries(w, first, n, all, NULL, err, errlen);
     parts_source ps;
     dk_value_source src = parts_open(&ps, w, q);
     for (int k = 0; rc == 0 && k < ntables(w->limit); k++) {
@@ -627,23 +607,10 @@ static int join_material(dk_worker *w, uint32_t first, uint32_t n, char *err, si
 {
     const dk_workgraph *g = w->g;
     const dk_index *ix = index_of(g, &g->parts[first]);
-    summary *s = malloc(sizeof *s);
     dk_stats st;
-    if (!s || dk_stats_begin(&st, ix, w->limit) != 0) {
-        free(s);
+    if (dk_stats_begin(&st, ix, w->limit) != 0)
         return dk_errorf(err, errlen, "out of memory");
-    }
-    int rc = 0;
-    for (uint32_t k = first; rc == 0 && k < first + n; k++) {
-        char path[4096];
-        part_path(g, w->dir, k, "scan", path, sizeof path);
-        rc = summary_read(s, ix, &g->parts[k], w->limit, path, err, errlen);
-        if (rc == 0) {
-            dk_stats_add(&st, &s->st);
-            dk_stats_free(&s->st);
-        }
-    }
-    free(s);
+    int rc = add_summaries(w, first, n, NULL, &st, err, errlen);
     for (int k = 0; rc == 0 && k < ntables(w->limit); k++) {
         dk_ctable_info ci;
         rc = join_table(w, first, n, (dk_metric)(k + 1), &ci, err, errlen);
@@ -697,11 +664,13 @@ int dk_task_join_parts(dk_worker *w, uint32_t pi, char *err, size_t errlen)
 static bool pack_whole(const char *path)
 {
     size_t len;
+    const uint8_t *b;
     char err[256];
-    uint8_t *b = slurp(path, &len, err, sizeof err);
-    bool ok = b && len >= PACK_HEAD + PACK_TAIL && memcmp(b, PACK_MAGIC, 8) == 0 &&
-              memcmp(b + len - 4, "DKPE", 4) == 0 && dk_get32(b + len - PACK_TAIL) == dk_crc32c(0, b, len - PACK_TAIL);
-    free(b);
+    if (dk_map_file(path, PACK_HEAD + PACK_TAIL, &b, &len, err, sizeof err) != 0)
+        return false;
+    bool ok = memcmp(b, PACK_MAGIC, 8) == 0 && memcmp(b + len - 4, "DKPE", 4) == 0 &&
+              dk_get32(b + len - PACK_TAIL) == dk_crc32c(0, b, len - PACK_TAIL);
+    dk_unmap_file(b, len);
     return ok;
 }
 
