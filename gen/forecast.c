@@ -432,24 +432,23 @@ static void account_files(sim *s, dk_wg_task t)
         s->out->disk_peak_bytes = (uint64_t)s->disk_bytes;
 }
 
-/* Split unit u, started now that no task runs: every rank takes part (with unlimited ranks,
- * as many as it has parts), each solving the parts it holds, so it lasts as long as the rank
- * holding the most parts takes, times the cost of talking (split_overhead). */
-static int start_split(sim *s, uint32_t u, double now)
+/* Split unit u started on the `ranks` ranks of its group (scheduler.h), each solving the parts
+ * it holds, so it lasts as long as the rank holding the most parts takes, times the cost of
+ * talking (split_overhead). */
+static int start_split(sim *s, uint32_t u, uint32_t ranks, double now)
 {
     const dk_workgraph *g = s->g;
     double pos = s->unit_pos[u], S = (double)g->max_positions;
     uint64_t parts = pos > S ? (uint64_t)((pos + S - 1) / S) : 1;
-    uint64_t ranks = s->core.nranks == DK_SCHED_UNLIMITED ? parts : s->core.nranks;
-    uint64_t most = (parts + ranks - 1) / ranks, busy = ranks < parts ? ranks : parts;
-    double cost = unit_cost(g, s->m, u, pos) * (double)most / (double)parts * (parts > 1 ? split_overhead : 1);
-    uint32_t *taking = malloc(busy * sizeof *taking);
+    uint64_t most = (parts + ranks - 1) / ranks;
+    double cost = unit_cost(g, s->m, u, pos) * (double)most / (double)parts * (ranks > 1 ? split_overhead : 1);
+    uint32_t *taking = malloc((size_t)ranks * sizeof *taking);
     if (!taking)
         return -1;
     /* Its rounds wait for every rank: the one decoding the most tables delays them all. Each
      * reads for its share of the unit's positions. */
-    double decode = 0, at = s->unit_at[u], share = unit_share(s, u) / (double)busy;
-    for (uint64_t k = 0; k < busy; k++) {
+    double decode = 0, at = s->unit_at[u], share = unit_share(s, u) / (double)ranks;
+    for (uint32_t k = 0; k < ranks; k++) {
         double d = dk_sched_take_rank(&s->core, &taking[k]) > 0 ? read_tables(s, taking[k], u, at + share * (double)k,
                                                           at + share * (double)(k + 1)) : -1;
         if (d < 0) {
@@ -459,13 +458,13 @@ static int start_split(sim *s, uint32_t u, double now)
         decode = d > decode ? d : decode;
     }
     cost += decode;
-    for (uint64_t k = 0; k < busy; k++) {
+    for (uint32_t k = 0; k < ranks; k++) {
         /* one event carries the task, the others only free their rank */
         event e = {now + cost, taking[k], {k == 0 ? DK_WG_UNIT : 0, u}};
         dk_heap_push(&s->events, &e);
     }
     free(taking);
-    s->out->work += cost * (double)busy;
+    s->out->work += cost * (double)ranks;
     if (cost > s->out->longest) {
         s->out->longest = cost;
         s->out->longest_task = (dk_wg_task){DK_WG_UNIT, u};
@@ -485,7 +484,7 @@ static int assign(sim *s, double now)
         if (a.kind == DK_SCHED_TASK)
             rc = start(s, a.rank, a.task, now);
         else if (a.kind == DK_SCHED_SPLIT)
-            rc = start_split(s, a.task.id, now);
+            rc = start_split(s, a.task.id, a.ranks, now);
         else if (a.kind != DK_SCHED_STOP) /* a stopped rank's run is over */
             return a.kind == DK_SCHED_WAIT ? 0 : -1;
         if (rc != 0)
@@ -511,18 +510,18 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
     *out = (dk_forecast){.ranks = ranks};
     s.unit_pos = malloc((g->nunits + 1) * sizeof *s.unit_pos);
     s.unit_at = malloc((g->nunits + 1) * sizeof *s.unit_at);
-    /* Room for every task running at once, and for the ranks a split unit takes besides: with
-     * ranks unlimited, one a part. */
-    double most = 0;
+    /* Room for every task running at once, and for the ranks split units take besides: at most
+     * one a part, groups side by side. */
+    double parts = 0;
     if (s.unit_pos) {
         all_unit_positions(g, s.unit_pos);
         for (uint32_t u = 0; u < g->nunits; u++)
-            if (g->units[u].split && s.unit_pos[u] / (double)g->max_positions > most)
-                most = s.unit_pos[u] / (double)g->max_positions;
+            if (g->units[u].split)
+                parts += s.unit_pos[u] / (double)g->max_positions + 1;
     }
-    size_t room = (size_t)g->nunits + g->npairs + 2 * (size_t)g->nparts + 2 + (size_t)most;
+    size_t room = (size_t)g->nunits + g->npairs + 2 * (size_t)g->nparts + 2 + (size_t)parts;
     s.events = (dk_heap){malloc(room * sizeof(event)), sizeof(event), 0, event_less};
-    int rc = dk_sched_init(&s.core, g, ranks ? ranks : 1, true);
+    int rc = dk_sched_init(&s.core, g, ranks ? ranks : 1, true, 0);
     rc = rc == 0 && s.events.data && s.unit_pos && s.unit_at ? reads_build(g, &s.rd) : -1;
     if (rc == 0)
         all_unit_at(&s);

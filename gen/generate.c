@@ -22,9 +22,9 @@
 static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, const dk_budget *b, char *err,
                          size_t errlen)
 {
-    sched s = {o, g, nranks, {0}, 0, "", {0}, NULL, 0, 0, 0, 0, NULL, 0, 0};
+    sched s = {.o = o, .g = g, .nranks = nranks};
     s.since = calloc((size_t)nranks, sizeof *s.since);
-    if (!s.since || dk_sched_init(&s.core, g, (uint32_t)nranks, false) != 0) {
+    if (!s.since || dk_sched_init(&s.core, g, (uint32_t)nranks, false, dk_hook_group_ranks()) != 0) {
         free(s.since);
         dk_transport_stop_workers(nranks);
         return dk_errorf(err, errlen, "out of memory for the scheduler of %d ranks", nranks);
@@ -95,6 +95,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
         dk_worker_free(&s.local->w);
     free(s.local);
     free(s.since);
+    free(s.groups); /* none runs once every rank is stopped */
     dk_sched_free(&s.core);
     dk_dirlock_release(&lock);
     return status;

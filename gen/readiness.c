@@ -222,6 +222,14 @@ bool dk_workgraph_take(dk_workgraph *g, dk_wg_task *t)
     return true;
 }
 
+bool dk_workgraph_peek(const dk_workgraph *g, dk_wg_task *t)
+{
+    if (g->ready.n == 0)
+        return false;
+    *t = task_of(((const dk_wg_ready *)dk_heap_top(&g->ready))->key);
+    return true;
+}
+
 static uint32_t unit_done(dk_workgraph *g, uint32_t u)
 {
     uint32_t li = g->units[u].layer, pair = g->units[u].pair, n = 0;

@@ -11,17 +11,22 @@ void dk_report_start(const char *dir, bool all_done, uint32_t total_mat, uint32_
                 (double)done_pos);
 }
 
-void dk_report_end(const dk_finished *f, const dk_budget *b, const dk_workgraph *g, int nranks, uint32_t splits,
-                   uint32_t joins, uint32_t parts, double waited, double ran)
+void dk_report_end(const dk_finished *f, const dk_budget *b, const dk_workgraph *g, int nranks,
+                   dk_report_splits splits, uint32_t joins, uint32_t parts, double waited, double ran)
 {
     dk_finished_counters c = dk_finished_get_counters(f);
     fprintf(stderr, "gen: rank 0 decoded %llu blocks of finished tables, %.3g positions (%llu dropped "
             "to stay within %.0f MiB, at most %.0f MiB held), resolved %llu capture positions\n",
             (unsigned long long)c.loads, (double)c.positions, (unsigned long long)c.evictions,
             b->cache_bytes / 1048576.0, c.peak_bytes / 1048576.0, (unsigned long long)c.resolved);
-    if (splits)
-        fprintf(stderr, "gen: %u units above the bound of %llu positions were split, each solved by all %d "
-                "ranks together\n", splits, (unsigned long long)g->max_positions, nranks);
+    if (splits.every + splits.groups) {
+        fprintf(stderr, "gen: %u units above the bound of %llu positions were split: %u solved by all %d ranks "
+                "together", splits.every + splits.groups, (unsigned long long)g->max_positions, splits.every, nranks);
+        if (splits.groups)
+            fprintf(stderr, ", %u by groups of %u to %u ranks beside the others' work", splits.groups, splits.least,
+                    splits.most);
+        fputc('\n', stderr);
+    }
     if (joins)
         fprintf(stderr, "gen: %u pairs above the finishing bound of %llu positions were finished in parts "
                 "(%u scans and packings of parts), by any ranks\n", joins, (unsigned long long)g->finish_positions, parts);

@@ -4,11 +4,16 @@
 
 static bool rank_less(const void *a, const void *b) { return *(const uint32_t *)a < *(const uint32_t *)b; }
 
-int dk_sched_init(dk_sched *s, dk_workgraph *g, uint32_t nranks, bool on_demand)
+int dk_sched_init(dk_sched *s, dk_workgraph *g, uint32_t nranks, bool on_demand, uint32_t fixed)
 {
     size_t cap = on_demand ? 16 : nranks;
+    uint64_t share = g->max_positions;
+    for (uint32_t u = 0; u < g->nunits; u++) {
+        uint64_t held = dk_workgraph_held(g, u, nranks);
+        share = held > share ? held : share;
+    }
     *s = (dk_sched){g, nranks, on_demand ? 0 : nranks, {malloc(cap * sizeof(uint32_t)), sizeof(uint32_t), 0, rank_less},
-                    cap, -1, -1, false};
+                    cap, share, fixed < nranks ? fixed : nranks, -1, -1, false, false};
     return s->idle.data ? 0 : -1;
 }
 
@@ -16,6 +21,17 @@ void dk_sched_free(dk_sched *s)
 {
     free(s->idle.data);
     s->idle.data = NULL;
+}
+
+uint32_t dk_sched_group(const dk_sched *s, uint32_t u)
+{
+    if (s->fixed)
+        return s->fixed;
+    uint64_t parts = dk_workgraph_split_parts(s->g, u);
+    if (parts == 1 || s->g->units[u].positions <= s->share)
+        return 1;
+    uint64_t per = s->share / s->g->max_positions, k = (parts + per - 1) / per; /* per >= 1 */
+    return k < s->nranks ? (uint32_t)k : s->nranks;
 }
 
 void dk_sched_waits(dk_sched *s, uint32_t rank) { dk_heap_push(&s->idle, &rank); }
@@ -29,12 +45,9 @@ void dk_sched_done(dk_sched *s, dk_wg_task t)
 
 void dk_sched_fail(dk_sched *s) { s->failed = true; }
 
-int dk_sched_take_rank(dk_sched *s, uint32_t *rank)
+/* Makes the next rank (on demand) into *rank. */
+static int make_rank(dk_sched *s, uint32_t *rank)
 {
-    if (s->idle.n) {
-        dk_heap_pop(&s->idle, rank);
-        return 1;
-    }
     if (s->made == s->nranks)
         return 0;
     if (s->made == s->cap) { /* room for every rank made to wait again */
@@ -49,12 +62,67 @@ int dk_sched_take_rank(dk_sched *s, uint32_t *rank)
     return 1;
 }
 
+int dk_sched_take_rank(dk_sched *s, uint32_t *rank)
+{
+    if (!s->idle.n)
+        return make_rank(s, rank);
+    dk_heap_pop(&s->idle, rank);
+    if (!s->taking || *rank != 0)
+        return 1;
+    /* rank 0 is not for a group of some ranks: the next one, and rank 0 waits on (it was made
+     * first, so a rank made now is not 0) */
+    int got = 1;
+    if (s->idle.n)
+        dk_heap_pop(&s->idle, rank);
+    else
+        got = make_rank(s, rank);
+    uint32_t zero = 0;
+    dk_heap_push(&s->idle, &zero);
+    return got;
+}
+
 /* Every rank made waits (ranks not made yet wait too). */
 static bool all_wait(const dk_sched *s) { return s->idle.n == s->made; }
 
+/* Whether rank 0 waits. */
+static bool zero_waits(const dk_sched *s) { return s->idle.n && *(const uint32_t *)dk_heap_top(&s->idle) == 0; }
+
+/* The held split unit: started on a group once its ranks wait, or rank 0 given a task that is
+ * not a split unit meanwhile, or nothing yet (a). */
+static dk_sched_grant start_held(dk_sched *s, dk_sched_grant a)
+{
+    uint32_t u = (uint32_t)s->held, k = dk_sched_group(s, u);
+    uint64_t parts = dk_workgraph_split_parts(s->g, u);
+    bool idle_run = !s->fixed && dk_workgraph_nready(s->g) == 0 && all_wait(s);
+    if (k < s->nranks && !(idle_run && parts >= s->nranks)) {
+        /* a group without rank 0: the ranks waiting besides it, and those not made yet */
+        uint64_t spare = s->idle.n - (zero_waits(s) ? 1 : 0) + (uint64_t)(s->nranks - s->made);
+        if (spare < k) {
+            dk_wg_task t;
+            if (zero_waits(s) && dk_workgraph_peek(s->g, &t) && !(t.kind == DK_WG_UNIT && s->g->units[t.id].split)) {
+                dk_heap_pop(&s->idle, &a.rank);
+                dk_workgraph_take(s->g, &a.task);
+                a.kind = DK_SCHED_TASK;
+            }
+            return a;
+        }
+        if (!s->fixed && dk_workgraph_nready(s->g) == 0) /* nothing else to do: more ranks, for speed */
+            k = (uint32_t)(spare < parts ? spare : parts);
+        s->held = -1;
+        s->taking = true;
+        return (dk_sched_grant){DK_SCHED_SPLIT, 0, {DK_WG_UNIT, u}, k, false};
+    }
+    if (!all_wait(s))
+        return a;
+    s->splitting = s->held;
+    s->held = -1;
+    return (dk_sched_grant){DK_SCHED_SPLIT, 0, {DK_WG_UNIT, u}, s->nranks, true};
+}
+
 dk_sched_grant dk_sched_next(dk_sched *s)
 {
-    dk_sched_grant a = {DK_SCHED_WAIT, 0, {DK_WG_UNIT, 0}};
+    dk_sched_grant a = {DK_SCHED_WAIT, 0, {DK_WG_UNIT, 0}, 0, false};
+    s->taking = false;
     if (s->failed || dk_workgraph_all_finished(s->g)) {
         /* only ranks made are told: the others never started */
         if (s->idle.n) {
@@ -65,32 +133,26 @@ dk_sched_grant dk_sched_next(dk_sched *s)
     }
     if (s->splitting >= 0)
         return a;
-    if (s->held < 0) {
-        if (dk_workgraph_nready(s->g) == 0) {
-            if (all_wait(s)) {
-                s->failed = true;
-                a.kind = DK_SCHED_STUCK;
-            }
-            return a;
+    if (s->held >= 0)
+        return start_held(s, a);
+    if (dk_workgraph_nready(s->g) == 0) {
+        if (all_wait(s)) {
+            s->failed = true;
+            a.kind = DK_SCHED_STUCK;
         }
-        int got = dk_sched_take_rank(s, &a.rank);
-        if (got <= 0) {
-            a.kind = got < 0 ? DK_SCHED_NOMEM : DK_SCHED_WAIT;
-            return a;
-        }
-        dk_workgraph_take(s->g, &a.task);
-        if (a.task.kind != DK_WG_UNIT || !s->g->units[a.task.id].split) {
-            a.kind = DK_SCHED_TASK;
-            return a;
-        }
-        s->held = a.task.id; /* it waits until every rank is free, and so does the rank */
-        dk_heap_push(&s->idle, &a.rank);
-    }
-    if (!all_wait(s))
         return a;
-    s->splitting = s->held;
-    s->held = -1;
-    a.kind = DK_SCHED_SPLIT;
-    a.task = (dk_wg_task){DK_WG_UNIT, (uint32_t)s->splitting};
-    return a;
+    }
+    int got = dk_sched_take_rank(s, &a.rank);
+    if (got <= 0) {
+        a.kind = got < 0 ? DK_SCHED_NOMEM : DK_SCHED_WAIT;
+        return a;
+    }
+    dk_workgraph_take(s->g, &a.task);
+    if (a.task.kind != DK_WG_UNIT || !s->g->units[a.task.id].split) {
+        a.kind = DK_SCHED_TASK;
+        return a;
+    }
+    s->held = a.task.id; /* it waits for the ranks of its group, and so does the rank */
+    dk_heap_push(&s->idle, &a.rank);
+    return start_held(s, a);
 }

@@ -89,16 +89,6 @@ dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b)
     return g;
 }
 
-uint64_t dk_setup_held(const dk_workgraph *g, uint32_t u, int nranks)
-{
-    const dk_unit *un = &g->units[u];
-    uint64_t S = g->max_positions;
-    if (!un->split || un->positions <= S)
-        return un->positions;
-    uint64_t parts = (un->positions + S - 1) / S, most = (parts + (uint64_t)nranks - 1) / (uint64_t)nranks;
-    return most * S < un->positions ? most * S : un->positions;
-}
-
 /* What finishing a pair of `positions` takes, in positions as dk_budget_finish_bytes counts
  * them: the pair, or when it is finished in parts of at most `part` positions (0: not), its
  * largest part or its join, which holds 16 bytes a block of 16384 positions (each block's size,
@@ -122,7 +112,7 @@ void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_
         *pair = most > *pair ? most : *pair;
     }
     for (uint32_t u = 0; u < g->nunits; u++) {
-        uint64_t held = dk_setup_held(g, u, nranks);
+        uint64_t held = dk_workgraph_held(g, u, (uint64_t)nranks);
         if (held > *unit)
             *unit = held;
     }

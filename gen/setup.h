@@ -42,12 +42,7 @@ uint64_t dk_setup_default_unit(uint64_t positions);
  * memory or a material is invalid. Thread-safe. */
 dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b);
 
-/* The most positions of unit u one of `nranks` ranks holds while it is solved: the unit, or for
- * a split unit (parts of the bound, solved by every rank at once, gen/groups.h) the parts of the
- * rank holding the most. Pure. */
-uint64_t dk_setup_held(const dk_workgraph *g, uint32_t u, int nranks);
-
-/* The most positions a rank holds for a unit (dk_setup_held) on `nranks` ranks, and the
+/* The most positions a rank holds for a unit (dk_workgraph_held) on `nranks` ranks, and the
  * positions of g's largest finishing task: a pair (both materials), or for a pair finished in
  * parts its largest part or its join. Thread-safe. */
 void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_t *pair);

@@ -58,6 +58,12 @@ void dk_hook_split_pause(void)
 
 bool dk_hook_fail_init(void) { return getenv("DAMKA_TEST_FAIL_INIT") != NULL; }
 
+uint32_t dk_hook_group_ranks(void)
+{
+    const char *e = getenv("DAMKA_TEST_GROUP_RANKS");
+    return e && *e ? (uint32_t)strtoul(e, NULL, 10) : 0;
+}
+
 void dk_hook_part_written(void)
 {
     static _Atomic unsigned written; /* rank 0 writes parts on its worker thread */
@@ -91,6 +97,8 @@ bool dk_hook_table_bytes(uint64_t *bytes) { return (void)bytes, false; }
 void dk_hook_split_pause(void) {}
 
 bool dk_hook_fail_init(void) { return false; }
+
+uint32_t dk_hook_group_ranks(void) { return 0; }
 
 void dk_hook_part_written(void) {}
 

@@ -32,6 +32,10 @@ bool dk_hook_table_bytes(uint64_t *bytes);
  * that kill a rank in the middle of one). */
 void dk_hook_split_pause(void);
 
+/* DAMKA_TEST_GROUP_RANKS=n: every split unit is solved by a group of n ranks (as many as the
+ * run has when fewer), not sized by the budget (scheduler.h). Returns n, else 0. */
+uint32_t dk_hook_group_ranks(void);
+
 /* DAMKA_TEST_KILL_AFTER_PARTS=n: the process kills itself (SIGKILL) once it has written n
  * parts of finishings (scans or packings, finishpart.h). */
 void dk_hook_part_written(void);

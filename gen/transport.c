@@ -44,16 +44,26 @@ void *dk_transport_local_main(void *arg)
     }
 }
 
-/* --- a split unit, solved by every rank at once over MPI_COMM_WORLD (solve.h) --- */
+/* --- a split unit, solved by its ranks at once (solve.h): every rank over MPI_COMM_WORLD, or a
+ * group of ranks over a communicator of their own --- */
 
-/* Whether every rank is ok: a rank that cannot go on tells the others before a collective they
- * could not complete with it. */
-bool dk_transport_all_ok(bool ok)
+/* What the calls of a split's dk_split_comm need: its ranks' communicator, and the scheduler
+ * whose progress line it moves (rank 0 in a split of every rank; else NULL). */
+typedef struct split_ctx {
+    MPI_Comm comm;
+    sched *s;
+} split_ctx;
+
+/* Whether every rank of comm is ok: a rank that cannot go on tells the others before a
+ * collective they could not complete with it. */
+static bool all_ok_on(MPI_Comm comm, bool ok)
 {
     int mine = ok, all;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
     return all != 0;
 }
+
+bool dk_transport_all_ok(bool ok) { return all_ok_on(MPI_COMM_WORLD, ok); }
 
 /* One all-to-all of headers (each rank's count for the receiver and its flags, plus whether
  * it sends anything at all), then, if any rank sends, one all-to-all of the data. Returns 0, or
@@ -62,14 +72,14 @@ bool dk_transport_all_ok(bool ok)
 static int mpi_exchange(void *ctx, const void *send, const size_t *counts, void **recv, size_t *cap,
                         size_t *recv_counts, int64_t *flags, int nflags)
 {
-    (void)ctx;
+    MPI_Comm comm = ((const split_ctx *)ctx)->comm;
     int n;
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    MPI_Comm_size(comm, &n);
     const int w = nflags + 2; /* count, nothing sent, flags */
     int64_t *hd = malloc(2 * (size_t)n * (size_t)w * sizeof *hd);
     int *ci = malloc(4 * (size_t)n * sizeof *ci);
     int rc = -1;
-    if (!dk_transport_all_ok(hd && ci))
+    if (!all_ok_on(comm, hd && ci))
         goto out;
     int64_t sent = 0;
     for (int r = 0; r < n; r++)
@@ -81,7 +91,7 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *counts, void 
         memcpy(h + 2, flags, (size_t)nflags * sizeof *flags);
     }
     int64_t *in = hd + (size_t)n * (size_t)w;
-    MPI_Alltoall(hd, w, MPI_INT64_T, in, w, MPI_INT64_T, MPI_COMM_WORLD);
+    MPI_Alltoall(hd, w, MPI_INT64_T, in, w, MPI_INT64_T, comm);
     bool anyone = false, fits = true;
     uint64_t total = 0;
     for (int r = 0; r < n; r++) {
@@ -103,7 +113,7 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *counts, void 
             *cap = total ? total : 1;
         }
     }
-    if (!dk_transport_all_ok(ok))
+    if (!all_ok_on(comm, ok))
         goto out;
     if (anyone) {
         int *sd = ci + n, *rcnt = ci + 2 * n, *rd = ci + 3 * n;
@@ -115,7 +125,7 @@ static int mpi_exchange(void *ctx, const void *send, const size_t *counts, void 
             sa += ci[r];
             ra += rcnt[r];
         }
-        MPI_Alltoallv(send, ci, sd, MPI_BYTE, *recv, rcnt, rd, MPI_BYTE, MPI_COMM_WORLD);
+        MPI_Alltoallv(send, ci, sd, MPI_BYTE, *recv, rcnt, rd, MPI_BYTE, comm);
     }
     rc = 0;
 out:
@@ -128,20 +138,46 @@ out:
 
 static void mpi_min(void *ctx, int64_t *v, int n)
 {
-    (void)ctx;
-    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MIN, ((const split_ctx *)ctx)->comm);
 }
 
-/* The progress of a split unit on rank 0 (dk_split_comm.progress): its stage in the progress
- * line's note, the line printed when it is time to. ctx: the scheduler. */
+/* The progress of a split unit of every rank on rank 0 (dk_split_comm.progress): its stage in
+ * the progress line's note, the line printed when it is time to. ctx: a split_ctx. */
 static void split_progress(void *ctx, const char *stage, uint64_t done, uint64_t total, uint64_t rounds);
 
-static int run_split(dk_worker *w, uint32_t u, void *progress_ctx, char *err, size_t errlen)
+/* Solves split unit u with the other ranks of comm; progress (rank 0's scheduler, or NULL) is
+ * told where it stands. */
+static int run_split(dk_worker *w, uint32_t u, MPI_Comm comm, sched *progress, char *err, size_t errlen)
 {
-    dk_split_comm comm = {0, 1, progress_ctx, mpi_exchange, mpi_min, progress_ctx ? split_progress : NULL};
-    MPI_Comm_rank(MPI_COMM_WORLD, &comm.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &comm.nranks);
-    return dk_task_split(w, u, &comm, err, errlen);
+    split_ctx ctx = {comm, progress};
+    dk_split_comm c = {0, 1, &ctx, mpi_exchange, mpi_min, progress ? split_progress : NULL};
+    MPI_Comm_rank(comm, &c.rank);
+    MPI_Comm_size(comm, &c.nranks);
+    return dk_task_split(w, u, &c, err, errlen);
+}
+
+/* This rank's part in a group's split unit t: the group's ranks from rank 0, a communicator of
+ * them (collective over the group only, so that the other ranks go on), the unit solved. */
+static int run_group_split(dk_worker *w, const task *t, char *err, size_t errlen)
+{
+    int32_t *ranks = malloc((size_t)t->group * sizeof *ranks);
+    int32_t dummy;
+    /* the list is received even without memory for it, so that the messages stay in step */
+    MPI_Recv(ranks ? ranks : &dummy, ranks ? t->group : 0, MPI_INT32_T, 0, TAG_TASK, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    if (!ranks) /* the others would wait for this rank in the communicator's making: the job stops */
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Group world, members;
+    MPI_Comm comm;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, t->group, ranks, &members);
+    MPI_Comm_create_group(MPI_COMM_WORLD, members, TAG_GROUP, &comm);
+    MPI_Group_free(&members);
+    MPI_Group_free(&world);
+    free(ranks);
+    int rc = run_split(w, (uint32_t)t->id, comm, NULL, err, errlen);
+    MPI_Comm_free(&comm);
+    return rc;
 }
 
 /* A rank other than 0: asks for tasks and carries them out until told to stop. A rank whose
@@ -160,7 +196,8 @@ void dk_transport_remote_worker(dk_worker *w, const char *why_not)
             return;
         if (t.kind == TASK_SPLIT) {
             r = (report){TASK_SPLIT, t.id, 0, ""};
-            r.status = run_split(w, (uint32_t)t.id, NULL, r.err, sizeof r.err);
+            r.status = t.group ? run_group_split(w, &t, r.err, sizeof r.err)
+                               : run_split(w, (uint32_t)t.id, MPI_COMM_WORLD, NULL, r.err, sizeof r.err);
         } else {
             run_task(w, &t, &r);
         }
@@ -173,12 +210,66 @@ void dk_transport_remote_worker(dk_worker *w, const char *why_not)
 /* Rank r, which waited for a task since s->since[r], got one. */
 static void stop_waiting(sched *s, int r) { s->waited += dk_now() - s->since[r]; }
 
-/* Records what rank `rank` reports, and that it waits for a task; the first failure stops the
- * run, with the rank named when it is not rank 0 (whose messages are the job's own). */
+/* Rank r waits for a task again. */
+static void waits_again(sched *s, int r)
+{
+    dk_sched_waits(&s->core, (uint32_t)r);
+    s->since[r] = dk_now();
+}
+
+/* The group running split unit u, or NULL (a split of every rank). */
+static split_group *group_of(sched *s, int32_t u)
+{
+    for (uint32_t i = 0; i < s->ngroups; i++)
+        if ((int32_t)s->groups[i].unit == u)
+            return &s->groups[i];
+    return NULL;
+}
+
+/* Group i's ranks that reported wait again (every rank once all have), and it is forgotten. */
+static void release_group(sched *s, uint32_t i)
+{
+    split_group *gr = &s->groups[i];
+    for (uint32_t k = 0; k < gr->n; k++)
+        if (gr->ranks[k] < 0)
+            waits_again(s, -1 - gr->ranks[k]);
+    free(gr->ranks);
+    *gr = s->groups[--s->ngroups];
+}
+
+/* A rank of group gr reported its part done: once every one has, the unit is done and they all
+ * wait again. */
+static void group_member_done(sched *s, split_group *gr, int rank)
+{
+    for (uint32_t k = 0; k < gr->n; k++)
+        if (gr->ranks[k] == rank)
+            gr->ranks[k] = -1 - rank; /* reported */
+    if (--gr->left > 0)
+        return;
+    uint32_t u = gr->unit, n = gr->n;
+    s->splits.groups++;
+    s->splits.least = !s->splits.least || n < s->splits.least ? n : s->splits.least;
+    s->splits.most = n > s->splits.most ? n : s->splits.most;
+    s->pr.done_positions += s->g->units[u].positions;
+    dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, u});
+    release_group(s, (uint32_t)(gr - s->groups));
+}
+
+static void group_note(sched *s);
+
+/* Records what rank `rank` reports, and that it waits for a task (a group's ranks once all of
+ * them have reported); the first failure stops the run, with the rank named when it is not
+ * rank 0 (whose messages are the job's own). */
 static void take_report(sched *s, int rank, const report *r)
 {
-    dk_sched_waits(&s->core, (uint32_t)rank);
-    s->since[rank] = dk_now();
+    split_group *gr = r->kind == TASK_SPLIT ? group_of(s, r->id) : NULL;
+    if (gr && r->status == 0) { /* no group runs once the run has failed */
+        group_member_done(s, gr, rank);
+        group_note(s);
+        dk_progress_update(&s->pr, false);
+        return;
+    }
+    waits_again(s, rank);
     if (r->status != 0) {
         /* the first message of a rank that failed itself (not a split's other ranks) */
         if (!s->err[0] && r->status != DK_PEER_FAILED && rank != 0)
@@ -186,9 +277,15 @@ static void take_report(sched *s, int rank, const report *r)
         else if (!s->err[0] && r->status != DK_PEER_FAILED)
             snprintf(s->err, sizeof s->err, "%s", r->err);
         dk_sched_fail(&s->core);
+    }
+    if (s->core.failed) {
+        /* the groups' ranks that reported wait, to be stopped; the others will report */
+        while (s->ngroups)
+            release_group(s, s->ngroups - 1);
+        group_note(s);
         return;
     }
-    if (r->kind == TASK_NONE || r->kind == TASK_SPLIT) /* rank 0 records a split done */
+    if (r->kind == TASK_NONE || r->kind == TASK_SPLIT) /* rank 0 records a split of every rank done */
         return;
     if (r->kind == DK_WG_UNIT) {
         s->pr.done_positions += s->g->units[r->id].positions;
@@ -223,7 +320,7 @@ static void send_task(sched *s, int rank, task t)
  * thread waits for a task meanwhile, so the worker is this thread's to use). */
 static void start_split(sched *s, uint32_t u)
 {
-    task t = {TASK_SPLIT, (int32_t)u};
+    task t = {TASK_SPLIT, (int32_t)u, 0};
     uint32_t r;
     while (dk_sched_take_rank(&s->core, &r) > 0) { /* every rank, 0 first */
         if (r != 0)
@@ -232,23 +329,22 @@ static void start_split(sched *s, uint32_t u)
     }
     s->split = u;
     report rep = {TASK_SPLIT, t.id, 0, ""};
-    rep.status = run_split(&s->local->w, u, s, rep.err, sizeof rep.err);
+    rep.status = run_split(&s->local->w, u, MPI_COMM_WORLD, s, rep.err, sizeof rep.err);
     s->pr.note[0] = 0;
     if (rep.status != 0) {
         take_report(s, 0, &rep);
         return;
     }
-    s->splits++;
+    s->splits.every++;
     s->pr.done_positions += s->g->units[u].positions;
     dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, u});
-    dk_sched_waits(&s->core, 0); /* rank 0's worker waits again */
-    s->since[0] = dk_now();
+    waits_again(s, 0); /* rank 0's worker */
     dk_progress_update(&s->pr, false);
 }
 
 static void split_progress(void *ctx, const char *stage, uint64_t done, uint64_t total, uint64_t rounds)
 {
-    sched *s = ctx;
+    sched *s = ((split_ctx *)ctx)->s;
     const dk_unit *un = &s->g->units[s->split];
     char name[DK_MATERIAL_NAME_MAX], where[96];
     dk_material_name(s->g->pairs[un->pair].m, name, sizeof name);
@@ -262,6 +358,59 @@ static void split_progress(void *ctx, const char *stage, uint64_t done, uint64_t
     dk_progress_update(&s->pr, false);
 }
 
+/* The progress line's note while groups solve split units (rank 0 is in none: it knows what
+ * runs, not where each stands). */
+static void group_note(sched *s)
+{
+    uint32_t ranks = 0;
+    for (uint32_t i = 0; i < s->ngroups; i++)
+        ranks += s->groups[i].n;
+    if (s->ngroups == 1) {
+        const dk_unit *un = &s->g->units[s->groups[0].unit];
+        char name[DK_MATERIAL_NAME_MAX];
+        dk_material_name(s->g->pairs[un->pair].m, name, sizeof name);
+        snprintf(s->pr.note, sizeof s->pr.note, "split unit of %s (level %d, %.3g positions) on a group of %u ranks",
+                 name, un->level, (double)un->positions, ranks);
+    } else if (s->ngroups) {
+        snprintf(s->pr.note, sizeof s->pr.note, "%u split units on groups of %u ranks in all", s->ngroups, ranks);
+    } else {
+        s->pr.note[0] = 0;
+    }
+}
+
+/* Split unit a.task.id starts on a group of a.ranks ranks other than 0: each is sent the task,
+ * then the group's ranks; they report one by one (take_report). Returns 0, or -1 when out of
+ * memory (the ranks not taken, the run failed). */
+static int start_group(sched *s, dk_sched_grant a)
+{
+    if (s->ngroups == s->groups_cap) {
+        uint32_t cap = s->groups_cap ? 2 * s->groups_cap : 8;
+        split_group *more = realloc(s->groups, cap * sizeof *more);
+        if (!more)
+            return -1;
+        s->groups = more;
+        s->groups_cap = cap;
+    }
+    split_group gr = {a.task.id, a.ranks, a.ranks, malloc((size_t)a.ranks * sizeof(int32_t))};
+    if (!gr.ranks)
+        return -1;
+    for (uint32_t k = 0; k < a.ranks; k++) {
+        uint32_t r = 0;
+        dk_sched_take_rank(&s->core, &r); /* the core counted them waiting */
+        gr.ranks[k] = (int32_t)r;
+        stop_waiting(s, (int)r);
+    }
+    task t = {TASK_SPLIT, (int32_t)a.task.id, (int32_t)a.ranks};
+    for (uint32_t k = 0; k < a.ranks; k++) {
+        MPI_Send(&t, sizeof t, MPI_BYTE, gr.ranks[k], TAG_TASK, MPI_COMM_WORLD);
+        MPI_Send(gr.ranks, (int)a.ranks, MPI_INT32_T, gr.ranks[k], TAG_TASK, MPI_COMM_WORLD);
+    }
+    s->groups[s->ngroups++] = gr;
+    group_note(s);
+    dk_progress_update(&s->pr, false);
+    return 0;
+}
+
 /* Sends what the core hands out until it has nothing more. */
 static void hand_out(sched *s)
 {
@@ -269,16 +418,21 @@ static void hand_out(sched *s)
         dk_sched_grant a = dk_sched_next(&s->core);
         switch (a.kind) {
         case DK_SCHED_TASK:
-            send_task(s, (int)a.rank, (task){(int32_t)a.task.kind, (int32_t)a.task.id});
+            send_task(s, (int)a.rank, (task){(int32_t)a.task.kind, (int32_t)a.task.id, 0});
             stop_waiting(s, (int)a.rank);
             break;
         case DK_SCHED_STOP:
-            send_task(s, (int)a.rank, (task){TASK_STOP, 0});
+            send_task(s, (int)a.rank, (task){TASK_STOP, 0, 0});
             stop_waiting(s, (int)a.rank);
             s->stopped++;
             break;
         case DK_SCHED_SPLIT:
-            start_split(s, a.task.id);
+            if (a.every) {
+                start_split(s, a.task.id);
+            } else if (start_group(s, a) != 0) {
+                snprintf(s->err, sizeof s->err, "rank 0: out of memory for a group of %u ranks", a.ranks);
+                dk_sched_fail(&s->core);
+            }
             break;
         case DK_SCHED_STUCK:
             snprintf(s->err, sizeof s->err, "internal error: no work is ready but tables are missing");
@@ -331,7 +485,7 @@ void dk_transport_stop_workers(int nranks)
     for (int r = 1; r < nranks; r++) {
         report rep;
         MPI_Recv(&rep, sizeof rep, MPI_BYTE, r, TAG_REPORT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        task t = {TASK_STOP, 0};
+        task t = {TASK_STOP, 0, 0};
         MPI_Send(&t, sizeof t, MPI_BYTE, r, TAG_TASK, MPI_COMM_WORLD);
     }
 }

@@ -1,8 +1,9 @@
 /* The MPI transport of `damka gen` (for generate.c only): the task and report messages
  * between rank 0's scheduler and the workers, rank 0's own worker thread and its mailbox, the
- * split unit's exchanges over MPI_COMM_WORLD (dk_split_comm), and the loop in which rank 0's
- * main thread, the only one that calls MPI, tells the scheduler core (scheduler.h) what the
- * ranks report and sends what it hands out. */
+ * split unit's exchanges (dk_split_comm) over MPI_COMM_WORLD for a unit of every rank or over a
+ * communicator of its group's ranks, and the loop in which rank 0's main thread, the only one
+ * that calls MPI, tells the scheduler core (scheduler.h) what the ranks report and sends what
+ * it hands out. */
 #ifndef DK_TRANSPORT_H
 #define DK_TRANSPORT_H
 
@@ -10,10 +11,11 @@
 
 #include "generate.h"
 #include "progress.h"
+#include "report.h"
 #include "scheduler.h"
 #include "tasks.h"
 
-enum { TAG_REPORT = 1, TAG_TASK = 2 };
+enum { TAG_REPORT = 1, TAG_TASK = 2, TAG_GROUP = 3 /* making a group's communicator */ };
 /* A task's kind on the wire: a graph task's own kind (DK_WG_UNIT, DK_WG_FINISH, DK_WG_SCAN,
  * DK_WG_PACK), or one of these. */
 enum { TASK_NONE = 0, TASK_STOP = DK_WG_PACK + 1, TASK_SPLIT = DK_WG_PACK + 2 };
@@ -25,8 +27,10 @@ typedef struct report {
     char err[ERR_MAX];
 } report;
 
+/* A task; for TASK_SPLIT, `group` ranks other than 0 solve unit `id` (their ranks follow in a
+ * second message, lowest first), or every rank of the run (group 0). */
 typedef struct task {
-    int32_t kind, id;
+    int32_t kind, id, group;
 } task;
 
 /* Rank 0 computes in a thread of its own; the scheduler (the main thread, the only one that
@@ -44,6 +48,14 @@ typedef struct local_worker {
     mailbox box;
 } local_worker;
 
+/* A split unit solved by a group of ranks other than 0, and its ranks that have not reported
+ * it done yet: they wait for a task again only once every one of them has, as the simulation
+ * frees them (forecast.c). */
+typedef struct split_group {
+    uint32_t unit, n, left;
+    int32_t *ranks;
+} split_group;
+
 typedef struct sched {
     const dk_gen_options *o;
     dk_workgraph *g;
@@ -53,8 +65,10 @@ typedef struct sched {
     char err[ERR_MAX];
     dk_progress pr;
     local_worker *local;
-    uint32_t split;       /* the split unit running (split_progress) */
-    uint32_t splits;      /* split units solved */
+    uint32_t split;       /* the split unit of every rank running (split_progress) */
+    dk_report_splits splits; /* split units solved */
+    split_group *groups;  /* groups running */
+    uint32_t ngroups, groups_cap;
     uint32_t joins, parts;  /* pairs finished in parts, and their parts' tasks (scans, packings) done */
     double *since;        /* when each rank began to wait for a task (while it waits) */
     double waited;        /* seconds the ranks spent waiting for a task, summed */

@@ -409,3 +409,19 @@ void dk_workgraph_free(dk_workgraph *g)
     free(g->packs_left);
     free(g);
 }
+
+uint64_t dk_workgraph_split_parts(const dk_workgraph *g, uint32_t u)
+{
+    const dk_unit *un = &g->units[u];
+    uint64_t S = g->max_positions;
+    return un->split && un->positions > S ? (un->positions + S - 1) / S : 1;
+}
+
+uint64_t dk_workgraph_held(const dk_workgraph *g, uint32_t u, uint64_t nranks)
+{
+    uint64_t parts = dk_workgraph_split_parts(g, u), positions = g->units[u].positions;
+    if (parts == 1)
+        return positions;
+    uint64_t most = (parts + nranks - 1) / nranks * g->max_positions;
+    return most < positions ? most : positions;
+}

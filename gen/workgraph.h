@@ -208,6 +208,19 @@ bool dk_workgraph_take(dk_workgraph *g, dk_wg_task *t);
  * read it. Not thread-safe. */
 uint32_t dk_workgraph_done(dk_workgraph *g, dk_wg_task t);
 
+/* Takes nothing: the task dk_workgraph_take would hand out next into *t. Returns false when
+ * nothing is ready. O(1). Not thread-safe. */
+bool dk_workgraph_peek(const dk_workgraph *g, dk_wg_task *t);
+
+/* The parts split unit u is cut into (parts of max_positions, the last one shorter:
+ * gen/groups.h), 1 for a unit not split. Pure. */
+uint64_t dk_workgraph_split_parts(const dk_workgraph *g, uint32_t u);
+
+/* The most positions one of `nranks` ranks holds of unit u: all of them, or for a split unit
+ * whose parts are dealt out over the ranks (part q to the q % nranks th), the parts of the rank
+ * holding the most. Pure. */
+uint64_t dk_workgraph_held(const dk_workgraph *g, uint32_t u, uint64_t nranks);
+
 /* How many tasks are ready. Reads the scheduling state: its owner's thread only. */
 static inline uint32_t dk_workgraph_nready(const dk_workgraph *g) { return (uint32_t)g->ready.n; }
 
