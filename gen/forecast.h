@@ -1,7 +1,7 @@
 /* What a run of `damka gen` would take, without running it: rank 0's scheduler simulated over
  * the work graph with a cost model. The simulation and gen's rank 0 (transport.c) drive the same
  * scheduler core (scheduler.h: lowest free rank first, the next task the graph hands out by the
- * priorities dk_forecast_prioritize sets, split units held until every rank is free), so they
+ * priorities dk_forecast_prioritize sets, split units on groups of ranks), so they
  * cannot disagree on the order; the simulation adds only time: each task ends after its cost.
  *
  * Positions are table entries (White to move; a position with both sides to move counts

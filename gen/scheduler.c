@@ -106,8 +106,13 @@ static dk_sched_grant start_held(dk_sched *s, dk_sched_grant a)
             }
             return a;
         }
-        if (!s->fixed && dk_workgraph_nready(s->g) == 0) /* nothing else to do: more ranks, for speed */
-            k = (uint32_t)(spare < parts ? spare : parts);
+        /* the ranks that would wait anyway, every ready task given one: in the group too, as far
+         * as it has parts, for speed */
+        uint64_t ready = dk_workgraph_nready(s->g), left = spare + (zero_waits(s) ? 1 : 0);
+        left = left > ready ? left - ready : 0;
+        left = left < spare ? left : spare;
+        if (!s->fixed && left > k)
+            k = (uint32_t)(left < parts ? left : parts);
         s->held = -1;
         s->taking = true;
         return (dk_sched_grant){DK_SCHED_SPLIT, 0, {DK_WG_UNIT, u}, k, false};

@@ -50,9 +50,15 @@ void dk_hook_split_pause(void)
     const char *mark = getenv("DAMKA_TEST_SPLIT_PAUSE");
     if (!mark || !*mark)
         return;
-    FILE *f = fopen(mark, "w");
-    if (f)
-        fclose(f);
+    /* written whole, then renamed: the ranks of a split write it at once */
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.%ld", mark, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+        fprintf(f, "%ld\n", (long)getpid());
+        if (fclose(f) == 0)
+            rename(tmp, mark);
+    }
     sleep(2);
 }
 

@@ -28,8 +28,8 @@ void dk_hook_corrupt_exit(dk_solver *s, uint32_t u, bool split, uint64_t positio
  * block is dropped as soon as another is read). Returns true with *bytes set, else false. */
 bool dk_hook_table_bytes(uint64_t *bytes);
 
-/* DAMKA_TEST_SPLIT_PAUSE=FILE: as a split unit starts, creates FILE and waits 2 s (for tests
- * that kill a rank in the middle of one). */
+/* DAMKA_TEST_SPLIT_PAUSE=FILE: as a split unit starts, writes this process's id into FILE and
+ * waits 2 s (for tests that kill a rank in the middle of one). */
 void dk_hook_split_pause(void);
 
 /* DAMKA_TEST_GROUP_RANKS=n: every split unit is solved by a group of n ranks (as many as the

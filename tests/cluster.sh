@@ -1,12 +1,15 @@
 #!/bin/sh
 # Generation as on a cluster, simulated on one machine: 8 ranks with a tiny unit bound and a
-# small memory budget (every kings-only subslice above the bound, so split over the ranks) give
+# small memory budget (every kings-only subslice above the bound, so split over ranks) give
 # the same files as 2 ranks with the defaults (their readers of finished tables dropping blocks
-# all the time, every pair finished in parts by any ranks), and verify passes; a rank killed in
-# the middle of the run, in the middle of a split unit, or as it has written parts of a
-# finishing, and the same command again give the same files (the parts written kept); a
-# finished directory extended by one piece; `--materials` and `--per-side` runs; the peak disk
-# use of the output directory while it runs; budgets too small refused.
+# all the time, every pair finished in parts by any ranks, every split unit solved by a group
+# of 3 ranks beside the others' work), and verify passes; split units solved by every rank
+# give them too; a rank killed in the middle of the run, in the middle of a split unit of
+# every rank or of a group, or as it has written parts of a finishing, and the same command
+# again give the same files (the parts written kept); a finished directory extended by one
+# piece; `--materials` and `--per-side` runs; the peak disk use of the output directory while
+# it runs; a wrong value or exit in a split unit of every rank and of a group; budgets too
+# small refused.
 # Usage: tests/cluster.sh path/to/damka-test. DK_GEN_SCALE=small (make test): up to 4 pieces; full
 # (make test-full, and when unset): up to 5.
 set -u
@@ -32,6 +35,11 @@ FINISH="--finish-positions 1"
 
 REF=$TMP/ref
 timed "brazilian up to $PIECES pieces, 2 ranks, defaults" mpigen 2 --pieces "$PIECES" --out "$REF" --quiet
+REF4=$REF
+if [ "$PIECES" -ne 4 ]; then
+    REF4=$TMP/ref4
+    timed "brazilian up to 4 pieces, 2 ranks, defaults" mpigen 2 --pieces 4 --out "$REF4" --quiet
+fi
 
 # The size of a directory in KiB, and the largest it reached while job $JOB ran.
 size_kib() { du -sk "$1" 2>/dev/null | cut -f1; }
@@ -45,12 +53,14 @@ watch_size() {
     echo "$peak"
 }
 
-echo "-- a. 8 ranks, tiny units and memory"
+echo "-- a. 8 ranks, tiny units and memory, split units on groups of 3"
 C=$TMP/np8
 t0=$(now)
 # DAMKA_TEST_TABLE_BYTES=1: both readers of finished tables (the solver's and the check's) drop
-# a block as soon as they read another
-DAMKA_TEST_TABLE_BYTES=1 DAMKA_TEST_PROGRESS_SECONDS=0.02 mpigen 8 --pieces "$PIECES" --out "$C" $SMALL $FINISH 2>"$TMP/np8.err" &
+# a block as soon as they read another; DAMKA_TEST_GROUP_RANKS=3: every split unit is solved
+# by a group of 3 ranks (never rank 0), not as many as its share needs
+DAMKA_TEST_TABLE_BYTES=1 DAMKA_TEST_PROGRESS_SECONDS=0.02 DAMKA_TEST_GROUP_RANKS=3 \
+    mpigen 8 --pieces "$PIECES" --out "$C" $SMALL $FINISH 2>"$TMP/np8.err" &
 JOB=$!
 peak=$(watch_size "$C")
 wait "$JOB" || fail "8 ranks: $(tail -n 3 "$TMP/np8.err")"
@@ -67,25 +77,23 @@ echo "   peak size of the directory while it ran: $peak KiB, finished tables: $f
 grep "^gen: rank 0 decoded" "$TMP/np8.err" | sed 's/^/   /'
 dropped=$(sed -n 's/^gen: rank 0 decoded.*(\([0-9]*\) dropped.*/\1/p' "$TMP/np8.err")
 [ "${dropped:-0}" -gt 100 ] || fail "8 ranks with DAMKA_TEST_TABLE_BYTES=1: rank 0 dropped ${dropped:-no} blocks"
-# the progress line keeps moving during a split unit: its stages, the distance and the round
-# (classifying is short here, shorter than a line's interval: not required)
-for stage in "solving, distance [0-9]*, round [0-9]*" "verifying, "; do
-    grep -q "; split unit of [0-9mk-]* (level [0-9]*, .* positions on 8 ranks): $stage" "$TMP/np8.err" ||
-        fail "no progress line during a split unit says '$stage': $(grep -m 3 'split unit' "$TMP/np8.err")"
-done
-[ "$(grep -o '; split unit of .*' "$TMP/np8.err" | sort -u | wc -l)" -ge 5 ] ||
-    fail "the progress line of split units does not move: $(grep -c 'split unit of' "$TMP/np8.err") lines"
+# the progress line says which split units groups solve
+grep -Eq "; (split unit of [0-9mk-]* \(level [0-9]*, .* positions\) on a group of 3 ranks|[0-9]+ split units on groups of [0-9]+ ranks in all)$" \
+    "$TMP/np8.err" || fail "no progress line names a group's split unit: $(grep -m 3 'split unit' "$TMP/np8.err")"
 # how long the 8 ranks waited for work (a share of the run between 0 and 100%)
 waited=$(sed -n 's/^gen: the ranks waited for a task \([0-9.]*\)% of the run (.*/\1/p' "$TMP/np8.err")
 echo "   the ranks waited for a task ${waited:-?}% of the run"
 awk -v w="${waited:-x}" 'BEGIN { exit !(w ~ /^[0-9.]+$/ && w >= 0 && w <= 100) }' ||
     fail "8 ranks: no share of the run spent waiting: $(grep -c . "$TMP/np8.err") lines on stderr"
-# every unit above the bound (one subslice each: kings only, say) was split over the 8 ranks
+# every unit above the bound (one subslice each: kings only, say) was split, each solved by a
+# group of 3
 above=$("$DAMKA" info --pieces "$PIECES" --unit-positions 65536 | sed -n 's/^units above the bound.*: \([0-9]*\);.*/\1/p')
 split=$(sed -n 's/^gen: \([0-9]*\) units above the bound.* were split.*/\1/p' "$TMP/np8.err")
-echo "   units above the bound: ${above:-?}, split over the ranks: ${split:-none}"
+echo "   units above the bound: ${above:-?}, split over ranks: ${split:-none}"
 [ -n "$above" ] && [ "$above" -gt 0 ] && [ "${split:-0}" -eq "$above" ] ||
     fail "8 ranks: ${split:-no} units split, ${above:-?} above the bound"
+grep -q "^gen: $split units above the bound .* were split: 0 solved by all 8 ranks together, $split by groups of 3 to 3 ranks beside the others' work$" \
+    "$TMP/np8.err" || fail "8 ranks, groups of 3: $(grep 'were split' "$TMP/np8.err")"
 # every pair was finished in parts
 pairs=$("$DAMKA" info --pieces "$PIECES" | sed -n 's/^work units: .*(\([0-9]*\) material pairs.*/\1/p')
 joined=$(sed -n 's/^gen: \([0-9]*\) pairs above the finishing bound .* finished in parts.*/\1/p' "$TMP/np8.err")
@@ -93,26 +101,38 @@ echo "   material pairs: ${pairs:-?}, finished in parts: ${joined:-none}"
 [ -n "$pairs" ] && [ "${joined:-0}" -eq "$pairs" ] || fail "8 ranks, $FINISH: ${joined:-no} pairs finished in parts of ${pairs:-?}"
 "$DAMKA" verify --quiet "$C" 2>"$TMP/err" || fail "verify after 8 ranks: $(cat "$TMP/err")"
 
+echo "-- a2. 8 ranks, every split unit solved by all of them"
+A2=$TMP/every
+# the progress line keeps moving during a split unit of every rank: its stages, the distance
+# and the round (classifying is short here, shorter than a line's interval: not required)
+DAMKA_TEST_PROGRESS_SECONDS=0.02 DAMKA_TEST_GROUP_RANKS=8 mpigen 8 --pieces 4 --out "$A2" $SMALL 2>"$TMP/every.err" ||
+    fail "8 ranks, splits of every rank: $(tail -n 3 "$TMP/every.err")"
+same_dir "$REF4" "$A2" "8 ranks, split units of every rank, against 2 ranks"
+for stage in "solving, distance [0-9]*, round [0-9]*" "verifying, "; do
+    grep -q "; split unit of [0-9mk-]* (level [0-9]*, .* positions on 8 ranks): $stage" "$TMP/every.err" ||
+        fail "no progress line during a split unit says '$stage': $(grep -m 3 'split unit' "$TMP/every.err")"
+done
+[ "$(grep -o '; split unit of .*' "$TMP/every.err" | sort -u | wc -l)" -ge 5 ] ||
+    fail "the progress line of split units does not move: $(grep -c 'split unit of' "$TMP/every.err") lines"
+grep -q "^gen: [0-9]* units above the bound .* were split: [1-9][0-9]* solved by all 8 ranks together$" "$TMP/every.err" ||
+    fail "8 ranks, splits of every rank: $(grep 'were split' "$TMP/every.err")"
+
 echo "-- b. a rank killed in the middle, then the same command (up to 4 pieces: quicker)"
-REF4=$REF
-if [ "$PIECES" -ne 4 ]; then
-    REF4=$TMP/ref4
-    timed "brazilian up to 4 pieces, 2 ranks, defaults" mpigen 2 --pieces 4 --out "$REF4" --quiet
-fi
-# kill_rank3 WHEN ERRFILE CONDITION...: once CONDITION holds for the run $JOB (8 ranks, up to 4
-# pieces), rank 3 is killed with SIGKILL; the run must stop within 30 s with a failure. Then
-# the same command again (without the test hooks) must finish with the files of $REF4.
-kill_rank3() {
-    when=$1 errfile=$2 out=$3; shift 3
+# kill_then_resume WHEN ERRFILE OUT PID CONDITION...: once CONDITION holds for the run $JOB (8
+# ranks, up to 4 pieces), the process whose id the command PID prints is killed with SIGKILL;
+# the run must stop within 30 s with a failure. Then the same command again (without the test
+# hooks, split units on groups as their shares need) must finish with the files of $REF4.
+kill_then_resume() {
+    when=$1 errfile=$2 out=$3 pidof=$4; shift 4
     if wait_for 300 "$@"; then
-        pid=$(rank_pid "$JOB" 3)
+        pid=$(eval "$pidof")
         [ -n "$pid" ] && kill -KILL "$pid"
         n=0
         while alive "$JOB" && [ "$n" -lt 1500 ]; do sleep 0.02; n=$((n + 1)); done
-        alive "$JOB" && { fail "mpirun still runs 30 s after rank 3 was killed $when"; kill_tree "$JOB"; }
-        wait "$JOB" && fail "exit status 0 after rank 3 was killed $when"
+        alive "$JOB" && { fail "mpirun still runs 30 s after a rank was killed $when"; kill_tree "$JOB"; }
+        wait "$JOB" && fail "exit status 0 after a rank was killed $when"
     else
-        fail "rank 3 was never killed $when: $(tail -n 2 "$errfile")"
+        fail "no rank was killed $when: $(tail -n 2 "$errfile")"
         kill_tree "$JOB"
     fi
     JOB=""
@@ -126,18 +146,31 @@ K=$TMP/kill
 t0=$(now)
 mpigen 8 --pieces 4 --out "$K" $SMALL 2>"$TMP/kill.err" &
 JOB=$!
-kill_rank3 "in the middle" "$TMP/kill.err" "$K" has_tables "$K" 20
+kill_then_resume "in the middle" "$TMP/kill.err" "$K" 'rank_pid "$JOB" 3' has_tables "$K" 20
 echo "   killed and restarted: $(since "$t0") s"
 
-echo "-- c. a rank killed in the middle of a split unit, then the same command"
+echo "-- c. a rank killed in the middle of a split unit of every rank, then the same command"
 S=$TMP/split-kill
 MARK=$TMP/split-started
 t0=$(now)
 # every rank waits 2 s as a split starts (the hook): rank 3 dies inside it
-$MPIRUN -np 8 -x DAMKA_TEST_SPLIT_PAUSE="$MARK" "$DAMKA" gen --pieces 4 --out "$S" $SMALL --quiet 2>"$TMP/split.err" &
+$MPIRUN -np 8 -x DAMKA_TEST_SPLIT_PAUSE="$MARK" -x DAMKA_TEST_GROUP_RANKS=8 "$DAMKA" gen --pieces 4 --out "$S" $SMALL \
+    --quiet 2>"$TMP/split.err" &
 JOB=$!
-kill_rank3 "in a split unit" "$TMP/split.err" "$S" test -e "$MARK"
+kill_then_resume "in a split unit of every rank" "$TMP/split.err" "$S" 'rank_pid "$JOB" 3' test -s "$MARK"
 echo "   killed in a split and restarted: $(since "$t0") s"
+
+echo "-- c1. a rank killed in the middle of a group's split unit, then the same command"
+S=$TMP/group-kill
+MARK=$TMP/group-started
+t0=$(now)
+# each rank of a group of 3 waits 2 s as its split starts, writing its process id: one of them
+# dies inside it, while the ranks outside the group work on
+$MPIRUN -np 8 -x DAMKA_TEST_SPLIT_PAUSE="$MARK" -x DAMKA_TEST_GROUP_RANKS=3 "$DAMKA" gen --pieces 4 --out "$S" $SMALL \
+    --quiet 2>"$TMP/group.err" &
+JOB=$!
+kill_then_resume "in a group's split unit" "$TMP/group.err" "$S" 'cat "$MARK"' test -s "$MARK"
+echo "   killed in a group and restarted: $(since "$t0") s"
 
 echo "-- c2. a rank killed as it has written parts of a finishing, then the same command"
 F=$TMP/part-kill
@@ -183,23 +216,27 @@ for f in "$P"/*.dtw "$P"/*.dtc; do
     cmp -s "$f" "$REF/${f##*/}" || fail "--per-side: ${f##*/} differs from the full run"
 done
 
-echo "-- f. a wrong value in a split unit, on rank 2 of 3, stops the run with rank 2's message"
-for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_RULE DAMKA_TEST_CORRUPT_CAPTURE; do
-    $MPIRUN -np 2 "$DAMKA" gen --pieces 3 --out "$TMP/corrupt-$hook" --quiet --unit-positions 2000 --split-positions 2000 : \
-        -np 1 -x "$hook=split" "$DAMKA" gen --pieces 3 --out "$TMP/corrupt-$hook" --quiet --unit-positions 2000 --split-positions 2000 \
-        >"$TMP/out" 2>"$TMP/err" && fail "$hook=split: exit status 0"
-    grep -q "^damka: gen: rank 2: verification failed: material 0m.k-0m.k, position W:" "$TMP/err" ||
-        fail "$hook=split: not rank 2's message: $(grep damka: "$TMP/err")"
-    grep "^damka: " "$TMP/err" | sed 's/^/   /'
-done
-
-# an exit read wrong by the solver on rank 2 of 3, in a split unit
-$MPIRUN -np 2 "$DAMKA" gen --pieces 3 --out "$TMP/corrupt-exit" --quiet --unit-positions 2000 --split-positions 2000 : \
-    -np 1 -x "DAMKA_TEST_CORRUPT_EXIT=split" "$DAMKA" gen --pieces 3 --out "$TMP/corrupt-exit" --quiet \
-    --unit-positions 2000 --split-positions 2000 >"$TMP/out" 2>"$TMP/err" && fail "DAMKA_TEST_CORRUPT_EXIT=split: exit status 0"
-grep -q "^damka: gen: rank 2: .*verification failed: material 0m.k-0m.k, position W:.* exit to " "$TMP/err" ||
-    fail "DAMKA_TEST_CORRUPT_EXIT=split: not rank 2's message: $(grep damka: "$TMP/err")"
-grep "^damka: " "$TMP/err" | sed 's/^/   /'
+# corrupt_split N: a wrong value (three kinds) and an exit read wrong by the solver, each on rank
+# N - 1 alone, in split units of groups of 3 ranks (on 3 ranks every rank, on 4 ranks 1, 2 and
+# 3): the run stops with that rank's message.
+corrupt_split() {
+    n=$1 last=$(($1 - 1))
+    for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_RULE DAMKA_TEST_CORRUPT_CAPTURE DAMKA_TEST_CORRUPT_EXIT; do
+        out=$TMP/corrupt-$n-$hook
+        DAMKA_TEST_GROUP_RANKS=3 $MPIRUN -np "$last" "$DAMKA" gen --pieces 3 --out "$out" --quiet --unit-positions 2000 \
+            --split-positions 2000 : -np 1 -x "$hook=split" "$DAMKA" gen --pieces 3 --out "$out" --quiet \
+            --unit-positions 2000 --split-positions 2000 >"$TMP/out" 2>"$TMP/err" && fail "$hook=split on $n ranks: exit status 0"
+        exit_to=""
+        [ "$hook" = DAMKA_TEST_CORRUPT_EXIT ] && exit_to=".* exit to "
+        grep -q "^damka: gen: rank $last: .*verification failed: material 0m.k-0m.k, position W:$exit_to" "$TMP/err" ||
+            fail "$hook=split on $n ranks: not rank $last's message: $(grep damka: "$TMP/err")"
+        grep "^damka: " "$TMP/err" | sed 's/^/   /'
+    done
+}
+echo "-- f. a wrong value or exit in a split unit, on rank 2 of 3 (every rank), stops the run with rank 2's message"
+corrupt_split 3
+echo "-- f1. the same on rank 3 of 4, in a group of ranks 1 to 3"
+corrupt_split 4
 
 echo "-- g. budgets that cannot work"
 for bad in "--memory-per-rank 10M" "--memory-per-rank 12Q" "--memory-per-rank 200M --unit-positions 100000000"; do
