@@ -63,7 +63,16 @@ static uint64_t largest_target_pair(const dk_variant *v, const dk_material *mats
     return most;
 }
 
-dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b)
+uint64_t dk_setup_finish_positions(const dk_gen_options *o, const dk_budget *b, uint64_t positions, int nranks)
+{
+    if (o->finish_positions)
+        return o->finish_positions;
+    uint64_t memory = dk_budget_finish_positions(b, o->rule_limit), share = positions / 4 / (uint64_t)nranks;
+    share = share > DK_SETUP_FINISH_LEAST ? share : DK_SETUP_FINISH_LEAST;
+    return share < memory ? share : memory;
+}
+
+dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b, uint64_t finish)
 {
     size_t n;
     dk_material *owned;
@@ -73,7 +82,6 @@ dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b)
     uint64_t split = o->split_positions ? o->split_positions : dk_budget_split_positions(b->memory, o->rule_limit);
     for (uint32_t u = 0; g && u < g->nunits; u++)
         g->units[u].split = g->units[u].oversize && g->units[u].positions > split;
-    uint64_t finish = o->finish_positions ? o->finish_positions : dk_budget_finish_positions(b, o->rule_limit);
     if (g && dk_workgraph_cut_finishes(g, finish) != 0) {
         dk_workgraph_free(g);
         return NULL;
@@ -191,7 +199,7 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
         dk_workgraph_free(g);
         return NULL;
     }
-    uint64_t finish = o->finish_positions ? o->finish_positions : dk_budget_finish_positions(b, o->rule_limit);
+    uint64_t finish = dk_setup_finish_positions(o, b, positions, nranks);
     uint64_t part = dk_workgraph_part_step(finish);
     if (pair > finish)
         pair = finishing_positions(pair, part < pair ? part : pair);
@@ -200,7 +208,7 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
         *refused = true;
         return NULL;
     }
-    dk_workgraph *g = dk_setup_graph(o, b);
+    dk_workgraph *g = dk_setup_graph(o, b, finish);
     if (!g) {
         dk_errorf(err, errlen, "cannot build the work graph (out of memory)");
         return NULL;

@@ -35,12 +35,25 @@ uint64_t dk_setup_target_positions(const dk_gen_options *o);
  * (dk_setup_run). Pure. */
 uint64_t dk_setup_default_unit(uint64_t positions);
 
+/* The least default finishing bound (positions): smaller parts cost more than they save. */
+#define DK_SETUP_FINISH_LEAST ((uint64_t)1 << 26)
+
+/* The finishing bound of a run of `positions` positions on `nranks` ranks with budget b:
+ * o->finish_positions, else the least of what a rank's memory holds for finishing
+ * (dk_budget_finish_positions) and a quarter of one rank's share of the positions (at least
+ * DK_SETUP_FINISH_LEAST). On many ranks the run waits on its longest chain of tasks, and a pair
+ * finished whole is a long link of it; cut into parts that any ranks scan and pack, it is short
+ * (finishing in parts is about 1.5 times the work, and finishing a tenth of a run's: on few
+ * ranks, where the work binds, the bound stays above every pair). Pure. */
+uint64_t dk_setup_finish_positions(const dk_gen_options *o, const dk_budget *b, uint64_t positions, int nranks);
+
 /* The work graph of o's targets: o->only and what they depend on, else every material of
  * o->v up to o->pieces pieces with at most o->per_side a side; units of at most
  * b->unit_positions positions, those of one subslice above o->split_positions (default: what
- * half of b->memory holds, dk_budget_split_positions) marked split. Returns NULL when out of
- * memory or a material is invalid. Thread-safe. */
-dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b);
+ * half of b->memory holds, dk_budget_split_positions) marked split; the pairs above `finish`
+ * positions finished in parts (dk_workgraph_cut_finishes). Returns NULL when out of memory or a
+ * material is invalid. Thread-safe. */
+dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b, uint64_t finish);
 
 /* The most positions a rank holds for a unit (dk_workgraph_held) on `nranks` ranks, and the
  * positions of g's largest finishing task: a pair (both materials), or for a pair finished in

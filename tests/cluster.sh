@@ -1,7 +1,7 @@
 #!/bin/sh
 # Generation as on a cluster, simulated on one machine: 8 ranks with a tiny unit bound and a
 # small memory budget (every kings-only subslice above the bound, so split over ranks) give
-# the same files as 2 ranks with the defaults (their readers of finished tables dropping blocks
+# the same files as 1 rank with the defaults (their readers of finished tables dropping blocks
 # all the time, every pair finished in parts by any ranks, every split unit solved by a group
 # of 3 ranks beside the others' work), and verify passes; split units solved by every rank
 # give them too; a rank killed in the middle of the run, in the middle of a split unit of
@@ -34,11 +34,11 @@ SMALL="--unit-positions 65536 --split-positions 65536 --memory-per-rank 192M"
 FINISH="--finish-positions 1"
 
 REF=$TMP/ref
-timed "brazilian up to $PIECES pieces, 2 ranks, defaults" mpigen 2 --pieces "$PIECES" --out "$REF" --quiet
+timed "brazilian up to $PIECES pieces, 1 rank, defaults" gen --pieces "$PIECES" --out "$REF" --quiet
 REF4=$REF
 if [ "$PIECES" -ne 4 ]; then
     REF4=$TMP/ref4
-    timed "brazilian up to 4 pieces, 2 ranks, defaults" mpigen 2 --pieces 4 --out "$REF4" --quiet
+    timed "brazilian up to 4 pieces, 1 rank, defaults" gen --pieces 4 --out "$REF4" --quiet
 fi
 
 # The size of a directory in KiB, and the largest it reached while job $JOB ran.
@@ -66,7 +66,7 @@ peak=$(watch_size "$C")
 wait "$JOB" || fail "8 ranks: $(tail -n 3 "$TMP/np8.err")"
 JOB=""
 echo "   8 ranks, $SMALL $FINISH: $(since "$t0") s"
-same_dir "$REF" "$C" "8 ranks with tiny units against 2 ranks"
+same_dir "$REF" "$C" "8 ranks with tiny units against 1 rank"
 final=$(size_kib "$C")
 echo "   peak size of the directory while it ran: $peak KiB, finished tables: $final KiB"
 # finished in parts, a pair's unit files, its parts' values (.raw.part*) and coded blocks stay
@@ -107,7 +107,7 @@ A2=$TMP/every
 # and the round (classifying is short here, shorter than a line's interval: not required)
 DAMKA_TEST_PROGRESS_SECONDS=0.02 DAMKA_TEST_GROUP_RANKS=8 mpigen 8 --pieces 4 --out "$A2" $SMALL 2>"$TMP/every.err" ||
     fail "8 ranks, splits of every rank: $(tail -n 3 "$TMP/every.err")"
-same_dir "$REF4" "$A2" "8 ranks, split units of every rank, against 2 ranks"
+same_dir "$REF4" "$A2" "8 ranks, split units of every rank, against 1 rank"
 for stage in "solving, distance [0-9]*, round [0-9]*" "verifying, "; do
     grep -q "; split unit of [0-9mk-]* (level [0-9]*, .* positions on 8 ranks): $stage" "$TMP/every.err" ||
         fail "no progress line during a split unit says '$stage': $(grep -m 3 'split unit' "$TMP/every.err")"
