@@ -165,8 +165,12 @@ static int run_group_split(dk_worker *w, const task *t, char *err, size_t errlen
     /* the list is received even without memory for it, so that the messages stay in step */
     MPI_Recv(ranks ? ranks : &dummy, ranks ? t->group : 0, MPI_INT32_T, 0, TAG_TASK, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);
-    if (!ranks) /* the others would wait for this rank in the communicator's making: the job stops */
+    if (!ranks) { /* the others would wait for this rank in the communicator's making: the job stops */
+        int me;
+        MPI_Comm_rank(MPI_COMM_WORLD, &me);
+        fprintf(stderr, "damka: gen: rank %d: out of memory for the %d ranks of a group\n", me, (int)t->group);
         MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     MPI_Group world, members;
     MPI_Comm comm;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
