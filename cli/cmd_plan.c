@@ -184,14 +184,22 @@ static void json_targets(dk_json *w, const dk_gen_options *o)
     dk_json_end(w);
 }
 
+/* The decoded blocks the solver keeps at most: what the simulation held, within the solver's
+ * cache (its chunks are coarser than gen's blocks: one chunk of a large table may be larger
+ * than the cache, where gen keeps what fits). */
+static uint64_t held_bytes(const plan_facts *f, const dk_forecast *at)
+{
+    uint64_t solver = f->b.cache_bytes - dk_budget_check_cache(f->b.cache_bytes);
+    return at->held_peak_bytes < solver ? at->held_peak_bytes : solver;
+}
+
 /* The most a rank holds: its largest task (with the exit cache beside a unit), the decoded
  * blocks the solver keeps, and the quarter of the cache verification's own reader of the exits
  * may fill (gen/exitcheck.h). */
 static uint64_t peak_memory(const plan_facts *f, const dk_forecast *at)
 {
-    uint64_t check = dk_budget_check_cache(f->b.cache_bytes), solver = f->b.cache_bytes - check;
-    return dk_budget_task_bytes(f->unit_bytes, f->b.exit_cache_bytes, f->finish_bytes) + check +
-           (at->held_peak_bytes < solver ? at->held_peak_bytes : solver);
+    return dk_budget_task_bytes(f->unit_bytes, f->b.exit_cache_bytes, f->finish_bytes) +
+           dk_budget_check_cache(f->b.cache_bytes) + held_bytes(f, at);
 }
 
 static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forecast_model *m, const plan_facts *f,
@@ -213,6 +221,14 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
     describe_task(g, unl->longest_task, what, sizeof what);
     printf("\ncritical path (unlimited ranks): %s; the longest task: %s, %s\n", time_text(unl->wall, t[0]), what,
            time_text(unl->longest, t[1]));
+    printf("critical path made of:");
+    for (int k = 0, first = 1; k < DK_LINK_KINDS; k++)
+        if (unl->chain[k].tasks) {
+            printf("%s %u %s %s", first ? "" : ",", unl->chain[k].tasks, dk_forecast_link_name((dk_forecast_link)k),
+                   time_text(unl->chain[k].seconds, t[0]));
+            first = 0;
+        }
+    printf("; decoding finished tables %s of it\n", time_text(unl->chain_decode, t[0]));
     printf("saturation: %u ranks, %s (the fewest within %.0f%% of the critical path: more ranks barely help)\n",
            sat, time_text(at_sat->wall, t[0]), 100 * PLAN_TOLERANCE);
     printf("memory a rank: at most %s of its %s: %s to solve the largest unit or share of a split one (%llu "
@@ -222,7 +238,7 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
            bytes_text((double)peak_memory(f, at), t[0]), bytes_text((double)f->b.memory, t[1]),
            bytes_text((double)f->unit_bytes, t[2]), (unsigned long long)f->unit_max,
            bytes_text((double)f->finish_bytes, t[3]), (unsigned long long)f->pair_max,
-           bytes_text((double)f->b.exit_cache_bytes, t[6]), bytes_text((double)at->held_peak_bytes, t[4]),
+           bytes_text((double)f->b.exit_cache_bytes, t[6]), bytes_text((double)held_bytes(f, at), t[4]),
            bytes_text((double)(f->b.cache_bytes - dk_budget_check_cache(f->b.cache_bytes)), t[5]),
            bytes_text((double)dk_budget_check_cache(f->b.cache_bytes), t[7]));
     printf("disk: %s of tables (bits a position: WLD %.2f, DTW %.2f, DTC %.2f), unit files in DIR/work at most "
@@ -274,6 +290,19 @@ static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forec
     dk_json_u64(&w, "ranks_used", at->ranks_used);
     dk_json_newline(&w, 1);
     dk_json_double(&w, "critical_path_seconds", unl->wall, 6);
+    dk_json_object(&w, "critical_path");
+    for (int k = 0; k < DK_LINK_KINDS; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s", dk_forecast_link_name((dk_forecast_link)k));
+        for (char *c = key; *c; c++)
+            *c = *c == ' ' ? '_' : *c;
+        dk_json_object(&w, key);
+        dk_json_u64(&w, "tasks", unl->chain[k].tasks);
+        dk_json_double(&w, "seconds", unl->chain[k].seconds, 6);
+        dk_json_end(&w);
+    }
+    dk_json_double(&w, "decode_seconds", unl->chain_decode, 6);
+    dk_json_end(&w);
     dk_json_object(&w, "longest_task");
     dk_json_double(&w, "seconds", unl->longest, 6);
     dk_json_string(&w, "task", what);
@@ -293,7 +322,7 @@ static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forec
     dk_json_u64(&w, "finish_bytes", f->finish_bytes);
     dk_json_u64(&w, "exit_cache", f->b.exit_cache_bytes);
     dk_json_u64(&w, "cache", f->b.cache_bytes);
-    dk_json_u64(&w, "cache_used", at->held_peak_bytes);
+    dk_json_u64(&w, "cache_used", held_bytes(f, at));
     dk_json_u64(&w, "peak", peak_memory(f, at));
     dk_json_end(&w);
     dk_json_newline(&w, 1);

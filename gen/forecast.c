@@ -174,9 +174,58 @@ typedef struct sim {
     reads rd;
     double *unit_pos;      /* by unit: its positions (all_unit_positions) */
     double *unit_at;       /* by unit: the share of its pair's positions in the units before it */
+    uint32_t *pred;        /* by task (task_number): the task that ended as it began, or NO_TASK */
+    double *cost, *decode; /* by task: its seconds, and a unit's decoding */
+    uint32_t last;         /* the task that ended last so far, or NO_TASK */
     double work_bytes, disk_bytes;
     dk_forecast *out;
 } sim;
+
+enum { NO_TASK = UINT32_MAX };
+
+/* Task t's number: units, then pairs' finishes, then scans, then packings. */
+static uint32_t task_number(const dk_workgraph *g, dk_wg_task t)
+{
+    switch (t.kind) {
+    case DK_WG_UNIT: return t.id;
+    case DK_WG_FINISH: return g->nunits + t.id;
+    case DK_WG_SCAN: return g->nunits + g->npairs + t.id;
+    default: return g->nunits + g->npairs + g->nparts + t.id;
+    }
+}
+
+/* Task t starts: its link to the chain, its cost and decoding. */
+static void record_start(sim *s, dk_wg_task t, double cost, double decode)
+{
+    uint32_t n = task_number(s->g, t);
+    s->pred[n] = s->last;
+    s->cost[n] = cost;
+    s->decode[n] = decode;
+}
+
+const char *dk_forecast_link_name(dk_forecast_link k)
+{
+    static const char *const names[DK_LINK_KINDS] = {"units", "split units", "finishings", "scans", "packings", "joins"};
+    return names[k];
+}
+
+/* The chain back from the task that ended last into s->out. */
+static void walk_chain(sim *s)
+{
+    const dk_workgraph *g = s->g;
+    for (uint32_t n = s->last; n != NO_TASK; n = s->pred[n]) {
+        dk_forecast_link k;
+        if (n < g->nunits)
+            k = g->units[n].split ? DK_LINK_SPLIT : DK_LINK_UNIT;
+        else if (n < g->nunits + g->npairs)
+            k = g->pairs[n - g->nunits].nparts ? DK_LINK_JOIN : DK_LINK_FINISH;
+        else
+            k = n < g->nunits + g->npairs + g->nparts ? DK_LINK_SCAN : DK_LINK_PACK;
+        s->out->chain[k].tasks++;
+        s->out->chain[k].seconds += s->cost[n];
+        s->out->chain_decode += s->decode[n];
+    }
+}
 
 static bool event_less(const void *a, const void *b)
 {
@@ -381,15 +430,16 @@ static double pair_bytes(const dk_workgraph *g, uint32_t p, double bits)
 static int start(sim *s, uint32_t r, dk_wg_task t, double now)
 {
     const dk_workgraph *g = s->g;
-    double cost;
+    double cost, decode = 0;
     if (t.kind == DK_WG_UNIT) {
-        double decode = read_tables(s, r, t.id, s->unit_at[t.id], s->unit_at[t.id] + unit_share(s, t.id));
+        decode = read_tables(s, r, t.id, s->unit_at[t.id], s->unit_at[t.id] + unit_share(s, t.id));
         if (decode < 0)
             return -1;
         cost = unit_cost(g, s->m, t.id, s->unit_pos[t.id]) + decode;
     } else {
         cost = dk_forecast_cost(g, s->m, t);
     }
+    record_start(s, t, cost, decode);
     s->out->work += cost;
     if (cost > s->out->longest) {
         s->out->longest = cost;
@@ -458,6 +508,7 @@ static int start_split(sim *s, uint32_t u, uint32_t ranks, double now)
         decode = d > decode ? d : decode;
     }
     cost += decode;
+    record_start(s, (dk_wg_task){DK_WG_UNIT, u}, cost, decode);
     for (uint32_t k = 0; k < ranks; k++) {
         /* one event carries the task, the others only free their rank */
         event e = {now + cost, taking[k], {k == 0 ? DK_WG_UNIT : 0, u}};
@@ -510,6 +561,11 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
     *out = (dk_forecast){.ranks = ranks};
     s.unit_pos = malloc((g->nunits + 1) * sizeof *s.unit_pos);
     s.unit_at = malloc((g->nunits + 1) * sizeof *s.unit_at);
+    size_t tasks = (size_t)g->nunits + g->npairs + 2 * (size_t)g->nparts;
+    s.pred = malloc(tasks * sizeof *s.pred);
+    s.cost = malloc(tasks * sizeof *s.cost);
+    s.decode = malloc(tasks * sizeof *s.decode);
+    s.last = NO_TASK;
     /* Room for every task running at once, and for the ranks split units take besides: at most
      * one a part, groups side by side. */
     double parts = 0;
@@ -522,7 +578,7 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
     size_t room = (size_t)g->nunits + g->npairs + 2 * (size_t)g->nparts + 2 + (size_t)parts;
     s.events = (dk_heap){malloc(room * sizeof(event)), sizeof(event), 0, event_less};
     int rc = dk_sched_init(&s.core, g, ranks ? ranks : 1, true, 0);
-    rc = rc == 0 && s.events.data && s.unit_pos && s.unit_at ? reads_build(g, &s.rd) : -1;
+    rc = rc == 0 && s.events.data && s.unit_pos && s.unit_at && s.pred && s.cost && s.decode ? reads_build(g, &s.rd) : -1;
     if (rc == 0)
         all_unit_at(&s);
     dk_workgraph_reset(g, NULL, NULL);
@@ -536,6 +592,7 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
             event e;
             dk_heap_pop(&s.events, &e);
             if (e.task.kind != 0) {
+                s.last = task_number(g, e.task);
                 dk_sched_done(&s.core, e.task);
                 account_files(&s, e.task);
             }
@@ -545,6 +602,8 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
     }
     out->wall = now;
     out->ranks_used = s.core.made;
+    if (rc == 0)
+        walk_chain(&s);
     for (uint32_t r = 0; r < s.nranks; r++) {
         out->read_bytes += s.ranks[r].read;
         if (s.ranks[r].read > out->read_max_bytes)
@@ -556,6 +615,9 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
     dk_sched_free(&s.core);
     free(s.unit_pos);
     free(s.unit_at);
+    free(s.pred);
+    free(s.cost);
+    free(s.decode);
     reads_free(&s.rd);
     return rc == 0 && dk_workgraph_all_finished(g) ? 0 : -1;
 }

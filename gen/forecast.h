@@ -37,6 +37,23 @@ typedef struct dk_forecast_model {
                               table its exits reach is (forecast.c, READ_CHUNKS) */
 } dk_forecast_model;
 
+/* The kinds of tasks on a run's chain (dk_forecast.chain). */
+typedef enum dk_forecast_link {
+    DK_LINK_UNIT,   /* a unit solved by one rank */
+    DK_LINK_SPLIT,  /* a split unit, by a group of ranks */
+    DK_LINK_FINISH, /* a pair finished whole */
+    DK_LINK_SCAN,   /* a part of a finishing scanned */
+    DK_LINK_PACK,   /* a part packed */
+    DK_LINK_JOIN,   /* a pair's parts joined */
+    DK_LINK_KINDS
+} dk_forecast_link;
+
+/* The tasks of one kind on the chain, and their seconds. */
+typedef struct dk_forecast_links {
+    uint32_t tasks;
+    double seconds;
+} dk_forecast_links;
+
 typedef struct dk_forecast {
     uint32_t ranks;           /* as asked (DK_FORECAST_UNLIMITED too) */
     double wall;              /* seconds from the start to the last pair finished */
@@ -52,6 +69,12 @@ typedef struct dk_forecast {
     double decode_work;       /* rank-seconds of that, decoding (part of work) */
     uint64_t read_max_bytes;  /* by the rank that reads most */
     uint64_t held_peak_bytes; /* the most bytes of decoded tables a rank holds */
+    /* The chain that makes the wall time: from the last task to end back to the start, each
+     * task the one that ended just as the next began (what it waited for: a task it depends on,
+     * or a rank coming free); with unlimited ranks, the critical path. Its tasks by kind, and
+     * the seconds its units spent decoding finished tables. */
+    dk_forecast_links chain[DK_LINK_KINDS];
+    double chain_decode;
 } dk_forecast;
 
 /* The model calibrated on Brazilian tables (forecast.c says how) for a draw rule of `limit`
@@ -70,6 +93,9 @@ double dk_forecast_cost(const dk_workgraph *g, const dk_forecast_model *m, dk_wg
  * so that gen's scheduler and the simulation start the longest chains of work first. Returns 0,
  * or -1 when out of memory (g left as it was). Not thread-safe for g. */
 int dk_forecast_prioritize(dk_workgraph *g, const dk_forecast_model *m);
+
+/* The name of a kind of task on a chain ("units", "split units", ...). Pure. */
+const char *dk_forecast_link_name(dk_forecast_link k);
 
 /* Simulates the run on `ranks` ranks (>= 1, or DK_FORECAST_UNLIMITED) from nothing done into
  * *out. Tables read: a unit reads, of the DTW (and DTC) table of each material its materials

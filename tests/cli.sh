@@ -92,8 +92,8 @@ done
   "$("$DAMKA" plan --pieces 4 --ranks 1 --unit-positions 1000 --json | units)" ] ||
     fail "info and plan disagree under --unit-positions"
 "$DAMKA" plan --pieces 5 --ranks 2 >"$TMP/out" 2>"$TMP/err" || fail "plan --pieces 5 --ranks 2 fails"
-for what in "wall time on 2 ranks:" "critical path (unlimited ranks):" "saturation:" "memory a rank:" "disk:" \
-    "tables read:"; do
+for what in "wall time on 2 ranks:" "critical path (unlimited ranks):" "critical path made of: [0-9]* units" \
+    "saturation:" "memory a rank:" "disk:" "tables read:"; do
     grep -q "^$what" "$TMP/out" || fail "plan prints no '$what' line"
 done
 [ -s "$TMP/err" ] && fail "plan writes to stderr: $(cat "$TMP/err")"
@@ -104,6 +104,10 @@ if command -v python3 >/dev/null 2>&1; then
 assert d["ranks"] == 4 and d["draw_rule"] == 0 and d["materials"] == ["1m1k-1m1k"]
 assert abs(d["model"]["mean_rate"] / 1e6 - 1) < 1e-6 and d["memory"]["budget"] == 1 << 30
 assert d["critical_path_seconds"] <= d["wall_seconds"] <= d["work_seconds"]
+c = d["critical_path"]
+links = sum(c[k]["seconds"] for k in ("units", "split_units", "finishings", "scans", "packings", "joins"))
+assert abs(links - d["critical_path_seconds"]) <= 1e-6 * d["critical_path_seconds"] and c["units"]["tasks"] >= 1
+assert 0 <= c["decode_seconds"] <= c["units"]["seconds"] + c["split_units"]["seconds"]
 assert 1 <= d["saturation"]["ranks"] and d["model"]["table_bits"]["dtc"] == 0
 assert d["model"]["decode_seconds"] > 0 and 0 <= d["tables_read"]["decode_work_seconds"] <= d["work_seconds"]' "$TMP/out" ||
         fail "plan --json: $(cat "$TMP/out")"

@@ -151,8 +151,25 @@ static void test_one_rank(void **state)
     }
 }
 
+/* The seconds of a run's chain, which must be its wall time (each task on it began as the one
+ * before ended, the first at the start); its tasks at least one, decoding within its units'. */
+static void assert_chain(const dk_forecast *f)
+{
+    double seconds = 0;
+    uint32_t tasks = 0;
+    for (int k = 0; k < DK_LINK_KINDS; k++) {
+        seconds += f->chain[k].seconds;
+        tasks += f->chain[k].tasks;
+    }
+    assert_true(tasks >= 1);
+    assert_close(seconds, f->wall);
+    assert_true(f->chain_decode >= 0 &&
+                f->chain_decode <= (f->chain[DK_LINK_UNIT].seconds + f->chain[DK_LINK_SPLIT].seconds) * (1 + 1e-12));
+}
+
 /* Unlimited ranks give the critical path, at least the longest task; no number of ranks does
- * better than the critical path or than the work shared evenly. */
+ * better than the critical path or than the work shared evenly; the chain of each run adds up
+ * to its wall time. */
 static void test_critical_path(void **state)
 {
     (void)state;
@@ -167,9 +184,11 @@ static void test_critical_path(void **state)
         assert_close(unl.longest, longest);
         assert_close(unl.work, sum);
         assert_true(unl.peak_parallel > 1 && unl.ranks_used == unl.peak_parallel);
+        assert_chain(&unl);
         for (uint32_t r = 1; r <= 64; r *= 4) {
             assert_int_equal(dk_forecast_run(graphs[i], &m, r, &f), 0);
             assert_true(f.wall >= unl.wall * (1 - 1e-12) && f.wall >= sum / r * (1 - 1e-12));
+            assert_chain(&f);
         }
         /* At the peak parallelism the run is the unlimited one. */
         assert_int_equal(dk_forecast_run(graphs[i], &m, unl.peak_parallel, &f), 0);
@@ -223,7 +242,9 @@ static void test_split(void **state)
         assert_true(f.wall >= f.work / r * (1 - 1e-12));
         assert_true(f.wall >= split.wall * (1 - 1e-12));
         assert_true(f.peak_parallel <= r);
+        assert_chain(&f);
     }
+    assert_chain(&split);
     dk_workgraph_free(g);
 }
 
