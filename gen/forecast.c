@@ -542,14 +542,25 @@ uint32_t dk_forecast_saturation(dk_workgraph *g, const dk_forecast_model *m, dou
         return 0;
     double target = unlimited->wall * (1 + tolerance);
     uint32_t lo = 1, hi = unlimited->peak_parallel ? unlimited->peak_parallel : 1;
+    /* The forecast at hi once a run moved it there: the answer when the bisection ends, not run
+     * again (a run is the same every time). */
+    dk_forecast mid_run, at_hi;
+    bool have_hi = false;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (dk_forecast_run(g, m, mid, at) != 0)
+        if (dk_forecast_run(g, m, mid, &mid_run) != 0)
             return 0;
-        if (at->wall <= target)
+        if (mid_run.wall <= target) {
             hi = mid;
-        else
+            at_hi = mid_run;
+            have_hi = true;
+        } else {
             lo = mid + 1;
+        }
+    }
+    if (have_hi) {
+        *at = at_hi;
+        return lo;
     }
     return dk_forecast_run(g, m, lo, at) == 0 ? lo : 0;
 }
