@@ -182,7 +182,7 @@ typedef struct sim {
     reads rd;
     double *unit_pos;      /* by unit: its positions (all_unit_positions) */
     double *unit_at;       /* by unit: the share of its pair's positions in the units before it */
-    double work_bytes, disk_bytes;
+    double work_bytes, disk_bytes, written;
     dk_forecast *out;
 } sim;
 
@@ -388,10 +388,12 @@ static void account_files(sim *s, dk_wg_task t)
         double b = (double)(g->parts[t.id].hi - g->parts[t.id].lo) * bits / 8;
         s->work_bytes += b;
         s->disk_bytes += b;
+        s->written += b;
     } else if (t.kind == DK_WG_UNIT) {
         double b = s->unit_pos[t.id] * m->unit_bits / 8;
         s->work_bytes += b;
         s->disk_bytes += b;
+        s->written += b;
     } else {
         double tables = pair_bytes(g, t.id, m->table_bits[0] + m->table_bits[1] + m->table_bits[2]);
         double units = pair_bytes(g, t.id, m->unit_bits) * (g->pairs[t.id].nparts ? 2 : 1) +
@@ -399,6 +401,7 @@ static void account_files(sim *s, dk_wg_task t)
         s->work_bytes -= units;
         s->disk_bytes += tables - units;
         s->out->table_bytes += (uint64_t)tables;
+        s->written += tables;
     }
     if (s->work_bytes > (double)s->out->work_peak_bytes)
         s->out->work_peak_bytes = (uint64_t)s->work_bytes;
@@ -519,6 +522,7 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
         rc = assign(&s, now);
     }
     out->wall = now;
+    out->written_bytes = (uint64_t)s.written;
     out->ranks_used = s.core.made;
     for (uint32_t r = 0; r < s.nranks; r++) {
         out->read_bytes += s.ranks[r].read;

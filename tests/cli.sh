@@ -96,6 +96,7 @@ for what in "wall time on 2 ranks:" "critical path (unlimited ranks):" "saturati
     "tables read:"; do
     grep -q "^$what" "$TMP/out" || fail "plan prints no '$what' line"
 done
+grep -q '^disk: .* written in all$' "$TMP/out" || fail "plan's disk line says nothing of what is written in all"
 [ -s "$TMP/err" ] && fail "plan writes to stderr: $(cat "$TMP/err")"
 "$DAMKA" plan --materials 1m1k-1m1k --ranks 4 --memory-per-rank 1G --rate 1e6 --draw-rule 0 --json >"$TMP/out" ||
     fail "plan --materials ... --json fails"
@@ -105,7 +106,9 @@ assert d["ranks"] == 4 and d["draw_rule"] == 0 and d["materials"] == ["1m1k-1m1k
 assert abs(d["model"]["mean_rate"] / 1e6 - 1) < 1e-6 and d["memory"]["budget"] == 1 << 30
 assert d["critical_path_seconds"] <= d["wall_seconds"] <= d["work_seconds"]
 assert 1 <= d["saturation"]["ranks"] and d["model"]["table_bits"]["dtc"] == 0
-assert d["model"]["decode_seconds"] > 0 and 0 <= d["tables_read"]["decode_work_seconds"] <= d["work_seconds"]' "$TMP/out" ||
+assert d["model"]["decode_seconds"] > 0 and 0 <= d["tables_read"]["decode_work_seconds"] <= d["work_seconds"]
+units = d["work"]["positions"] * d["model"]["unit_bits"] / 8
+assert d["disk"]["peak"] <= d["disk"]["written"] and abs(d["disk"]["written"] - d["disk"]["tables"] - units) <= 1e-3 * d["disk"]["written"]' "$TMP/out" ||
         fail "plan --json: $(cat "$TMP/out")"
 fi
 "$DAMKA" plan --help >"$TMP/out" || fail "plan --help exits non-zero"
