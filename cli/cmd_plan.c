@@ -45,7 +45,8 @@ const cli_command cli_plan = {
     "                     rank holds (at most three quarters of its cache) and verification's\n"
     "                     own reader of the exits (the other quarter)\n"
     "  disk               the compressed tables at calibrated bits a position, and the unit files\n"
-    "                     in DIR/work of the pairs not finished yet\n"
+    "                     in DIR/work of the pairs not finished yet; what the run writes in all\n"
+    "                     (unit files, parts' files and tables)\n"
     "  tables read        compressed bytes a rank reads: it decodes the parts of the tables its\n"
     "                     units' captures and promotions reach when first needed, and keeps\n"
     "                     them while its cache allows (an estimate: a unit reads a span of each\n"
@@ -242,9 +243,9 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
            bytes_text((double)(f->b.cache_bytes - dk_budget_check_cache(f->b.cache_bytes)), t[5]),
            bytes_text((double)dk_budget_check_cache(f->b.cache_bytes), t[7]));
     printf("disk: %s of tables (bits a position: WLD %.2f, DTW %.2f, DTC %.2f), unit files in DIR/work at most "
-           "%s, at most %s at once\n", bytes_text((double)at->table_bytes, t[0]), m->table_bits[0], m->table_bits[1],
-           m->table_bits[2], bytes_text((double)at->work_peak_bytes, t[1]),
-           bytes_text((double)at->disk_peak_bytes, t[2]));
+           "%s, at most %s at once, %s written in all\n", bytes_text((double)at->table_bytes, t[0]), m->table_bits[0],
+           m->table_bits[1], m->table_bits[2], bytes_text((double)at->work_peak_bytes, t[1]),
+           bytes_text((double)at->disk_peak_bytes, t[2]), bytes_text((double)at->written_bytes, t[3]));
     printf("tables read: at most %s by a rank, %s on average; decoding them is %.0f%% of the ranks' work\n",
            bytes_text((double)at->read_max_bytes, t[0]),
            bytes_text(at->ranks_used ? (double)at->read_bytes / at->ranks_used : 0, t[1]),
@@ -330,6 +331,7 @@ static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forec
     dk_json_u64(&w, "tables", at->table_bytes);
     dk_json_u64(&w, "work_peak", at->work_peak_bytes);
     dk_json_u64(&w, "peak", at->disk_peak_bytes);
+    dk_json_u64(&w, "written", at->written_bytes);
     dk_json_end(&w);
     dk_json_newline(&w, 1);
     dk_json_object(&w, "tables_read");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "budget.h"
+#include "clockcache.h"
 #include "scheduler.h"
 #include "subslice.h"
 
@@ -146,15 +147,21 @@ typedef struct event {
  * and the units of a pair together reach all of it. */
 enum { READ_CHUNKS = 256, READ_BLOCK = 16384 };
 
-/* A rank as the simulation sees it: the chunks of decoded tables it holds (by table, per chunk
- * 0: not held, 1: held, 2: held and read since the clock's hand passed; NULL until the rank
- * first reads the table), swept by a clock as gen/finished.c sweeps its blocks. */
+/* A rank as the simulation sees it: the chunks of decoded tables it holds (clockcache.h, keyed
+ * table * READ_CHUNKS + chunk), and the bytes it read. */
 typedef struct sim_rank {
-    uint8_t **chunk;
-    uint32_t *ring; /* the chunks held, table * READ_CHUNKS + chunk */
-    size_t nring, cap, hand;
-    uint64_t held, read;
+    dk_clock held;
+    uint64_t read;
 } sim_rank;
+
+/* A table's chunks as a rank reads them. */
+typedef struct table_chunks {
+    uint32_t n;         /* chunks of the table */
+    double positions;   /* of a chunk */
+    uint64_t bytes;     /* a rank holds for one decoded */
+    uint64_t read;      /* compressed bytes read to decode one */
+    double seconds;     /* decoding one takes */
+} table_chunks;
 
 /* The tables a unit of each pair reads: its two materials' exits. A table is a material of the
  * graph, numbered 2 x pair + (0 for the pair's canonical material, 1 for its twin). */
@@ -162,6 +169,7 @@ typedef struct reads {
     uint32_t *first, *count; /* by pair, into ids */
     uint32_t *ids;
     uint64_t *positions;     /* by table */
+    table_chunks *chunks;    /* by table */
 } reads;
 
 typedef struct sim {
@@ -177,7 +185,7 @@ typedef struct sim {
     uint32_t *pred;        /* by task (task_number): the task that ended as it began, or NO_TASK */
     double *cost, *decode; /* by task: its seconds, and a unit's decoding */
     uint32_t last;         /* the task that ended last so far, or NO_TASK */
-    double work_bytes, disk_bytes;
+    double work_bytes, disk_bytes, written;
     dk_forecast *out;
 } sim;
 
@@ -237,20 +245,20 @@ static bool event_less(const void *a, const void *b)
  * NULL when out of memory. */
 static sim_rank *sim_rank_at(sim *s, uint32_t r)
 {
-    while (s->nranks <= r) {
-        if (s->nranks == s->cap) {
-            uint32_t cap = s->cap ? 2 * s->cap : 16;
-            sim_rank *more = realloc(s->ranks, cap * sizeof *more);
-            if (!more)
-                return NULL;
-            s->ranks = more;
-            s->cap = cap;
-        }
-        sim_rank *k = &s->ranks[s->nranks];
-        *k = (sim_rank){calloc(2 * (size_t)s->g->npairs + 1, sizeof *k->chunk), NULL, 0, 0, 0, 0, 0};
-        if (!k->chunk)
+    if (r >= s->cap) {
+        uint32_t cap = s->cap ? s->cap : 16;
+        while (cap <= r)
+            cap *= 2;
+        sim_rank *more = realloc(s->ranks, cap * sizeof *more);
+        if (!more)
             return NULL;
-        s->nranks++;
+        s->ranks = more;
+        s->cap = cap;
+    }
+    for (; s->nranks <= r; s->nranks++) {
+        s->ranks[s->nranks].read = 0;
+        if (dk_clock_init(&s->ranks[s->nranks].held, 2 * s->g->npairs * READ_CHUNKS) != 0)
+            return NULL;
     }
     return &s->ranks[r];
 }
@@ -279,15 +287,30 @@ static void reads_free(reads *r)
     free(r->count);
     free(r->ids);
     free(r->positions);
-    *r = (reads){NULL, NULL, NULL, NULL};
+    free(r->chunks);
+    *r = (reads){NULL, NULL, NULL, NULL, NULL};
 }
 
-static int reads_build(const dk_workgraph *g, reads *r)
+/* The chunks of table `id` under model m into r->chunks[id]. */
+static void table_chunks_of(reads *r, const dk_forecast_model *m, uint32_t id)
+{
+    uint64_t blocks = (r->positions[id] + READ_BLOCK - 1) / READ_BLOCK;
+    table_chunks *t = &r->chunks[id];
+    t->n = blocks < READ_CHUNKS ? (uint32_t)(blocks ? blocks : 1) : READ_CHUNKS;
+    t->positions = (double)r->positions[id] / t->n;
+    /* held: its DTW values and, with a draw rule, its rule values, two bytes each (finished.h) */
+    t->bytes = (uint64_t)(t->positions * 2 * (m->limit ? 2 : 1));
+    t->read = (uint64_t)(t->positions * (m->table_bits[1] + m->table_bits[2]) / 8);
+    t->seconds = t->positions * m->decode_seconds;
+}
+
+/* The tables each pair's units read, and their chunks under m. */
+static int reads_build(const dk_workgraph *g, const dk_forecast_model *m, reads *r)
 {
     size_t np = g->npairs, n = 0, cap = 0;
     *r = (reads){calloc(np + 1, sizeof(uint32_t)), calloc(np + 1, sizeof(uint32_t)), NULL,
-                 calloc(2 * np + 1, sizeof(uint64_t))};
-    bool ok = r->first && r->count && r->positions;
+                 calloc(2 * np + 1, sizeof(uint64_t)), calloc(2 * np + 1, sizeof(table_chunks))};
+    bool ok = r->first && r->count && r->positions && r->chunks && 2 * np * READ_CHUNKS < UINT32_MAX;
     for (uint32_t p = 0; ok && p < np; p++) {
         const dk_wpair *pp = &g->pairs[p];
         r->positions[2 * p] = pp->ix.size;
@@ -307,87 +330,30 @@ static int reads_build(const dk_workgraph *g, reads *r)
             free(exits);
         }
         r->count[p] = (uint32_t)n - r->first[p];
+        for (uint32_t side = 0; side < 2; side++)
+            table_chunks_of(r, m, 2 * p + side);
     }
     if (!ok)
         reads_free(r);
     return ok ? 0 : -1;
 }
 
-/* The chunks table `id` is cut into, and the positions of each. */
-static uint32_t nchunks(const sim *s, uint32_t id)
-{
-    uint64_t blocks = (s->rd.positions[id] + READ_BLOCK - 1) / READ_BLOCK;
-    return blocks < READ_CHUNKS ? (uint32_t)(blocks ? blocks : 1) : READ_CHUNKS;
-}
-
-static double chunk_positions(const sim *s, uint32_t id) { return (double)s->rd.positions[id] / nchunks(s, id); }
-
-/* Bytes a rank holds for a decoded chunk: its DTW values and, with a draw rule, its rule
- * values, two bytes each (finished.h). */
-static uint64_t chunk_bytes(const sim *s, uint32_t id)
-{
-    return (uint64_t)(chunk_positions(s, id) * 2 * (s->m->limit ? 2 : 1));
-}
-
-static void rank_free(sim_rank *k, uint32_t ntables)
-{
-    for (uint32_t t = 0; k->chunk && t < ntables; t++)
-        free(k->chunk[t]);
-    free(k->chunk);
-    free(k->ring);
-}
-
-/* Drops chunks from rank k's clock until `need` more bytes fit its cache. */
-static void make_room(sim *s, sim_rank *k, uint64_t need)
-{
-    while (k->held + need > s->m->cache_bytes && k->nring) {
-        if (k->hand >= k->nring)
-            k->hand = 0;
-        uint32_t c = k->ring[k->hand], id = c / READ_CHUNKS;
-        uint8_t *state = &k->chunk[id][c % READ_CHUNKS];
-        if (*state == 2) {
-            *state = 1;
-            k->hand++;
-            continue;
-        }
-        *state = 0;
-        k->held -= chunk_bytes(s, id);
-        k->ring[k->hand] = k->ring[--k->nring];
-    }
-}
-
 /* Rank k reads chunk c of table `id`: decoded when not held, chunks the rank read least recently
  * dropped (a clock) to make room. Returns the seconds decoding takes, or -1 when out of memory. */
 static double read_chunk(sim *s, sim_rank *k, uint32_t id, uint32_t c)
 {
-    const dk_forecast_model *m = s->m;
-    if (!k->chunk[id] && !(k->chunk[id] = calloc(READ_CHUNKS, 1)))
+    uint32_t key = id * READ_CHUNKS + c;
+    int held = dk_clock_read(&k->held, key);
+    if (held != 0)
+        return held > 0 ? 0 : -1;
+    const table_chunks *t = &s->rd.chunks[id];
+    k->read += t->read;
+    if (dk_clock_add(&k->held, key, t->bytes, s->m->cache_bytes) != 0)
         return -1;
-    uint8_t *state = &k->chunk[id][c];
-    if (*state) {
-        *state = 2;
-        return 0;
-    }
-    double positions = chunk_positions(s, id);
-    k->read += (uint64_t)(positions * (m->table_bits[1] + m->table_bits[2]) / 8);
-    uint64_t bytes = chunk_bytes(s, id);
-    make_room(s, k, bytes);
-    if (k->nring == k->cap) {
-        size_t cap = k->cap ? 2 * k->cap : 1024;
-        uint32_t *r = realloc(k->ring, cap * sizeof *r);
-        if (!r)
-            return -1;
-        k->ring = r;
-        k->cap = cap;
-    }
-    k->ring[k->nring++] = id * READ_CHUNKS + c;
-    *state = 2;
-    k->held += bytes;
-    if (k->held > s->out->held_peak_bytes)
-        s->out->held_peak_bytes = k->held;
-    double seconds = positions * m->decode_seconds;
-    s->out->decode_work += seconds;
-    return seconds;
+    if (k->held.held > s->out->held_peak_bytes)
+        s->out->held_peak_bytes = k->held.held;
+    s->out->decode_work += t->seconds;
+    return t->seconds;
 }
 
 /* Rank r reads, for the share [lo, hi) of unit u's pair that it solves, the chunks of every
@@ -398,11 +364,19 @@ static double read_tables(sim *s, uint32_t r, uint32_t u, double lo, double hi)
     sim_rank *k = sim_rank_at(s, r);
     if (!k)
         return -1;
-    uint32_t p = s->g->units[u].pair;
+    uint32_t p = s->g->units[u].pair, nt = s->rd.count[p];
+    const uint32_t *ids = &s->rd.ids[s->rd.first[p]];
     double mid = (lo + hi) / 2, half = s->m->read_spread * (hi - lo) / 2, seconds = 0;
     double from = mid - half < 0 ? 0 : mid - half, to = mid + half > 1 ? 1 : mid + half;
-    for (uint32_t j = 0; j < s->rd.count[p]; j++) {
-        uint32_t id = s->rd.ids[s->rd.first[p] + j], n = nchunks(s, id);
+    /* The states of the first chunk of each table asked for first: most are far in memory. */
+    for (uint32_t j = 0; j < nt; j++)
+        dk_clock_prefetch_page(&k->held, ids[j] * READ_CHUNKS);
+    for (uint32_t j = 0; j < nt; j++) {
+        uint32_t n = s->rd.chunks[ids[j]].n, c0 = (uint32_t)(from * n);
+        dk_clock_prefetch(&k->held, ids[j] * READ_CHUNKS + (c0 < n ? c0 : n - 1));
+    }
+    for (uint32_t j = 0; j < nt; j++) {
+        uint32_t id = ids[j], n = s->rd.chunks[id].n;
         uint32_t c0 = (uint32_t)(from * n), c1 = (uint32_t)(to * n);
         for (uint32_t c = c0 < n ? c0 : n - 1; c <= c1 && c < n; c++) {
             double d = read_chunk(s, k, id, c);
@@ -464,10 +438,12 @@ static void account_files(sim *s, dk_wg_task t)
         double b = (double)(g->parts[t.id].hi - g->parts[t.id].lo) * bits / 8;
         s->work_bytes += b;
         s->disk_bytes += b;
+        s->written += b;
     } else if (t.kind == DK_WG_UNIT) {
         double b = s->unit_pos[t.id] * m->unit_bits / 8;
         s->work_bytes += b;
         s->disk_bytes += b;
+        s->written += b;
     } else {
         double tables = pair_bytes(g, t.id, m->table_bits[0] + m->table_bits[1] + m->table_bits[2]);
         double units = pair_bytes(g, t.id, m->unit_bits) * (g->pairs[t.id].nparts ? 2 : 1) +
@@ -475,6 +451,7 @@ static void account_files(sim *s, dk_wg_task t)
         s->work_bytes -= units;
         s->disk_bytes += tables - units;
         s->out->table_bytes += (uint64_t)tables;
+        s->written += tables;
     }
     if (s->work_bytes > (double)s->out->work_peak_bytes)
         s->out->work_peak_bytes = (uint64_t)s->work_bytes;
@@ -578,7 +555,8 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
     size_t room = (size_t)g->nunits + g->npairs + 2 * (size_t)g->nparts + 2 + (size_t)parts;
     s.events = (dk_heap){malloc(room * sizeof(event)), sizeof(event), 0, event_less};
     int rc = dk_sched_init(&s.core, g, ranks ? ranks : 1, true, 0);
-    rc = rc == 0 && s.events.data && s.unit_pos && s.unit_at && s.pred && s.cost && s.decode ? reads_build(g, &s.rd) : -1;
+    rc = rc == 0 && s.events.data && s.unit_pos && s.unit_at && s.pred && s.cost && s.decode ? reads_build(g, m, &s.rd)
+                                                                                                 : -1;
     if (rc == 0)
         all_unit_at(&s);
     dk_workgraph_reset(g, NULL, NULL);
@@ -601,6 +579,7 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
         rc = assign(&s, now);
     }
     out->wall = now;
+    out->written_bytes = (uint64_t)s.written;
     out->ranks_used = s.core.made;
     if (rc == 0)
         walk_chain(&s);
@@ -608,7 +587,7 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
         out->read_bytes += s.ranks[r].read;
         if (s.ranks[r].read > out->read_max_bytes)
             out->read_max_bytes = s.ranks[r].read;
-        rank_free(&s.ranks[r], 2 * g->npairs);
+        dk_clock_free(&s.ranks[r].held);
     }
     free(s.ranks);
     free(s.events.data);
@@ -629,14 +608,25 @@ uint32_t dk_forecast_saturation(dk_workgraph *g, const dk_forecast_model *m, dou
         return 0;
     double target = unlimited->wall * (1 + tolerance);
     uint32_t lo = 1, hi = unlimited->peak_parallel ? unlimited->peak_parallel : 1;
+    /* The forecast at hi once a run moved it there: the answer when the bisection ends, not run
+     * again (a run is the same every time). */
+    dk_forecast mid_run, at_hi;
+    bool have_hi = false;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (dk_forecast_run(g, m, mid, at) != 0)
+        if (dk_forecast_run(g, m, mid, &mid_run) != 0)
             return 0;
-        if (at->wall <= target)
+        if (mid_run.wall <= target) {
             hi = mid;
-        else
+            at_hi = mid_run;
+            have_hi = true;
+        } else {
             lo = mid + 1;
+        }
+    }
+    if (have_hi) {
+        *at = at_hi;
+        return lo;
     }
     return dk_forecast_run(g, m, lo, at) == 0 ? lo : 0;
 }

@@ -65,6 +65,7 @@ typedef struct dk_forecast {
     uint64_t table_bytes;     /* compressed tables written */
     uint64_t work_peak_bytes; /* the most bytes of unit files in DIR/work at once */
     uint64_t disk_peak_bytes; /* the most bytes on disk at once: tables so far and unit files */
+    uint64_t written_bytes;   /* bytes written in all: unit files, parts' files and tables */
     uint64_t read_bytes;      /* compressed table bytes read by all ranks together */
     double decode_work;       /* rank-seconds of that, decoding (part of work) */
     uint64_t read_max_bytes;  /* by the rank that reads most */

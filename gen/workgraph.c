@@ -94,18 +94,21 @@ int dk_workgraph_pair_of(const dk_workgraph *g, dk_material m)
     return -1;
 }
 
-/* The canonical men_index standing for subslice men_index of material m of pair p, and its
- * placement's level. */
+/* The canonical men_index standing for subslice men_index of material m of pair p, its
+ * placement's level, and whether the placement is its own flip (false when m's pair is not
+ * self-twin and m is its canonical member: not looked at). */
 static uint64_t canonical_men(const dk_workgraph *g, const dk_wpair *p, dk_material m, uint64_t men_index,
-                              int *level)
+                              int *level, bool *self_flip)
 {
     dk_bb w, b, fw, fb;
     bool twin_side = !p->self_twin && dk_material_equal(m, p->twin);
     dk_index_men_unrank(twin_side ? &p->ix_twin : &p->ix, men_index, &w, &b);
     *level = dk_men_level(g->v, w, b);
+    *self_flip = false;
     if (!twin_side && !p->self_twin)
         return men_index;
     dk_men_flip(g->v, w, b, &fw, &fb);
+    *self_flip = fw == w && fb == b;
     uint64_t f = dk_index_men_rank(&p->ix, fw, fb);
     return twin_side || f < men_index ? f : men_index;
 }
@@ -117,7 +120,8 @@ int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_
         return -1;
     const dk_wpair *p = &g->pairs[pi];
     int level;
-    uint64_t c = canonical_men(g, p, m, men_index, &level);
+    bool self_flip;
+    uint64_t c = canonical_men(g, p, m, men_index, &level, &self_flip);
     if (level < p->min_level || level > p->max_level || p->layer_of_level[level - p->min_level] < 0)
         return -1;
     const dk_layer *l = &g->layers[p->layer_of_level[level - p->min_level]];
@@ -137,14 +141,10 @@ int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_
 static uint64_t subslice_weight(const dk_workgraph *g, const dk_wpair *p, uint64_t men_index, bool *canon,
                                 int *level)
 {
-    uint64_t c = canonical_men(g, p, p->m, men_index, level);
+    bool self_flip;
+    uint64_t c = canonical_men(g, p, p->m, men_index, level, &self_flip);
     *canon = c == men_index;
-    if (!p->self_twin)
-        return 2 * p->ix.kings_count;
-    dk_bb w, b, fw, fb;
-    dk_index_men_unrank(&p->ix, men_index, &w, &b);
-    dk_men_flip(g->v, w, b, &fw, &fb);
-    return (fw == w && fb == b ? 1 : 2) * p->ix.kings_count;
+    return (self_flip ? 1 : 2) * p->ix.kings_count;
 }
 
 typedef enum { CUT_NONE, CUT_LIST, CUT_RANGE } cut_mode;

@@ -96,6 +96,7 @@ for what in "wall time on 2 ranks:" "critical path (unlimited ranks):" "critical
     "saturation:" "memory a rank:" "disk:" "tables read:"; do
     grep -q "^$what" "$TMP/out" || fail "plan prints no '$what' line"
 done
+grep -q '^disk: .* written in all$' "$TMP/out" || fail "plan's disk line says nothing of what is written in all"
 [ -s "$TMP/err" ] && fail "plan writes to stderr: $(cat "$TMP/err")"
 "$DAMKA" plan --materials 1m1k-1m1k --ranks 4 --memory-per-rank 1G --rate 1e6 --draw-rule 0 --json >"$TMP/out" ||
     fail "plan --materials ... --json fails"
@@ -109,7 +110,9 @@ links = sum(c[k]["seconds"] for k in ("units", "split_units", "finishings", "sca
 assert abs(links - d["critical_path_seconds"]) <= 1e-6 * d["critical_path_seconds"] and c["units"]["tasks"] >= 1
 assert 0 <= c["decode_seconds"] <= c["units"]["seconds"] + c["split_units"]["seconds"]
 assert 1 <= d["saturation"]["ranks"] and d["model"]["table_bits"]["dtc"] == 0
-assert d["model"]["decode_seconds"] > 0 and 0 <= d["tables_read"]["decode_work_seconds"] <= d["work_seconds"]' "$TMP/out" ||
+assert d["model"]["decode_seconds"] > 0 and 0 <= d["tables_read"]["decode_work_seconds"] <= d["work_seconds"]
+units = d["work"]["positions"] * d["model"]["unit_bits"] / 8
+assert d["disk"]["peak"] <= d["disk"]["written"] and abs(d["disk"]["written"] - d["disk"]["tables"] - units) <= 1e-3 * d["disk"]["written"]' "$TMP/out" ||
         fail "plan --json: $(cat "$TMP/out")"
 fi
 "$DAMKA" plan --help >"$TMP/out" || fail "plan --help exits non-zero"
