@@ -149,28 +149,22 @@ JOB=$!
 kill_then_resume "in the middle" "$TMP/kill.err" "$K" 'rank_pid "$JOB" 3' has_tables "$K" 20
 echo "   killed and restarted: $(since "$t0") s"
 
+# kill_in_split NAME GROUP PID WHEN: 8 ranks, every split unit solved by GROUP ranks, each rank
+# of a split waiting 2 s as it starts (the hook, which writes its process id into a mark):
+# the process whose id PID prints dies inside it, then the same command (kill_then_resume).
+kill_in_split() {
+    S=$TMP/$1 MARK=$TMP/$1.started
+    t0=$(now)
+    $MPIRUN -np 8 -x DAMKA_TEST_SPLIT_PAUSE="$MARK" -x DAMKA_TEST_GROUP_RANKS="$2" "$DAMKA" gen --pieces 4 --out "$S" \
+        $SMALL --quiet 2>"$TMP/$1.err" &
+    JOB=$!
+    kill_then_resume "$4" "$TMP/$1.err" "$S" "$3" test -s "$MARK"
+    echo "   killed $4 and restarted: $(since "$t0") s"
+}
 echo "-- c. a rank killed in the middle of a split unit of every rank, then the same command"
-S=$TMP/split-kill
-MARK=$TMP/split-started
-t0=$(now)
-# every rank waits 2 s as a split starts (the hook): rank 3 dies inside it
-$MPIRUN -np 8 -x DAMKA_TEST_SPLIT_PAUSE="$MARK" -x DAMKA_TEST_GROUP_RANKS=8 "$DAMKA" gen --pieces 4 --out "$S" $SMALL \
-    --quiet 2>"$TMP/split.err" &
-JOB=$!
-kill_then_resume "in a split unit of every rank" "$TMP/split.err" "$S" 'rank_pid "$JOB" 3' test -s "$MARK"
-echo "   killed in a split and restarted: $(since "$t0") s"
-
-echo "-- c1. a rank killed in the middle of a group's split unit, then the same command"
-S=$TMP/group-kill
-MARK=$TMP/group-started
-t0=$(now)
-# each rank of a group of 3 waits 2 s as its split starts, writing its process id: one of them
-# dies inside it, while the ranks outside the group work on
-$MPIRUN -np 8 -x DAMKA_TEST_SPLIT_PAUSE="$MARK" -x DAMKA_TEST_GROUP_RANKS=3 "$DAMKA" gen --pieces 4 --out "$S" $SMALL \
-    --quiet 2>"$TMP/group.err" &
-JOB=$!
-kill_then_resume "in a group's split unit" "$TMP/group.err" "$S" 'cat "$MARK"' test -s "$MARK"
-echo "   killed in a group and restarted: $(since "$t0") s"
+kill_in_split split-kill 8 'rank_pid "$JOB" 3' "in a split unit of every rank"
+echo "-- c1. a rank killed in the middle of a group's split unit (ranks outside it working on), then the same command"
+kill_in_split group-kill 3 'cat "$MARK"' "in a group's split unit"
 
 echo "-- c2. a rank killed as it has written parts of a finishing, then the same command"
 F=$TMP/part-kill
