@@ -36,6 +36,8 @@ const cli_command cli_plan = {
     "  wall time          the simulated run on R ranks\n"
     "  critical path      the wall time with unlimited ranks: the longest chain of tasks that\n"
     "                     wait for each other\n"
+    "  made of            that chain by kind of task (units, split units, finishings, scans,\n"
+    "                     packings, joins), and the decoding of finished tables within it\n"
     "  saturation         the fewest ranks whose wall time is within " STR(PLAN_TOLERANCE_PERCENT)
     "% of the critical path:\n"
     "                     beyond them the wall time stops falling\n"
