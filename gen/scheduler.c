@@ -7,11 +7,7 @@ static bool rank_less(const void *a, const void *b) { return *(const uint32_t *)
 int dk_sched_init(dk_sched *s, dk_workgraph *g, uint32_t nranks, bool on_demand, uint32_t fixed)
 {
     size_t cap = on_demand ? 16 : nranks;
-    uint64_t share = g->max_positions;
-    for (uint32_t u = 0; u < g->nunits; u++) {
-        uint64_t held = dk_workgraph_held(g, u, nranks);
-        share = held > share ? held : share;
-    }
+    uint64_t held = dk_workgraph_largest_held(g, nranks), share = held > g->max_positions ? held : g->max_positions;
     *s = (dk_sched){g, nranks, on_demand ? 0 : nranks, {malloc(cap * sizeof(uint32_t)), sizeof(uint32_t), 0, rank_less},
                     cap, share, fixed < nranks ? fixed : nranks, -1, -1, false, false};
     return s->idle.data ? 0 : -1;

@@ -119,11 +119,7 @@ void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_
         uint64_t most = finishing_positions(wp->positions, part);
         *pair = most > *pair ? most : *pair;
     }
-    for (uint32_t u = 0; u < g->nunits; u++) {
-        uint64_t held = dk_workgraph_held(g, u, (uint64_t)nranks);
-        if (held > *unit)
-            *unit = held;
-    }
+    *unit = dk_workgraph_largest_held(g, (uint64_t)nranks);
 }
 
 /* Whether a rank of memory b->memory fits a unit (or share) of `unit` positions beside the

@@ -417,6 +417,16 @@ uint64_t dk_workgraph_split_parts(const dk_workgraph *g, uint32_t u)
     return un->split && un->positions > S ? (un->positions + S - 1) / S : 1;
 }
 
+uint64_t dk_workgraph_largest_held(const dk_workgraph *g, uint64_t nranks)
+{
+    uint64_t most = 0;
+    for (uint32_t u = 0; u < g->nunits; u++) {
+        uint64_t held = dk_workgraph_held(g, u, nranks);
+        most = held > most ? held : most;
+    }
+    return most;
+}
+
 uint64_t dk_workgraph_held(const dk_workgraph *g, uint32_t u, uint64_t nranks)
 {
     uint64_t parts = dk_workgraph_split_parts(g, u), positions = g->units[u].positions;

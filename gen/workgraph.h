@@ -221,6 +221,10 @@ uint64_t dk_workgraph_split_parts(const dk_workgraph *g, uint32_t u);
  * holding the most. Pure. */
 uint64_t dk_workgraph_held(const dk_workgraph *g, uint32_t u, uint64_t nranks);
 
+/* The most positions one of `nranks` ranks holds of any unit (dk_workgraph_held): what a rank's
+ * memory must hold to solve, and a split unit's share. O(units). Pure. */
+uint64_t dk_workgraph_largest_held(const dk_workgraph *g, uint64_t nranks);
+
 /* How many tasks are ready. Reads the scheduling state: its owner's thread only. */
 static inline uint32_t dk_workgraph_nready(const dk_workgraph *g) { return (uint32_t)g->ready.n; }
 

@@ -88,6 +88,33 @@ static size_t room_for(const dk_workgraph *g, uint32_t nranks)
     return room + (nranks < 64 ? nranks : 64);
 }
 
+/* A bitset of the pairs of g for which finished(g, p, arg) holds, for dk_workgraph_reset. */
+static uint64_t *pairs_where(const dk_workgraph *g, bool (*finished)(const dk_workgraph *, uint32_t, const void *),
+                             const void *arg)
+{
+    uint64_t *set = calloc(g->npairs / 64 + 1, sizeof *set);
+    assert_non_null(set);
+    for (uint32_t p = 0; p < g->npairs; p++)
+        if (finished(g, p, arg))
+            set[p / 64] |= (uint64_t)1 << (p % 64);
+    return set;
+}
+
+static int pieces_of(const dk_workgraph *g, uint32_t p)
+{
+    dk_material m = g->pairs[p].m;
+    return m.wm + m.wk + m.bm + m.bk;
+}
+
+static bool below_4(const dk_workgraph *g, uint32_t p, const void *arg) { return (void)arg, pieces_of(g, p) < 4; }
+
+static bool below_4_or_kings(const dk_workgraph *g, uint32_t p, const void *arg)
+{
+    return below_4(g, p, arg) || g->pairs[p].m.wm + g->pairs[p].m.bm == 0;
+}
+
+static bool not_pair(const dk_workgraph *g, uint32_t p, const void *arg) { return (void)g, (int)p != *(const int *)arg; }
+
 static void driver_init(driver *d, dk_workgraph *g, uint32_t nranks, bool gen, uint32_t fixed)
 {
     dk_workgraph_reset(g, NULL, NULL);
@@ -373,13 +400,7 @@ static void test_groups_beside(void **state)
     for (uint32_t u = 0; u < g->nunits; u++)
         g->units[u].split = true;
     /* the pairs of up to 3 pieces and of kings only finished: the units of many pairs are ready */
-    uint64_t *finished = calloc(g->npairs / 64 + 1, sizeof *finished);
-    assert_non_null(finished);
-    for (uint32_t p = 0; p < g->npairs; p++) {
-        dk_material m = g->pairs[p].m;
-        if (m.wm + m.wk + m.bm + m.bk < 4 || m.wm + m.bm == 0)
-            finished[p / 64] |= (uint64_t)1 << (p % 64);
-    }
+    uint64_t *finished = pairs_where(g, below_4_or_kings, NULL);
     dk_workgraph_reset(g, NULL, finished);
     assert_true(dk_workgraph_nready(g) > 10);
     dk_sched s;
@@ -496,16 +517,13 @@ static dk_workgraph *one_split_unit(uint32_t *u, uint64_t *parts)
     assert_non_null(g);
     int p = dk_workgraph_pair_of(g, m);
     assert_true(p >= 0);
-    uint64_t finished[8] = {0};
-    assert_true(g->npairs <= 64 * 8);
-    for (uint32_t q = 0; q < g->npairs; q++)
-        if ((int)q != p)
-            finished[q / 64] |= (uint64_t)1 << (q % 64);
+    uint64_t *finished = pairs_where(g, not_pair, &p);
     assert_int_equal(g->pairs[p].nlayers, 1);
     *u = g->layers[g->pairs[p].first_layer].first_unit;
     assert_true(g->units[*u].oversize);
     g->units[*u].split = true;
     dk_workgraph_reset(g, NULL, finished);
+    free(finished);
     assert_int_equal(dk_workgraph_nready(g), 1);
     *parts = dk_workgraph_split_parts(g, *u);
     return g;
@@ -561,13 +579,7 @@ static void test_stop_after_failure(void **state)
     dk_workgraph *g = test_graph(DK_BRAZILIAN, 4, 20000);
     assert_non_null(g);
     /* the pairs of up to 3 pieces finished: the units of many pairs are ready */
-    uint64_t *finished = calloc(g->npairs / 64 + 1, sizeof *finished);
-    assert_non_null(finished);
-    for (uint32_t p = 0; p < g->npairs; p++) {
-        dk_material m = g->pairs[p].m;
-        if (m.wm + m.wk + m.bm + m.bk < 4)
-            finished[p / 64] |= (uint64_t)1 << (p % 64);
-    }
+    uint64_t *finished = pairs_where(g, below_4, NULL);
     dk_workgraph_reset(g, NULL, finished);
     free(finished);
     dk_sched s;
