@@ -350,57 +350,93 @@ int dk_ctable_coder_code(dk_ctable_coder *c, uint32_t b0, uint32_t b1, dk_ctable
     return e->failed ? -1 : 0;
 }
 
-int dk_ctable_write_blocks(const char *path, dk_ctable_info *in, const uint8_t *dict, const uint64_t *sizes,
-                           dk_ctable_fill fill, void *ctx, char *err, size_t errlen)
-{
-    uint64_t base = DK_CTABLE_HEADER + in->dict_size + ((uint64_t)in->nblocks + 1) * 8, at = base;
-    size_t index_len = ((size_t)in->nblocks + 1) * 8;
-    uint8_t *index = malloc(index_len);
-    if (!index)
-        return dk_errorf(err, errlen, "cannot write %s: out of memory", path);
-    for (uint32_t b = 0; b < in->nblocks; b++) {
-        dk_put64(index + 8 * (size_t)b, at);
-        at += sizes[b];
-    }
-    dk_put64(index + 8 * (size_t)in->nblocks, at);
-    in->file_size = at + DK_CTABLE_TRAILER;
+enum { INDEX_CHUNK = 8192 }; /* blocks of the index held at once */
 
+/* Goes over the index of in's blocks a chunk at a time: adds each chunk's bytes to *crc, and
+ * writes them to f when f is given; *end is where the blocks end. Returns 0, or -1 with one line
+ * in err. */
+static int index_pass(const dk_ctable_info *in, uint64_t base, const dk_ctable_blocks *blocks, uint8_t *buf,
+                      uint64_t *sizes, dk_atomic_file *f, uint32_t *crc, uint64_t *end, const char *path, char *err,
+                      size_t errlen)
+{
+    uint64_t at = base;
+    for (uint64_t b0 = 0; b0 <= in->nblocks; b0 += INDEX_CHUNK) {
+        uint32_t n = in->nblocks - b0 < INDEX_CHUNK ? (uint32_t)(in->nblocks - b0) : INDEX_CHUNK;
+        if (n && blocks->sizes(blocks->ctx, (uint32_t)b0, n, sizes, err, errlen) != 0)
+            return -1;
+        for (uint32_t k = 0; k < n; k++) {
+            dk_put64(buf + 8 * (size_t)k, at);
+            at += sizes[k];
+        }
+        size_t len = 8 * (size_t)n;
+        if (n < INDEX_CHUNK) { /* the last chunk: the end of the blocks */
+            dk_put64(buf + len, at);
+            len += 8;
+        }
+        *crc = dk_crc32c(*crc, buf, len);
+        if (f && dk_atomic_write(f, buf, len, -1) != 0)
+            return dk_errorf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        if (n < INDEX_CHUNK)
+            break;
+    }
+    *end = at;
+    return 0;
+}
+
+int dk_ctable_write_blocks(const char *path, dk_ctable_info *in, const uint8_t *dict, const dk_ctable_blocks *blocks,
+                           char *err, size_t errlen)
+{
+    uint64_t base = DK_CTABLE_HEADER + in->dict_size + ((uint64_t)in->nblocks + 1) * 8, at;
+    uint8_t *buf = malloc(8 * (INDEX_CHUNK + 1));
+    uint64_t *sizes = malloc(INDEX_CHUNK * sizeof *sizes);
+    if (!buf || !sizes) {
+        free(buf);
+        free(sizes);
+        return dk_errorf(err, errlen, "cannot write %s: out of memory", path);
+    }
+    /* the header holds the CRC of the dictionary and the index: a first pass for it */
+    uint32_t index_crc = dk_crc32c(0, dict, in->dict_size);
+    int rc = index_pass(in, base, blocks, buf, sizes, NULL, &index_crc, &at, path, err, errlen);
+    in->file_size = at + DK_CTABLE_TRAILER;
     uint8_t h[DK_CTABLE_HEADER], trailer[DK_CTABLE_TRAILER];
-    dk_ctable_encode_header(in, dk_crc32c(dk_crc32c(0, dict, in->dict_size), index, index_len), h);
-    uint32_t crc = dk_crc32c(0, h, DK_CTABLE_HEADER);
-    crc = dk_crc32c(crc, dict, in->dict_size);
-    crc = dk_crc32c(crc, index, index_len);
+    dk_ctable_encode_header(in, index_crc, h);
+    uint32_t crc = dk_crc32c(dk_crc32c(0, h, DK_CTABLE_HEADER), dict, in->dict_size);
     dk_atomic_file f;
-    if (dk_atomic_begin(&f, path, err, errlen) != 0) {
-        free(index);
+    if (rc != 0 || dk_atomic_begin(&f, path, err, errlen) != 0) {
+        free(buf);
+        free(sizes);
         return -1;
     }
-    bool ok = dk_atomic_write(&f, h, DK_CTABLE_HEADER, -1) == 0 && dk_atomic_write(&f, dict, in->dict_size, -1) == 0 &&
-              dk_atomic_write(&f, index, index_len, -1) == 0;
-    free(index);
-    bool filled = true;
-    for (uint64_t left = at - base; ok && left > 0;) {
+    /* rc: -1 once err says why; a failed write says so at the end */
+    bool ok = dk_atomic_write(&f, h, DK_CTABLE_HEADER, -1) == 0 && dk_atomic_write(&f, dict, in->dict_size, -1) == 0;
+    uint64_t again = 0;
+    if (ok)
+        rc = index_pass(in, base, blocks, buf, sizes, &f, &crc, &again, path, err, errlen);
+    free(buf);
+    free(sizes);
+    if (ok && rc == 0 && again != at)
+        rc = dk_errorf(err, errlen, "cannot write %s: the blocks' sizes changed between two readings", path);
+    for (uint64_t left = at - base; ok && rc == 0 && left > 0;) {
         const uint8_t *bytes = NULL;
         size_t n = 0;
-        if (fill(ctx, &bytes, &n, err, errlen) != 0) {
-            filled = false;
-            break;
+        if (blocks->fill(blocks->ctx, &bytes, &n, err, errlen) != 0)
+            rc = -1;
+        else if (n == 0 || n > left)
+            rc = dk_errorf(err, errlen, "cannot write %s: the blocks do not add up to their sizes", path);
+        else {
+            crc = dk_crc32c(crc, bytes, n);
+            ok = dk_atomic_write(&f, bytes, n, -1) == 0;
+            left -= n;
         }
-        if (n == 0 || n > left) {
-            filled = false;
-            dk_errorf(err, errlen, "cannot write %s: the blocks do not add up to their sizes", path);
-            break;
-        }
-        crc = dk_crc32c(crc, bytes, n);
-        ok = dk_atomic_write(&f, bytes, n, -1) == 0;
-        left -= n;
     }
     in->file_crc = crc;
     dk_ctable_encode_trailer(crc, trailer);
-    ok = ok && filled && dk_atomic_write(&f, trailer, DK_CTABLE_TRAILER, -1) == 0;
+    ok = ok && rc == 0 && dk_atomic_write(&f, trailer, DK_CTABLE_TRAILER, -1) == 0;
     if (!ok) {
+        if (rc == 0)
+            dk_errorf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         dk_atomic_abort(&f);
-        return filled ? dk_errorf(err, errlen, "cannot write %s: %s", path, strerror(errno)) : -1;
+        return -1;
     }
     return dk_atomic_commit(&f, path, err, errlen);
 }
@@ -420,6 +456,13 @@ static int gather(void *ctx, uint32_t b, const uint8_t *bytes, size_t n, char *e
     memcpy(a->g.data + a->g.n, bytes, n);
     a->g.n += n;
     a->sizes[b] = n;
+    return 0;
+}
+
+static int gathered_sizes(void *ctx, uint32_t b0, uint32_t n, uint64_t *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    memcpy(out, ((const gathered *)ctx)->sizes + b0, n * sizeof *out);
     return 0;
 }
 
@@ -457,7 +500,8 @@ int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_v
     } else if (dk_ctable_coder_scan(c, 0, in.nblocks, s) == 0 && dk_ctable_coder_decide(c, s) == 0 &&
                dk_ctable_coder_code(c, 0, in.nblocks, gather, &a) == 0) {
         in = c->in;
-        rc = dk_ctable_write_blocks(path, &in, c->dict, a.sizes, give_all, &a, err, errlen);
+        dk_ctable_blocks blocks = {gathered_sizes, give_all, &a};
+        rc = dk_ctable_write_blocks(path, &in, c->dict, &blocks, err, errlen);
         if (rc == 0 && out)
             *out = in;
     } else if (!c->e.source_failed) { /* a failed source has said why */

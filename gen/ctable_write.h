@@ -101,11 +101,23 @@ int dk_ctable_coder_code(dk_ctable_coder *c, uint32_t b0, uint32_t b1, dk_ctable
  * -1 with one line in err. */
 typedef int (*dk_ctable_fill)(void *ctx, const uint8_t **bytes, size_t *n, char *err, size_t errlen);
 
+/* Puts the coded sizes of blocks [b0, b0 + n) in out[0 .. n - 1]; returns 0, or -1 with one line
+ * in err. Asked for the blocks in order, twice (the index's CRC goes in the header, before it). */
+typedef int (*dk_ctable_sizes)(void *ctx, uint32_t b0, uint32_t n, uint64_t *out, char *err, size_t errlen);
+
+/* The coded blocks of a table: their sizes, then their bytes, both from one ctx. */
+typedef struct dk_ctable_blocks {
+    dk_ctable_sizes sizes;
+    dk_ctable_fill fill;
+    void *ctx;
+} dk_ctable_blocks;
+
 /* Writes the table described by `in` (decided: width, dict_size) atomically to path: header,
- * dict, the index of the blocks of sizes[0 .. in->nblocks - 1] bytes, the blocks as fill gives
- * them, the trailer. Sets in->file_size and in->file_crc. Returns 0, or -1 with one line in
- * err. Thread-safe (distinct paths). */
-int dk_ctable_write_blocks(const char *path, dk_ctable_info *in, const uint8_t *dict, const uint64_t *sizes,
-                           dk_ctable_fill fill, void *ctx, char *err, size_t errlen);
+ * dict, the index of the blocks (their sizes as blocks->sizes gives them, a chunk at a time:
+ * the writer holds no more of the index than that), the blocks as blocks->fill gives them,
+ * the trailer. Sets in->file_size and in->file_crc. Returns 0, or -1 with one line in err.
+ * Thread-safe (distinct paths). */
+int dk_ctable_write_blocks(const char *path, dk_ctable_info *in, const uint8_t *dict, const dk_ctable_blocks *blocks,
+                           char *err, size_t errlen);
 
 #endif

@@ -449,26 +449,27 @@ int dk_task_pack_part(dk_worker *w, uint32_t q, char *err, size_t errlen)
 
 /* --- join --- */
 
-/* A pack file read back: its header, dictionary and block sizes; its blocks are copied. */
+/* A pack file read back: its header and dictionary; its blocks are copied, and its sizes read
+ * a chunk at a time where the table's index needs them. */
 typedef struct pack_in {
     int fd;
     uint32_t width, dict_size, b0, nb;
     uint8_t *dict;
-    uint64_t *sizes;
+    uint64_t sizes_at;       /* where the blocks' sizes begin in the file */
     uint64_t blocks_len, at; /* bytes of blocks, and given so far */
     uint32_t crc, want;      /* CRC of what was read, and the one stored */
     char path[4096];
 } pack_in;
+
+enum { SIZES_CHUNK = 4096 }; /* block sizes read at once */
 
 static void pack_close(pack_in *p)
 {
     if (p->fd >= 0)
         close(p->fd);
     free(p->dict);
-    free(p->sizes);
     p->fd = -1;
     p->dict = NULL;
-    p->sizes = NULL;
 }
 
 /* Opens a pack file for the blocks [b0, b0 + nb) of a table. */
@@ -493,26 +494,17 @@ static int pack_open(pack_in *p, const char *path, uint32_t b0, uint32_t nb, cha
     }
     if (!bad) {
         p->dict = malloc(p->dict_size + 1);
-        p->sizes = malloc(((size_t)nb + 1) * sizeof *p->sizes);
-        uint8_t *raw = malloc(8 * (size_t)nb + 1);
-        uint64_t sizes_at = size - PACK_TAIL - 8 * (uint64_t)nb;
-        if (!p->dict || !p->sizes || !raw) {
-            free(raw);
+        if (!p->dict) {
             pack_close(p);
             return dk_errorf(err, errlen, "out of memory");
         }
+        p->sizes_at = size - PACK_TAIL - 8 * (uint64_t)nb;
+        p->blocks_len = p->sizes_at - PACK_HEAD - p->dict_size;
         bad = pread(p->fd, p->dict, p->dict_size, PACK_HEAD) != (ssize_t)p->dict_size ||
-              pread(p->fd, raw, 8 * (size_t)nb, (off_t)sizes_at) != (ssize_t)(8 * nb) ||
               pread(p->fd, tail, PACK_TAIL, (off_t)(size - PACK_TAIL)) != PACK_TAIL || memcmp(tail + 4, "DKPE", 4) != 0;
-        for (uint32_t k = 0; !bad && k < nb; k++) {
-            p->sizes[k] = dk_get64(raw + 8 * (size_t)k);
-            p->blocks_len += p->sizes[k];
-        }
-        bad = bad || PACK_HEAD + p->dict_size + p->blocks_len != sizes_at;
         p->crc = dk_crc32c(dk_crc32c(0, head, PACK_HEAD), p->dict, p->dict_size);
         p->want = dk_get32(tail);
         /* the sizes come after the blocks in the file: their CRC is added when the blocks are read */
-        free(raw);
     }
     if (bad) {
         pack_close(p);
@@ -521,14 +513,66 @@ static int pack_open(pack_in *p, const char *path, uint32_t b0, uint32_t nb, cha
     return 0;
 }
 
-/* The parts of one material's table, their blocks given in order (dk_ctable_fill). */
+/* Reads the sizes of p's blocks [b, b + n) (n <= SIZES_CHUNK, raw: 8 bytes each) into raw and,
+ * decoded, into out (NULL: not wanted). */
+static int pack_sizes(const pack_in *p, uint32_t b, uint32_t n, uint8_t *raw, uint64_t *out, char *err, size_t errlen)
+{
+    if (pread(p->fd, raw, 8 * (size_t)n, (off_t)(p->sizes_at + 8 * (uint64_t)b)) != (ssize_t)(8 * (size_t)n))
+        return dk_errorf(err, errlen, "cannot read %s: %s", p->path, errno ? strerror(errno) : "truncated");
+    for (uint32_t k = 0; out && k < n; k++)
+        out[k] = dk_get64(raw + 8 * (size_t)k);
+    return 0;
+}
+
+/* The part's blocks are read: adds its sizes to its CRC, which must be the stored one, and
+ * checks that they add up to its blocks. */
+static int pack_finish(pack_in *p, uint8_t *raw, uint64_t *sizes, char *err, size_t errlen)
+{
+    uint64_t sum = 0;
+    for (uint32_t b = 0; b < p->nb; b += SIZES_CHUNK) {
+        uint32_t n = p->nb - b < SIZES_CHUNK ? p->nb - b : SIZES_CHUNK;
+        if (pack_sizes(p, b, n, raw, sizes, err, errlen) != 0)
+            return -1;
+        p->crc = dk_crc32c(p->crc, raw, 8 * (size_t)n);
+        for (uint32_t k = 0; k < n; k++)
+            sum += sizes[k];
+    }
+    if (p->crc != p->want || sum != p->blocks_len)
+        return dk_errorf(err, errlen, "%s is damaged (its CRC)", p->path);
+    return 0;
+}
+
+/* The parts of one material's table: their block sizes where asked (dk_ctable_sizes), their
+ * blocks given in order (dk_ctable_fill). */
 typedef struct join_in {
     pack_in *packs;
-    uint32_t n, cur;
-    uint8_t *buf;
+    uint32_t n, cur, at; /* the part being copied; the part whose sizes were read last */
+    uint8_t *buf, *raw;
+    uint64_t *sizes;
 } join_in;
 
 enum { COPY_CHUNK = 1 << 20 };
+
+static int join_sizes(void *ctx, uint32_t b0, uint32_t n, uint64_t *out, char *err, size_t errlen)
+{
+    join_in *j = ctx;
+    for (uint32_t b = b0; b < b0 + n;) {
+        if (j->at >= j->n || b < j->packs[j->at].b0)
+            j->at = 0; /* asked again from the start */
+        while (j->at < j->n && b >= j->packs[j->at].b0 + j->packs[j->at].nb)
+            j->at++;
+        if (j->at == j->n)
+            return dk_errorf(err, errlen, "internal error: the parts hold fewer blocks than the table");
+        const pack_in *p = &j->packs[j->at];
+        uint32_t in_part = p->b0 + p->nb - b, want = b0 + n - b;
+        uint32_t k = want < in_part ? want : in_part;
+        k = k < SIZES_CHUNK ? k : SIZES_CHUNK;
+        if (pack_sizes(p, b - p->b0, k, j->raw, out + (b - b0), err, errlen) != 0)
+            return -1;
+        b += k;
+    }
+    return 0;
+}
 
 static int give_blocks(void *ctx, const uint8_t **bytes, size_t *n, char *err, size_t errlen)
 {
@@ -543,22 +587,15 @@ static int give_blocks(void *ctx, const uint8_t **bytes, size_t *n, char *err, s
         return dk_errorf(err, errlen, "cannot read %s: %s", p->path, errno ? strerror(errno) : "truncated");
     p->crc = dk_crc32c(p->crc, j->buf, k);
     p->at += k;
-    if (p->at == p->blocks_len) { /* the part is read: its sizes and CRC */
-        for (uint32_t b = 0; b < p->nb; b++) {
-            uint8_t s[8];
-            dk_put64(s, p->sizes[b]);
-            p->crc = dk_crc32c(p->crc, s, 8);
-        }
-        if (p->crc != p->want)
-            return dk_errorf(err, errlen, "%s is damaged (its CRC)", p->path);
-    }
+    if (p->at == p->blocks_len && pack_finish(p, j->raw, j->sizes, err, errlen) != 0)
+        return -1;
     *bytes = j->buf;
     *n = k;
     return 0;
 }
 
-/* Writes the table of metric k of q's material (first of its parts) from its parts' pack files.
- * Fills *ci. */
+/* Writes the table of metric k of q's material (first of its parts) from its parts' pack files,
+ * holding a chunk of their blocks and of their sizes at a time. Fills *ci. */
 static int join_table(dk_worker *w, uint32_t first, uint32_t n, dk_metric metric, dk_ctable_info *ci, char *err,
                       size_t errlen)
 {
@@ -567,9 +604,9 @@ static int join_table(dk_worker *w, uint32_t first, uint32_t n, dk_metric metric
     dk_ctable_params cp = dk_worker_table_params(w, ix->m, metric);
     if (dk_ctable_layout(&cp, ix->size, ci, err, errlen) != 0)
         return -1;
-    join_in j = {calloc(n, sizeof *j.packs), n, 0, malloc(COPY_CHUNK)};
-    uint64_t *sizes = malloc(((size_t)ci->nblocks + 1) * sizeof *sizes);
-    int rc = j.packs && j.buf && sizes ? 0 : dk_errorf(err, errlen, "out of memory");
+    join_in j = {calloc(n, sizeof *j.packs), n, 0, 0, malloc(COPY_CHUNK), malloc(8 * SIZES_CHUNK),
+                 malloc(SIZES_CHUNK * sizeof *j.sizes)};
+    int rc = j.packs && j.buf && j.raw && j.sizes ? 0 : dk_errorf(err, errlen, "out of memory");
     for (uint32_t k = 0; j.packs && k < n; k++)
         j.packs[k].fd = -1;
     for (uint32_t k = 0; rc == 0 && k < n; k++) {
@@ -578,26 +615,28 @@ static int join_table(dk_worker *w, uint32_t first, uint32_t n, dk_metric metric
         blocks_of(ci, &g->parts[first + k], &b0, &b1);
         part_path(g, w->dir, first + k, dk_tb_metric_ext(metric), path, sizeof path);
         rc = pack_open(&j.packs[k], path, b0, b1 - b0, err, errlen);
+        if (rc == 0 && j.packs[k].blocks_len == 0) /* no block to copy: checked now */
+            rc = pack_finish(&j.packs[k], j.raw, j.sizes, err, errlen);
         /* every part decided the same coding; the first says what it is */
         const pack_in *p = &j.packs[k], *p0 = &j.packs[0];
         if (rc == 0 && (p->width != p0->width || p->dict_size != p0->dict_size ||
                         memcmp(p->dict, p0->dict, p->dict_size) != 0))
             rc = dk_errorf(err, errlen, "internal error: the parts of %s decided different codings", path);
-        for (uint32_t b = 0; rc == 0 && b < p->nb; b++)
-            sizes[b0 + b] = p->sizes[b];
     }
     if (rc == 0) {
         char path[2048];
         ci->width = (uint8_t)j.packs[0].width;
         ci->dict_size = j.packs[0].dict_size;
         dk_tb_path(w->dir, g->v, ix->m, dk_tb_metric_ext(metric), path, sizeof path);
-        rc = dk_ctable_write_blocks(path, ci, j.packs[0].dict, sizes, give_blocks, &j, err, errlen);
+        dk_ctable_blocks blocks = {join_sizes, give_blocks, &j};
+        rc = dk_ctable_write_blocks(path, ci, j.packs[0].dict, &blocks, err, errlen);
     }
     for (uint32_t k = 0; j.packs && k < n; k++)
         pack_close(&j.packs[k]);
     free(j.packs);
     free(j.buf);
-    free(sizes);
+    free(j.raw);
+    free(j.sizes);
     return rc;
 }
 

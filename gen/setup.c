@@ -99,13 +99,10 @@ dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b, uint64
 
 /* What finishing a pair of `positions` takes, in positions as dk_budget_finish_bytes counts
  * them: the pair, or when it is finished in parts of at most `part` positions (0: not), its
- * largest part or its join, which holds 16 bytes a block of 16384 positions (each block's size,
- * the index), what finishing a 128th of the pair holds (at 9/64 of a byte a position). */
+ * largest part (the join copies the parts' blocks and index a chunk at a time). */
 static uint64_t finishing_positions(uint64_t positions, uint64_t part)
 {
-    if (!part)
-        return positions;
-    return part > positions / 128 ? part : positions / 128;
+    return part ? part : positions;
 }
 
 void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_t *pair)

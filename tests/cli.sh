@@ -403,9 +403,9 @@ expect_status 2 "--per-side must be a whole number from 1 to 12" gen --pieces 3 
 "$DAMKA" info --variant international --pieces 3 --per-side 13 >/dev/null || fail "info --per-side 13 on 10x10: status $?"
 
 # beyond 8 pieces: tables up to 10 pieces on 8x8 and 9 on 10x10; info at the bound counts in 64
-# bits; gen and plan at 10 pieces refused by the budget (a rank's share of the largest split
-# unit on too few ranks; International 9 at once: finishing in parts still joins the largest
-# pair on one rank), nothing written; a unit bound that would make too large a graph refused
+# bits; gen and plan at 9 and 10 pieces refused by the budget on too few ranks (a rank's share
+# of the largest split unit: no finishing task, a join included, holds more than a part), nothing
+# written; a unit bound that would make too large a graph refused
 "$DAMKA" info --variant international --pieces 9 --json >"$TMP/out" 2>"$TMP/err" ||
     fail "info --variant international --pieces 9: status $?, $(cat "$TMP/err")"
 grep -q '{"pieces": 9, "materials": 200, "positions": 817876055251900}' "$TMP/out" &&
@@ -416,7 +416,7 @@ expect_status 2 "--pieces must be a whole number from 2 to 9 (international)" pl
 expect_status 2 "--pieces needs a whole number from 2 to 10 (brazilian)" info --pieces 11
 expect_status 2 "a rank's share of the largest split unit, 6845104128 positions on 4 ranks" plan --pieces 10 --ranks 4 --memory-per-rank 16G
 expect_status 2 "a rank's share of the largest split unit, 27095140800 positions on 1 rank" gen --pieces 10 --memory-per-rank 16G --out "$TMP/never"
-expect_status 2 "finishing the largest material pair (or part of one), 193499061525 positions" gen --variant international --pieces 9 --memory-per-rank 16G --out "$TMP/never"
+expect_status 2 "a rank's share of the largest split unit, 631369292400 positions on 1 rank; or run on at least 2048 ranks" gen --variant international --pieces 9 --memory-per-rank 16G --out "$TMP/never"
 expect_status 2 "into more than 16777216 work units" info --pieces 10 --unit-positions 1
 expect_status 2 "into more than 16777216 work units" plan --pieces 9 --ranks 2 --unit-positions 1000
 expect_status 1 "the position has 11 pieces, the tables in $TMP/t3 hold at most 3" query --tables "$TMP/t3" W:W21-26:B1-5
