@@ -22,10 +22,11 @@ static const double unit_bits_rule = 4.26, unit_bits_plain = 3.21;
  * included (measured: docs/usage.md, "Split units"). */
 static const double split_overhead = 1.3;
 /* A finishing in parts (gen/finishpart.h): the share of a finished position's time its scan
- * and its packing take, and the join's a position of the pair (it copies the coded blocks);
- * measured on Brazilian up to 5 pieces in parts of 2^20 positions, docs/measurements.md
- * ("Finishing in parts"). */
-static const double scan_share = 0.65, pack_share = 0.8, join_share = 0.06;
+ * and its packing take, measured on Brazilian up to 5 pieces in parts of 2^20 positions, and
+ * the join's a position of the pair (it copies the coded blocks), measured on the 6-piece pair
+ * 2m2k-1m1k (2.2e8 positions; 5-piece pairs' joins are mostly opening and syncing files):
+ * docs/measurements.md ("Finishing in parts"). */
+static const double scan_share = 0.65, pack_share = 0.8, join_share = 0.02;
 
 static int kings(dk_material m) { return m.wk + m.bk; }
 
@@ -202,6 +203,18 @@ static uint32_t task_number(const dk_workgraph *g, dk_wg_task t)
     }
 }
 
+/* The task numbered n (task_number). */
+static dk_wg_task task_of_number(const dk_workgraph *g, uint32_t n)
+{
+    if (n < g->nunits)
+        return (dk_wg_task){DK_WG_UNIT, n};
+    n -= g->nunits;
+    if (n < g->npairs)
+        return (dk_wg_task){DK_WG_FINISH, n};
+    n -= g->npairs;
+    return n < g->nparts ? (dk_wg_task){DK_WG_SCAN, n} : (dk_wg_task){DK_WG_PACK, n - g->nparts};
+}
+
 /* Task t starts: its link to the chain, its cost and decoding. */
 static void record_start(sim *s, dk_wg_task t, double cost, double decode)
 {
@@ -217,18 +230,22 @@ const char *dk_forecast_link_name(dk_forecast_link k)
     return names[k];
 }
 
+dk_forecast_link dk_forecast_link_of(const dk_workgraph *g, dk_wg_task t)
+{
+    switch (t.kind) {
+    case DK_WG_UNIT: return g->units[t.id].split ? DK_LINK_SPLIT : DK_LINK_UNIT;
+    case DK_WG_FINISH: return g->pairs[t.id].nparts ? DK_LINK_JOIN : DK_LINK_FINISH;
+    case DK_WG_SCAN: return DK_LINK_SCAN;
+    default: return DK_LINK_PACK;
+    }
+}
+
 /* The chain back from the task that ended last into s->out. */
 static void walk_chain(sim *s)
 {
     const dk_workgraph *g = s->g;
     for (uint32_t n = s->last; n != NO_TASK; n = s->pred[n]) {
-        dk_forecast_link k;
-        if (n < g->nunits)
-            k = g->units[n].split ? DK_LINK_SPLIT : DK_LINK_UNIT;
-        else if (n < g->nunits + g->npairs)
-            k = g->pairs[n - g->nunits].nparts ? DK_LINK_JOIN : DK_LINK_FINISH;
-        else
-            k = n < g->nunits + g->npairs + g->nparts ? DK_LINK_SCAN : DK_LINK_PACK;
+        dk_forecast_link k = dk_forecast_link_of(g, task_of_number(g, n));
         s->out->chain[k].tasks++;
         s->out->chain[k].seconds += s->cost[n];
         s->out->chain_decode += s->decode[n];

@@ -98,6 +98,10 @@ int dk_forecast_prioritize(dk_workgraph *g, const dk_forecast_model *m);
 /* The name of a kind of task on a chain ("units", "split units", ...). Pure. */
 const char *dk_forecast_link_name(dk_forecast_link k);
 
+/* The kind of task t of g: a unit split or not as g says, a finish a join when its pair is in
+ * parts. Pure. */
+dk_forecast_link dk_forecast_link_of(const dk_workgraph *g, dk_wg_task t);
+
 /* Simulates the run on `ranks` ranks (>= 1, or DK_FORECAST_UNLIMITED) from nothing done into
  * *out. Tables read: a unit reads, of the DTW (and DTC) table of each material its materials
  * reach by a capture or a promotion, the part its positions lead to (read_spread); its rank

@@ -12,8 +12,9 @@ void dk_report_start(const char *dir, bool all_done, uint32_t total_mat, uint32_
 }
 
 void dk_report_end(const dk_finished *f, const dk_budget *b, const dk_workgraph *g, int nranks,
-                   dk_report_splits splits, uint32_t joins, uint32_t parts, double waited, double ran)
+                   const dk_report_run *run)
 {
+    dk_report_splits splits = run->splits;
     dk_finished_counters c = dk_finished_get_counters(f);
     fprintf(stderr, "gen: rank 0 decoded %llu blocks of finished tables, %.3g positions (%llu dropped "
             "to stay within %.0f MiB, at most %.0f MiB held), resolved %llu capture positions\n",
@@ -27,10 +28,22 @@ void dk_report_end(const dk_finished *f, const dk_budget *b, const dk_workgraph 
                     splits.most);
         fputc('\n', stderr);
     }
-    if (joins)
+    if (run->joins)
         fprintf(stderr, "gen: %u pairs above the finishing bound of %llu positions were finished in parts "
-                "(%u scans and packings of parts), by any ranks\n", joins, (unsigned long long)g->finish_positions, parts);
-    if (ran > 0)
-        fprintf(stderr, "gen: the ranks waited for a task %.1f%% of the run (%.0f of %.0f rank-seconds): "
-                "work not ready yet, or none left\n", 100 * waited / (ran * nranks), waited, ran * nranks);
+                "(%u scans and packings of parts), by any ranks\n", run->joins,
+                (unsigned long long)g->finish_positions, run->parts);
+    if (run->ran <= 0)
+        return;
+    /* the kinds as damka plan names them, so that a forecast's work can be set against the run's */
+    fprintf(stderr, "gen: rank-seconds by task:");
+    const char *sep = " ";
+    for (int k = 0; k < DK_LINK_KINDS; k++)
+        if (run->busy[k] > 0) {
+            fprintf(stderr, "%s%s %.1f", sep, dk_forecast_link_name((dk_forecast_link)k), run->busy[k]);
+            sep = ", ";
+        }
+    fputc('\n', stderr);
+    double all = run->ran * nranks;
+    fprintf(stderr, "gen: the ranks waited for a task %.1f%% of the run (%.0f of %.0f rank-seconds): "
+            "work not ready yet, or none left\n", 100 * run->waited / all, run->waited, all);
 }

@@ -8,6 +8,7 @@
 
 #include "budget.h"
 #include "finished.h"
+#include "forecast.h"
 #include "workgraph.h"
 
 /* At the start: that dir is already finished (all_done, total_mat materials), or what an
@@ -20,11 +21,19 @@ typedef struct dk_report_splits {
     uint32_t every, groups, least, most;
 } dk_report_splits;
 
+/* What a run did, as rank 0's scheduler counted it. */
+typedef struct dk_report_run {
+    dk_report_splits splits;
+    uint32_t joins, parts;          /* pairs finished in parts, and their parts' tasks done */
+    double waited;                  /* rank-seconds the ranks spent waiting for a task */
+    double ran;                     /* seconds the scheduler ran */
+    double busy[DK_LINK_KINDS];     /* rank-seconds of tasks by kind, each from its hand-out to its report */
+} dk_report_run;
+
 /* At the end: what rank 0's reader of finished tables f decoded within budget b, the split
- * units of graph g solved on nranks ranks, the pairs finished in parts (joins) and their
- * parts' tasks done, and the share of the ranks' time spent waiting for a task (waited
- * rank-seconds over ran seconds of scheduling). */
+ * units of graph g solved on nranks ranks, the pairs finished in parts, the ranks' time by
+ * kind of task and the share of it spent waiting for a task. */
 void dk_report_end(const dk_finished *f, const dk_budget *b, const dk_workgraph *g, int nranks,
-                   dk_report_splits splits, uint32_t joins, uint32_t parts, double waited, double ran);
+                   const dk_report_run *run);
 
 #endif

@@ -211,8 +211,22 @@ void dk_transport_remote_worker(dk_worker *w, const char *why_not)
 /* --- the transport of the scheduler, rank 0: reports in, what the core hands out (scheduler.h)
  * sent --- */
 
-/* Rank r, which waited for a task since s->since[r], got one. */
-static void stop_waiting(sched *s, int r) { s->waited += dk_now() - s->since[r]; }
+/* Rank r, which waited for a task since s->since[r], got one now. */
+static void stop_waiting(sched *s, int r)
+{
+    double now = dk_now();
+    s->run.waited += now - s->since[r];
+    s->since[r] = now;
+}
+
+/* Rank r reports a task of this kind (a TASK_ kind), handed to it at s->since[r], done. */
+static void ran_task(sched *s, int r, int32_t kind, int32_t id)
+{
+    if (kind == TASK_NONE)
+        return;
+    dk_forecast_link k = kind == TASK_SPLIT ? DK_LINK_SPLIT : dk_forecast_link_of(s->g, (dk_wg_task){kind, (uint32_t)id});
+    s->run.busy[k] += dk_now() - s->since[r];
+}
 
 /* Rank r waits for a task again. */
 static void waits_again(sched *s, int r)
@@ -251,9 +265,9 @@ static void group_member_done(sched *s, split_group *gr, int rank)
     if (--gr->left > 0)
         return;
     uint32_t u = gr->unit, n = gr->n;
-    s->splits.groups++;
-    s->splits.least = !s->splits.least || n < s->splits.least ? n : s->splits.least;
-    s->splits.most = n > s->splits.most ? n : s->splits.most;
+    s->run.splits.groups++;
+    s->run.splits.least = !s->run.splits.least || n < s->run.splits.least ? n : s->run.splits.least;
+    s->run.splits.most = n > s->run.splits.most ? n : s->run.splits.most;
     s->pr.done_positions += s->g->units[u].positions;
     dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, u});
     release_group(s, (uint32_t)(gr - s->groups));
@@ -266,6 +280,7 @@ static void group_note(sched *s);
  * rank 0 (whose messages are the job's own). */
 static void take_report(sched *s, int rank, const report *r)
 {
+    ran_task(s, rank, r->kind, r->id);
     split_group *gr = r->kind == TASK_SPLIT ? group_of(s, r->id) : NULL;
     if (gr && r->status == 0) { /* no group runs once the run has failed */
         group_member_done(s, gr, rank);
@@ -295,10 +310,10 @@ static void take_report(sched *s, int rank, const report *r)
         s->pr.done_positions += s->g->units[r->id].positions;
         dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, (uint32_t)r->id});
     } else if (r->kind == DK_WG_SCAN || r->kind == DK_WG_PACK) {
-        s->parts++;
+        s->run.parts++;
         dk_sched_done(&s->core, (dk_wg_task){(dk_wg_kind)r->kind, (uint32_t)r->id});
     } else {
-        s->joins += s->g->pairs[r->id].nparts > 0;
+        s->run.joins += s->g->pairs[r->id].nparts > 0;
         s->pr.done_materials += s->g->pairs[r->id].self_twin ? 1 : 2;
         dk_sched_done(&s->core, (dk_wg_task){DK_WG_FINISH, (uint32_t)r->id});
     }
@@ -339,7 +354,8 @@ static void start_split(sched *s, uint32_t u)
         take_report(s, 0, &rep);
         return;
     }
-    s->splits.every++;
+    ran_task(s, 0, TASK_SPLIT, t.id);
+    s->run.splits.every++;
     s->pr.done_positions += s->g->units[u].positions;
     dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, u});
     waits_again(s, 0); /* rank 0's worker */
@@ -479,7 +495,7 @@ void dk_transport_schedule(sched *s)
             dk_progress_update(&s->pr, false);
         }
     }
-    s->ran = dk_now() - start;
+    s->run.ran = dk_now() - start;
 }
 
 /* Stops ranks 1 .. nranks - 1 before any task, when rank 0 cannot schedule: each one's first

@@ -66,13 +66,10 @@ typedef struct sched {
     dk_progress pr;
     local_worker *local;
     uint32_t split;       /* the split unit of every rank running (split_progress) */
-    dk_report_splits splits; /* split units solved */
     split_group *groups;  /* groups running */
     uint32_t ngroups, groups_cap;
-    uint32_t joins, parts;  /* pairs finished in parts, and their parts' tasks (scans, packings) done */
-    double *since;        /* when each rank began to wait for a task (while it waits) */
-    double waited;        /* seconds the ranks spent waiting for a task, summed */
-    double ran;           /* seconds the scheduler ran */
+    double *since;        /* when each rank began to wait for a task, or was handed one */
+    dk_report_run run;    /* what the run did: split units, parts, the ranks' time */
 } sched;
 
 static inline bool all_done(const sched *s) { return dk_workgraph_all_finished(s->g); }

@@ -99,6 +99,18 @@ pairs=$("$DAMKA" info --pieces "$PIECES" | sed -n 's/^work units: .*(\([0-9]*\) 
 joined=$(sed -n 's/^gen: \([0-9]*\) pairs above the finishing bound .* finished in parts.*/\1/p' "$TMP/np8.err")
 echo "   material pairs: ${pairs:-?}, finished in parts: ${joined:-none}"
 [ -n "$pairs" ] && [ "${joined:-0}" -eq "$pairs" ] || fail "8 ranks, $FINISH: ${joined:-no} pairs finished in parts of ${pairs:-?}"
+# the ranks' time by kind of task: every kind this run has, and with the waiting no more than
+# the run's rank-seconds (a group's ranks that reported wait for their peers, counted in neither)
+busy=$(grep '^gen: rank-seconds by task: ' "$TMP/np8.err")
+echo "   $busy"
+for kind in units "split units" scans packings joins; do
+    echo "$busy" | grep -Eq "[:,] $kind [0-9]+\.[0-9]" || fail "8 ranks: no rank-seconds of $kind: '$busy'"
+done
+echo "$busy" | grep -q finishings && fail "8 ranks, every pair in parts: rank-seconds of whole finishings: '$busy'"
+sed -n 's/^gen: the ranks waited for a task .*(\([0-9]*\) of \([0-9]*\) rank-seconds).*/\1 \2/p' "$TMP/np8.err" |
+    awk -v line="$busy" '{ n = split(line, f, /[:,] [a-z ]+ /); for (k = 2; k <= n; k++) b += f[k]
+        exit !(b + $1 <= $2 * 1.02 + 2 && b >= $2 / 4) }' ||
+    fail "8 ranks: the tasks' rank-seconds do not fit the run's: '$busy', $(grep 'waited for a task' "$TMP/np8.err")"
 "$DAMKA" verify --quiet "$C" 2>"$TMP/err" || fail "verify after 8 ranks: $(cat "$TMP/err")"
 
 echo "-- a2. 8 ranks, every split unit solved by all of them"
