@@ -537,8 +537,10 @@ static int pack_finish(pack_in *p, uint8_t *raw, uint64_t *sizes, char *err, siz
         for (uint32_t k = 0; k < n; k++)
             sum += sizes[k];
     }
-    if (p->crc != p->want || sum != p->blocks_len)
+    if (p->crc != p->want)
         return dk_errorf(err, errlen, "%s is damaged (its CRC)", p->path);
+    if (sum != p->blocks_len)
+        return dk_errorf(err, errlen, "%s is damaged (its block sizes)", p->path);
     return 0;
 }
 
