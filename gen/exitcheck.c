@@ -66,7 +66,7 @@ struct dk_exit_check {
     unsigned limit;
     dk_tablebase *tb;
     bool rule_checked; /* the tables' draw rule was found to be the run's */
-    dk_block_pool *blocks; /* the open units' decompressed blocks: an instance of its own */
+    dk_block_pool *blocks; /* the open units' decompressed blocks (the caller's, the solver's too) */
     open_unit open[OPEN_ABOVE];
     uint64_t tick;
     place places[PLACES];
@@ -86,7 +86,7 @@ struct dk_exit_check {
 };
 
 dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
-                                 unsigned limit, uint64_t cache_bytes, uint64_t unit_cache_bytes)
+                                 unsigned limit, uint64_t cache_bytes, dk_block_pool *blocks)
 {
     dk_exit_check *c = calloc(1, sizeof *c);
     if (!c)
@@ -110,8 +110,8 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache,
     c->memo_mask = ((uint64_t)1 << c->memo_bits) - 1;
     uint64_t own = (c->memo_mask + 1) * sizeof(resolved);
     c->tb = dk_tb_open(dir, g->v, &(dk_tb_options){(size_t)(cache_bytes > 2 * own ? cache_bytes - own : cache_bytes / 2 + 1)});
-    c->blocks = dk_block_pool_new(unit_cache_bytes, DK_VFILE_SLOT_BYTES);
-    if (!c->dir || !c->tb || !c->blocks || !c->queue || !c->sorted || !c->from || !c->count) {
+    c->blocks = blocks;
+    if (!c->dir || !c->tb || !c->queue || !c->sorted || !c->from || !c->count) {
         dk_exit_check_free(c);
         return NULL;
     }
@@ -141,7 +141,6 @@ void dk_exit_check_idle(dk_exit_check *c)
 {
     for (int i = 0; i < OPEN_ABOVE; i++)
         close_unit(c, &c->open[i]);
-    dk_block_pool_idle(c->blocks);
     memo_free(c);
 }
 
@@ -151,7 +150,6 @@ void dk_exit_check_free(dk_exit_check *c)
         return;
     for (int i = 0; i < OPEN_ABOVE; i++)
         close_unit(c, &c->open[i]);
-    dk_block_pool_free(c->blocks);
     free(c->queue);
     free(c->sorted);
     free(c->from);

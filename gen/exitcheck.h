@@ -1,9 +1,12 @@
 /* Verification's own reading of a unit's exits: the values of the positions a capture, a
  * promotion or a man move leads to, read along a path that shares nothing with the solver's
- * (gen/finished.c, the exit cache and unit lookup of gen/solve.c) but the file formats: the
- * finished tables through libdamka's probe (query/tablebase.h: its block cache, and capture
- * positions resolved here through their captures), the units of the level above through a
- * unit file reader of its own, found from the position's full index. Every exit the solver
+ * (gen/finished.c, the unit lookup of gen/solve.c) but the file formats: the finished tables
+ * through libdamka's probe (query/tablebase.h: its block cache, and capture positions resolved
+ * here through their captures), the units of the level above through unit files it opens
+ * itself, found from the position's full index. Their blocks take room in the pool of the
+ * solver's unit files (the exit cache: a sweep of the check over a subslice of the level above
+ * needs its span held as the solver's does), but each file decompresses and holds its own:
+ * what the solver decoded is never what the check reads. Every exit the solver
  * reads is queued here and read again before its unit is verified and written (a split unit:
  * before its group's values are final, on every rank); the run stops at the
  * first disagreement: a wrong table, a wrong child index or a stale cache entry on either side
@@ -12,6 +15,7 @@
 #define DK_EXITCHECK_H
 
 #include "../query/value.h"
+#include "blockpool.h"
 #include "groups.h"
 
 typedef struct dk_exit_check dk_exit_check;
@@ -22,15 +26,18 @@ typedef struct dk_exit_check dk_exit_check;
 
 /* A reader of the exits of units of graph g, over the finished tables and unit files of dir
  * (its work/ folder), with a draw rule of `limit` plies (0: DTW only), cache_bytes for the
- * tables (the values read, remembered: a quarter; libdamka's block cache: the rest) and a pool of unit_cache_bytes for the units' blocks
- * (blockpool.h, an instance of its own); gcache is the caller's groups cache (which it outlives).
+ * tables (the values read, remembered: a quarter; libdamka's block cache: the rest). The units'
+ * blocks go to `blocks`, the caller's pool, which the solver's unit files share: the two open
+ * files of their own (each decompresses its blocks itself), the pool shares out only the
+ * room. gcache is the caller's groups cache; the caller's pool and cache outlive the reader.
  * One per thread. Returns NULL when out of memory. */
 dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
-                                 unsigned limit, uint64_t cache_bytes, uint64_t unit_cache_bytes);
+                                 unsigned limit, uint64_t cache_bytes, dk_block_pool *blocks);
 
 void dk_exit_check_free(dk_exit_check *c);
 
-/* Closes the units above and gives their blocks' memory back: before a pair is finished. */
+/* Closes the units above (their blocks go back to the pool) and forgets the values it
+ * remembered: before a pair is finished. */
 void dk_exit_check_idle(dk_exit_check *c);
 
 /* Queues the exit n (White to move, of material m) of p (White to move), a position of

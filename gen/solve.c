@@ -21,7 +21,7 @@ static void drop_above(dk_solver *s)
 
 
 dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_exit_check *check,
-                         dk_groups_cache *gcache, const char *dir, unsigned limit, uint64_t exit_cache_bytes)
+                         dk_groups_cache *gcache, const char *dir, unsigned limit, dk_block_pool *blocks)
 {
     dk_solver *s = calloc(1, sizeof *s);
     if (!s || !(s->dir = strdup(dir))) {
@@ -36,12 +36,7 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_exit_c
     s->limit = limit;
     s->stride = limit ? 2 : 1;
     s->gcache = gcache;
-    s->blocks = dk_block_pool_new(exit_cache_bytes, DK_VFILE_SLOT_BYTES);
-    if (!s->blocks) {
-        free(s->dir);
-        free(s);
-        return NULL;
-    }
+    s->blocks = blocks;
     drop_above(s);
     return s;
 }
@@ -70,7 +65,6 @@ static void free_scratch(dk_solver *s)
 void dk_solver_idle(dk_solver *s)
 {
     drop_above(s);
-    dk_block_pool_idle(s->blocks);
     /* The scratch (10 bytes a position of the largest group) goes before a pair is finished,
      * which the budget counts instead of it, not beside it. Between two units it stays: fresh
      * pages cost a fault each. */
@@ -82,7 +76,6 @@ void dk_solver_free(dk_solver *s)
     if (!s)
         return;
     drop_above(s);
-    dk_block_pool_free(s->blocks);
     free_scratch(s);
     free(s->dir);
     free(s);

@@ -11,7 +11,7 @@
 typedef struct dk_solver dk_solver;
 
 /* Units of the level above a solver keeps open at once (man moves read them); their
- * decompressed blocks share one pool (gen/blockpool.h). */
+ * decompressed blocks share one pool (gen/blockpool.h) with verification's. */
 enum { DK_SOLVER_ABOVE_OPEN = 16 };
 
 /* How the ranks sharing a split unit talk, implemented over MPI by gen/transport.c so that this
@@ -37,13 +37,14 @@ typedef struct dk_split_comm {
 } dk_split_comm;
 
 /* A solver reading finished tables through `finished` and finished units from dir/work, with a
- * draw rule of `limit` plies (0: DTW only), keeping up to exit_cache_bytes of the units' blocks
- * decompressed (dk_budget's exit cache), and reading every exit again through `check`
- * (exitcheck.h): a value the two read differently stops the unit. It builds the groups of the
- * units above with `gcache`, the caller's (shared with the caller's own groups of the same pairs,
- * and with check, all of which it outlives). One per thread. Returns NULL when out of memory. */
+ * draw rule of `limit` plies (0: DTW only), keeping the units' blocks decompressed in `blocks`
+ * (the caller's pool, dk_budget's exit cache, which check's unit files share), and reading every
+ * exit again through `check` (exitcheck.h): a value the two read differently stops the unit. It
+ * builds the groups of the units above with `gcache`, the caller's (shared with the caller's own
+ * groups of the same pairs, and with check, all of which it outlives). One per thread. Returns
+ * NULL when out of memory. */
 dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_exit_check *check,
-                         dk_groups_cache *gcache, const char *dir, unsigned limit, uint64_t exit_cache_bytes);
+                         dk_groups_cache *gcache, const char *dir, unsigned limit, dk_block_pool *blocks);
 
 /* A test hook: the solver alters the first exit it reads once it has classified `after` more
  * positions (of any unit, split ones too; UINT64_MAX: none), as if its path had read it wrong.
@@ -52,7 +53,7 @@ void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after);
 
 void dk_solver_free(dk_solver *s);
 
-/* Closes the units above, gives the exit cache's memory back and frees what the units grew
+/* Closes the units above (their blocks go back to the pool) and frees what the units grew
  * (scratch, queues, a split's buffers), so that what the thread does next (finishing a pair)
  * has the memory the budget counts for it. Between two units none of it is needed: they reuse
  * it. */

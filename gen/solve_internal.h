@@ -11,7 +11,7 @@
 #include "verify.h"
 
 /* The units one level above the unit being solved, opened on demand: man moves land there. At
- * most DK_SOLVER_ABOVE_OPEN are open (their blocks in the solver's pool, gen/blockpool.h); beyond, the
+ * most DK_SOLVER_ABOVE_OPEN are open (their blocks in the worker's pool, gen/blockpool.h); beyond, the
  * least recently opened is closed. */
 typedef struct above_unit {
     uint32_t unit;
@@ -76,7 +76,7 @@ struct dk_solver {
     unsigned stride;      /* values per position in units and outputs: 1, or 2 with a rule */
     const dk_wpair *pair; /* the pair of the unit being solved */
     dk_groups_cache *gcache; /* the caller's */
-    dk_block_pool *blocks; /* the decompressed blocks of the open units above */
+    dk_block_pool *blocks; /* the decompressed blocks of the open units above (the caller's) */
     const char *why; /* why push failed */
     exit_slot cache[EXIT_CACHE];
     char *dir;

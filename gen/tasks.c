@@ -19,19 +19,20 @@
 int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
                    bool dictionary, unsigned limit, const dk_budget *b)
 {
-    /* the check's reader: a quarter of the cache of tables, its unit pool out of it (as large
-     * as the solver's exit cache, if the quarter allows) */
-    uint64_t check_bytes = dk_budget_check_cache(b->cache_bytes);
-    uint64_t check_units = b->exit_cache_bytes < check_bytes / 2 ? b->exit_cache_bytes : check_bytes / 2;
-    uint64_t solver_tables = b->cache_bytes - check_bytes, check_tables = check_bytes - check_units;
+    /* the check's reader of tables: a quarter of the cache of tables; the units above: the
+     * exit cache, one pool for the solver's unit files and the check's */
+    uint64_t check_tables = dk_budget_check_cache(b->cache_bytes);
+    uint64_t solver_tables = b->cache_bytes - check_tables;
     uint64_t tiny;
     if (dk_hook_table_bytes(&tiny))
         solver_tables = check_tables = tiny;
     *w = (dk_worker){g, dir, keep_work, dictionary, limit,
                      dk_finished_new(dir, g->v, limit, solver_tables), NULL, NULL,
-                     dk_groups_cache_new(g), *b, NULL, 0};
-    if (w->finished && w->gcache && (w->check = dk_exit_check_new(g, w->gcache, dir, limit, check_tables, check_units)))
-        w->solver = dk_solver_new(g, w->finished, w->check, w->gcache, dir, limit, b->exit_cache_bytes);
+                     dk_groups_cache_new(g), *b, NULL, 0,
+                     dk_block_pool_new(b->exit_cache_bytes, DK_VFILE_SLOT_BYTES)};
+    if (w->finished && w->gcache && w->above &&
+        (w->check = dk_exit_check_new(g, w->gcache, dir, limit, check_tables, w->above)))
+        w->solver = dk_solver_new(g, w->finished, w->check, w->gcache, dir, limit, w->above);
     if (!w->solver || !w->check || !w->gcache) {
         dk_worker_free(w);
         return -1;
@@ -43,6 +44,7 @@ void dk_worker_idle(dk_worker *w)
 {
     dk_solver_idle(w->solver);
     dk_exit_check_idle(w->check);
+    dk_block_pool_idle(w->above); /* both have given their blocks back */
     free(w->values);
     w->values = NULL;
     w->values_cap = 0;
@@ -73,12 +75,14 @@ void dk_worker_free(dk_worker *w)
     w->values_cap = 0;
     dk_solver_free(w->solver);
     dk_exit_check_free(w->check);
+    dk_block_pool_free(w->above);
     dk_finished_free(w->finished);
     dk_groups_cache_free(w->gcache);
     w->solver = NULL;
     w->check = NULL;
     w->finished = NULL;
     w->gcache = NULL;
+    w->above = NULL;
 }
 
 /* The message of a failed check: the material and the failing position as FEN. */

@@ -21,6 +21,8 @@ typedef struct dk_worker {
     dk_value *values;  /* a unit's values, kept from one unit to the next, freed before a pair
                         * is finished */
     uint64_t values_cap;
+    dk_block_pool *above; /* the decompressed blocks of the units above, the exit cache: the
+                           * solver's unit files and the check's take room in it */
 } dk_worker;
 
 /* Opens what a worker needs over directory dir within budget b: its cache of decoded finished
