@@ -45,7 +45,8 @@ const cli_command cli_plan = {
     "                     share) and the largest finishing task (a pair, or of a pair above\n"
     "                     --finish-positions its largest part or its join), plus the decoded blocks the\n"
     "                     rank holds (at most three quarters of its cache) and verification's\n"
-    "                     own reader of the exits (the other quarter)\n"
+    "                     own reader of the exits (the other quarter, more beside a unit the\n"
+    "                     size of the bound: a quarter of what such a unit leaves)\n"
     "  disk               the compressed tables at calibrated bits a position, and the unit files\n"
     "                     in DIR/work of the pairs not finished yet; what the run writes in all\n"
     "                     (unit files, parts' files and tables)\n"
@@ -112,6 +113,9 @@ typedef struct plan_facts {
     uint64_t positions, unit_max, pair_max;
     uint64_t unit_bytes, finish_bytes; /* what solving the largest unit, finishing the largest
                                         * pair hold besides the cache */
+    unsigned limit;                    /* the draw rule in plies */
+    uint64_t check_bytes;              /* verification's reader of the tables while a unit of
+                                        * the bound is solved (the most it takes) */
 } plan_facts;
 
 enum { TEXT_MAX = 48 };
@@ -196,13 +200,16 @@ static uint64_t held_bytes(const plan_facts *f, const dk_forecast *at)
     return at->held_peak_bytes < solver ? at->held_peak_bytes : solver;
 }
 
-/* The most a rank holds: its largest task (with the exit cache beside a unit), the decoded
- * blocks the solver keeps, and the quarter of the cache verification's own reader of the exits
- * may fill (gen/exitcheck.h). */
+/* The most a rank holds: its largest task (with the exit cache beside a unit) and the quarter
+ * of the cache verification's own reader of the exits keeps beside it, or a unit of the bound
+ * with the room that reader takes beside one (dk_budget_check_room); and the decoded blocks the
+ * solver keeps. */
 static uint64_t peak_memory(const plan_facts *f, const dk_forecast *at)
 {
-    return dk_budget_task_bytes(f->unit_bytes, f->b.exit_cache_bytes, f->finish_bytes) +
-           dk_budget_check_cache(f->b.cache_bytes) + held_bytes(f, at);
+    uint64_t largest = dk_budget_task_bytes(f->unit_bytes, f->b.exit_cache_bytes, f->finish_bytes) +
+                       dk_budget_check_cache(f->b.cache_bytes);
+    uint64_t bound = dk_budget_unit_bytes(f->b.unit_positions, f->limit) + f->b.exit_cache_bytes + f->check_bytes;
+    return (largest > bound ? largest : bound) + held_bytes(f, at);
 }
 
 static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forecast_model *m, const plan_facts *f,
@@ -243,7 +250,7 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
            bytes_text((double)f->finish_bytes, t[3]), (unsigned long long)f->pair_max,
            bytes_text((double)f->b.exit_cache_bytes, t[6]), bytes_text((double)held_bytes(f, at), t[4]),
            bytes_text((double)(f->b.cache_bytes - dk_budget_check_cache(f->b.cache_bytes)), t[5]),
-           bytes_text((double)dk_budget_check_cache(f->b.cache_bytes), t[7]));
+           bytes_text((double)f->check_bytes, t[7]));
     printf("disk: %s of tables (bits a position: WLD %.2f, DTW %.2f, DTC %.2f), unit files in DIR/work at most "
            "%s, at most %s at once, %s written in all\n", bytes_text((double)at->table_bytes, t[0]), m->table_bits[0],
            m->table_bits[1], m->table_bits[2], bytes_text((double)at->work_peak_bytes, t[1]),
@@ -326,6 +333,7 @@ static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forec
     dk_json_u64(&w, "exit_cache", f->b.exit_cache_bytes);
     dk_json_u64(&w, "cache", f->b.cache_bytes);
     dk_json_u64(&w, "cache_used", held_bytes(f, at));
+    dk_json_u64(&w, "check_reader", f->check_bytes);
     dk_json_u64(&w, "peak", peak_memory(f, at));
     dk_json_end(&w);
     dk_json_newline(&w, 1);
@@ -364,6 +372,8 @@ static dk_workgraph *setup(const plan_args *p, plan_facts *f, int *status)
     dk_setup_largest(g, (int)p->ranks, &f->unit_max, &f->pair_max);
     f->unit_bytes = dk_budget_unit_bytes(f->unit_max, p->o.rule_limit);
     f->finish_bytes = dk_budget_finish_bytes(f->pair_max, p->o.rule_limit);
+    f->limit = p->o.rule_limit;
+    f->check_bytes = dk_budget_check_room(&f->b, f->b.unit_positions, f->limit);
     f->positions = 0;
     for (uint32_t i = 0; i < g->npairs; i++)
         f->positions += g->pairs[i].positions;

@@ -24,6 +24,18 @@ static const uint64_t min_cache = DK_BUDGET_MIN_CACHE;
 
 uint64_t dk_budget_check_cache(uint64_t cache_bytes) { return cache_bytes / 4; }
 
+uint64_t dk_budget_check_room(const dk_budget *b, uint64_t unit_positions, unsigned limit)
+{
+    uint64_t least = dk_budget_check_cache(b->cache_bytes);
+    uint64_t bound = dk_budget_unit_bytes(b->unit_positions, limit) + b->exit_cache_bytes;
+    uint64_t most = b->memory > bound ? dk_budget_check_cache(b->memory - bound) : 0;
+    uint64_t unit = unit_positions > b->unit_positions ? unit_positions : b->unit_positions;
+    uint64_t held = dk_budget_unit_bytes(unit, limit) + b->exit_cache_bytes + (b->cache_bytes - least);
+    uint64_t left = b->memory > held ? b->memory - held : 0;
+    uint64_t room = left < most ? left : most;
+    return room > least ? room : least;
+}
+
 uint64_t dk_budget_exit_cache(uint64_t memory)
 {
     /* A subslice of the units above, swept from the twin side, needs its whole span held: a

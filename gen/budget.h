@@ -25,6 +25,15 @@ typedef struct dk_budget {
  * its unit files' blocks): a quarter. Pure. */
 uint64_t dk_budget_check_cache(uint64_t cache_bytes);
 
+/* What verification's reader of the tables may take while a rank solves a unit (or a split
+ * unit's share) of `unit_positions` positions: a quarter of the cache a run whose units all
+ * kept to b's bound would have, as far as the unit, the exit cache and the solver's three
+ * quarters of b's cache leave; at least its quarter of b's cache (what it keeps between units
+ * and while a pair is finished). b's cache is the run's, lowered for its largest unit: a rank
+ * that holds the room for a rare large unit the whole run would check every other unit with a
+ * reader too small (1m3k-0m3k at 4G: 20 MiB instead of 900). Pure. */
+uint64_t dk_budget_check_room(const dk_budget *b, uint64_t unit_positions, unsigned limit);
+
 /* The exit cache of a rank that may hold `memory` bytes: a sixteenth of it, and at least
  * what sixteen units' files would hold each with a cache of its own (DK_SOLVER_ABOVE_OPEN x
  * DK_VFILE_CACHE_MAX). Pure. */

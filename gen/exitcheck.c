@@ -65,6 +65,8 @@ struct dk_exit_check {
     char *dir;
     unsigned limit;
     dk_tablebase *tb;
+    uint64_t room;     /* bytes the tables' reader may take: the values remembered, tb's cache */
+    size_t tb_bytes;   /* tb's cache */
     bool rule_checked; /* the tables' draw rule was found to be the run's */
     dk_block_pool *blocks; /* the open units' decompressed blocks (the caller's, the solver's too) */
     open_unit open[OPEN_ABOVE];
@@ -104,14 +106,9 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache,
     c->sorted = malloc(c->cap * sizeof *c->sorted);
     c->from = malloc(c->cap * sizeof *c->from);
     c->count = malloc(sizeof *c->count << RADIX_BITS);
-    /* the values remembered a quarter, from 2^16 entries */
-    for (c->memo_bits = 16; ((uint64_t)2 << c->memo_bits) * sizeof(resolved) <= cache_bytes / 4; c->memo_bits++)
-        ;
-    c->memo_mask = ((uint64_t)1 << c->memo_bits) - 1;
-    uint64_t own = (c->memo_mask + 1) * sizeof(resolved);
-    c->tb = dk_tb_open(dir, g->v, &(dk_tb_options){(size_t)(cache_bytes > 2 * own ? cache_bytes - own : cache_bytes / 2 + 1)});
     c->blocks = blocks;
-    if (!c->dir || !c->tb || !c->queue || !c->sorted || !c->from || !c->count) {
+    if (!c->dir || dk_exit_check_set_room(c, cache_bytes, NULL, 0) != 0 || !c->queue || !c->sorted || !c->from ||
+        !c->count) {
         dk_exit_check_free(c);
         return NULL;
     }
@@ -122,6 +119,30 @@ static void memo_free(dk_exit_check *c)
 {
     free(c->memo);
     c->memo = NULL;
+}
+
+int dk_exit_check_set_room(dk_exit_check *c, uint64_t bytes, char *err, size_t errlen)
+{
+    if (bytes != c->room || !c->memo_bits) {
+        memo_free(c);
+        c->room = bytes;
+        /* the values remembered a quarter, from 2^16 entries */
+        for (c->memo_bits = 16; ((uint64_t)2 << c->memo_bits) * sizeof(resolved) <= bytes / 4; c->memo_bits++)
+            ;
+        c->memo_mask = ((uint64_t)1 << c->memo_bits) - 1;
+    }
+    uint64_t own = (c->memo_mask + 1) * sizeof(resolved);
+    size_t want = (size_t)(bytes > 2 * own ? bytes - own : bytes / 2 + 1);
+    /* libdamka's cache keeps its size: opened again (its blocks dropped) when it must shrink,
+     * or may grow to twice its size or more */
+    if (c->tb && want >= c->tb_bytes && want / 2 < c->tb_bytes)
+        return 0;
+    dk_tb_close(c->tb);
+    c->rule_checked = false;
+    c->tb_bytes = want;
+    if (!(c->tb = dk_tb_open(c->dir, c->g->v, &(dk_tb_options){want})))
+        return err ? dk_errorf(err, errlen, "out of memory") : -1;
+    return 0;
 }
 
 static void close_unit(dk_exit_check *c, open_unit *o)
@@ -286,6 +307,8 @@ static int table_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_
     out[1] = DK_RULE_DRAW;
     dk_material m = c->ix[k]->m;
     dk_pos unranked;
+    if (!c->tb) /* a failed dk_exit_check_set_room */
+        return dk_errorf(err, errlen, "out of memory");
     if (!n)
         n = &unranked, unranked = dk_index_unrank(c->ix[k], i);
     dk_tb_status st = c->limit ? dk_tb_probe_normal_dtw_dtc(c->tb, m, n, DK_TB_NO_CAPTURES, out)

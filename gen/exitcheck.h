@@ -40,6 +40,13 @@ void dk_exit_check_free(dk_exit_check *c);
  * remembered: before a pair is finished. */
 void dk_exit_check_idle(dk_exit_check *c);
 
+/* Sets the bytes the reader of tables may take (cache_bytes of dk_exit_check_new) to `bytes`:
+ * the values remembered are forgotten and made again at their new size at the next read, and
+ * libdamka's cache is opened again at its new size (its blocks dropped) when it must shrink or
+ * may double. The queue must be empty (flushed). Returns 0, or -1 with one line in err (NULL:
+ * none) when out of memory; the reader then fails its reads until a call succeeds. */
+int dk_exit_check_set_room(dk_exit_check *c, uint64_t bytes, char *err, size_t errlen);
+
 /* Queues the exit n (White to move, of material m) of p (White to move), a position of
  * `pair`, with got[0] its DTW value and got[1] its rule value (with a draw rule) as the solver
  * read them. n is read again when the queue is flushed: from the unit of the level above that

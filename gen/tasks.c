@@ -16,22 +16,33 @@
 #include "unitfile.h"
 #include "valuefile.h"
 
+/* What verification's reader of the tables may take: while a unit (or share) of `positions` is
+ * solved (solving), or between units and while a pair is finished. */
+static uint64_t check_room(const dk_worker *w, bool solving, uint64_t positions)
+{
+    uint64_t tiny;
+    if (dk_hook_table_bytes(&tiny))
+        return tiny;
+    return solving ? dk_budget_check_room(&w->budget, positions, w->limit)
+                   : dk_budget_check_cache(w->budget.cache_bytes);
+}
+
 int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool keep_work,
                    bool dictionary, unsigned limit, const dk_budget *b)
 {
-    /* the check's reader of tables: a quarter of the cache of tables; the units above: the
-     * exit cache, one pool for the solver's unit files and the check's */
-    uint64_t check_tables = dk_budget_check_cache(b->cache_bytes);
-    uint64_t solver_tables = b->cache_bytes - check_tables;
+    /* the solver's cache of tables: three quarters of the cache, the check's reader the rest
+     * (more while a unit is solved: check_room); the units above: the exit cache, one pool for
+     * the solver's unit files and the check's */
+    uint64_t solver_tables = b->cache_bytes - dk_budget_check_cache(b->cache_bytes);
     uint64_t tiny;
     if (dk_hook_table_bytes(&tiny))
-        solver_tables = check_tables = tiny;
+        solver_tables = tiny;
     *w = (dk_worker){g, dir, keep_work, dictionary, limit,
                      dk_finished_new(dir, g->v, limit, solver_tables), NULL, NULL,
                      dk_groups_cache_new(g), *b, NULL, 0,
                      dk_block_pool_new(b->exit_cache_bytes, DK_VFILE_SLOT_BYTES)};
     if (w->finished && w->gcache && w->above &&
-        (w->check = dk_exit_check_new(g, w->gcache, dir, limit, check_tables, w->above)))
+        (w->check = dk_exit_check_new(g, w->gcache, dir, limit, check_room(w, false, 0), w->above)))
         w->solver = dk_solver_new(g, w->finished, w->check, w->gcache, dir, limit, w->above);
     if (!w->solver || !w->check || !w->gcache) {
         dk_worker_free(w);
@@ -45,6 +56,8 @@ void dk_worker_idle(dk_worker *w)
     dk_solver_idle(w->solver);
     dk_exit_check_idle(w->check);
     dk_block_pool_idle(w->above); /* both have given their blocks back */
+    /* a failure shows at the check's next read, or when the next unit sets its room again */
+    (void)dk_exit_check_set_room(w->check, check_room(w, false, 0), NULL, 0);
     free(w->values);
     w->values = NULL;
     w->values_cap = 0;
@@ -125,7 +138,8 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
     int rc = DK_FAILED;
     if (!values) {
         dk_errorf(err, errlen, "out of memory for a unit of %llu positions", (unsigned long long)ug.npositions);
-    } else if ((dk_hook_corrupt_exit(w->solver, u, false, ug.npositions, true),
+    } else if (dk_exit_check_set_room(w->check, check_room(w, true, ug.npositions), err, errlen) == 0 &&
+               (dk_hook_corrupt_exit(w->solver, u, false, ug.npositions, true),
                 dk_solve_unit(w->solver, &ug, values, err, errlen) == 0) &&
                (dk_hook_corrupt_values(u, false, values, ug.npositions, stride),
                 verify_unit(w, &ug, values, err, errlen) == 0)) {
@@ -161,8 +175,9 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
     dk_value *values = worker_values(w, (held ? held : 1) * stride);
     char name[DK_MATERIAL_NAME_MAX], serr[512];
     dk_material_name(ug.pair->m, name, sizeof name);
-    int rc = values ? 0 : dk_errorf(err, errlen, "out of memory for %llu positions of a split unit of %s",
-                                    (unsigned long long)held, name);
+    int rc = values ? dk_exit_check_set_room(w->check, check_room(w, true, held), err, errlen)
+                    : dk_errorf(err, errlen, "out of memory for %llu positions of a split unit of %s",
+                                (unsigned long long)held, name);
     if (all_succeeded(comm, rc, err, errlen) == 0) {
         bool bad_here;
         int member;

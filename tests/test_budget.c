@@ -86,6 +86,45 @@ static void test_split(void **state)
     assert_int_equal(dk_budget_split(1 * GiB, (uint64_t)1 << 40, 30, &b, err, sizeof err), -1);
 }
 
+/* Verification's reader of the tables: its quarter of the run's cache beside the run's largest
+ * unit, a quarter of what a unit of the bound leaves beside such a unit when the run's cache was
+ * lowered for a larger one (what is held then stays within the memory), never less than its
+ * quarter, and no more than a run without the large unit would give it. */
+static void test_check_room(void **state)
+{
+    (void)state;
+    char err[256];
+    for (size_t l = 0; l < sizeof limits / sizeof *limits; l++)
+        for (size_t i = 3; i < sizeof memories / sizeof *memories; i++) {
+            uint64_t m = memories[i];
+            unsigned lim = limits[l];
+            dk_budget b;
+            assert_int_equal(dk_budget_split(m, 0, lim, &b, err, sizeof err), 0);
+            uint64_t bound = dk_budget_unit_bytes(b.unit_positions, lim) + b.exit_cache_bytes;
+            /* units that keep to the bound: the run's quarter, whatever the unit */
+            assert_int_equal(dk_budget_check_room(&b, b.unit_positions, lim), dk_budget_check_cache(b.cache_bytes));
+            assert_int_equal(dk_budget_check_room(&b, 1, lim), dk_budget_check_cache(b.cache_bytes));
+            /* a large unit (a third of the cache) lowered the run's cache, as gen/setup.c does */
+            uint64_t large = b.unit_positions + b.cache_bytes / 3 / (lim ? 32 : 26);
+            dk_budget low = b;
+            low.cache_bytes = m - dk_budget_unit_bytes(large, lim) - b.exit_cache_bytes;
+            assert_true(low.cache_bytes < b.cache_bytes);
+            uint64_t quarter = dk_budget_check_cache(low.cache_bytes);
+            uint64_t solver = low.cache_bytes - quarter;
+            assert_int_equal(dk_budget_check_room(&low, large, lim), quarter);
+            assert_true(dk_budget_check_room(&low, large * 2, lim) == quarter);
+            uint64_t room = dk_budget_check_room(&low, b.unit_positions, lim);
+            assert_true(room > quarter);
+            assert_true(room <= dk_budget_check_cache(m - bound));
+            assert_true(bound + solver + room <= m);
+            /* a unit between the two: between the two rooms */
+            uint64_t mid = dk_budget_check_room(&low, (b.unit_positions + large) / 2, lim);
+            assert_true(mid >= quarter && mid <= room);
+            uint64_t mid_unit = dk_budget_unit_bytes((b.unit_positions + large) / 2, lim);
+            assert_true(mid_unit + b.exit_cache_bytes + solver + mid <= m);
+        }
+}
+
 /* The least memory of a run: its largest task, the exit cache that memory gives and the least
  * cache of tables fit in it, and a MiB less does not hold them; a refusal says it. */
 static void test_least(void **state)
@@ -159,6 +198,7 @@ int main(void)
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_exit_cache),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_check_room),
         cmocka_unit_test(test_least),
         cmocka_unit_test(test_task_bytes),
         cmocka_unit_test(test_reserve_finish),
