@@ -24,7 +24,7 @@ const cli_command cli_plan = {
     "[--variant V] (--pieces N [--per-side K] | --materials LIST) --ranks R\n"
     "[--draw-rule MOVES] [--memory-per-rank SIZE] [--unit-positions P] [--split-positions P]\n"
     "[--finish-positions P] "
-    "[--rate POSITIONS_PER_S] [--json]",
+    "[--rate POSITIONS_PER_S | --speed FACTOR] [--json]",
     "forecast gen on R ranks: wall time, critical path, memory, disk",
     "Forecasts `mpirun -np R damka gen` with the same options: the same work graph and unit bound\n"
     "(from --memory-per-rank, default this machine's memory), by simulating gen's scheduler over\n"
@@ -65,26 +65,31 @@ const cli_command cli_plan = {
     "  --ranks R              the ranks of the run to forecast (required)\n"
     "  --rate POSITIONS_PER_S the units' average positions a second a rank, finishing and\n"
     "                         decoding scaled alike (measure it with a small run on your\n"
-    "                         machine: gen's progress line, divided by the ranks)\n"
+    "                         machine: gen's progress line, divided by the ranks; it holds\n"
+    "                         for sets with the same share of kings as the run measured)\n"
+    "  --speed FACTOR         this machine against the model's: every time divided by it\n"
+    "                         (time a small run, then FACTOR = plan's forecast of that run\n"
+    "                         / its wall time; it carries over to larger sets)\n"
     "  --json                 the same figures as one JSON object\n",
 };
 
 typedef struct plan_args {
     dk_gen_options o;
     long ranks;
-    double rate;
+    double rate, speed;
     bool json;
 } plan_args;
 
 static int parse_args(int argc, char **argv, plan_args *p, dk_material *mats, int cap)
 {
     cli_run_args a = {0};
-    const char *ranks = NULL, *rate = NULL;
+    const char *ranks = NULL, *rate = NULL, *speed = NULL;
     int status = 0;
     for (int i = 1; i < argc; i++) {
         if (cli_run_option(argc, argv, &i, &a, &p->o, &status) ||
             cli_option_value(argc, argv, &i, "--ranks", &ranks, &status) ||
-            cli_option_value(argc, argv, &i, "--rate", &rate, &status)) {
+            cli_option_value(argc, argv, &i, "--rate", &rate, &status) ||
+            cli_option_value(argc, argv, &i, "--speed", &speed, &status)) {
             if (status)
                 return status;
         } else if (strcmp(argv[i], "--json") == 0) {
@@ -103,6 +108,14 @@ static int parse_args(int argc, char **argv, plan_args *p, dk_material *mats, in
         p->rate = strtod(rate, &end);
         if (end == rate || *end || !(p->rate >= 1 && p->rate <= 1e12))
             return cli_error("plan: --rate must be positions a second a rank, from 1 to 1e12, got '%s'", rate);
+    }
+    if (speed) {
+        char *end;
+        p->speed = strtod(speed, &end);
+        if (end == speed || *end || !(p->speed >= 0.001 && p->speed <= 1000))
+            return cli_error("plan: --speed must be a factor from 0.001 to 1000, got '%s'", speed);
+        if (rate)
+            return cli_error("plan: --rate and --speed both scale the model's times: give one");
     }
     return cli_run_finish("plan", &a, &p->o, mats, cap);
 }
@@ -222,8 +235,11 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
     printf("work: %u units of at most %llu positions, %u pairs to finish; %.3g positions\n", g->nunits,
            (unsigned long long)f->b.unit_positions, g->npairs, (double)f->positions);
     printf("cost model: units at %.3g positions/s a rank on average (each king adds %.0f%% to a position's "
-           "time), finishing at %.3g positions/s, decoding a finished table at %.3g positions/s\n",
+           "time), finishing at %.3g positions/s, decoding a finished table at %.3g positions/s",
            dk_forecast_mean_rate(g, m), 100 * m->king_weight, 1 / m->finish_seconds, 1 / m->decode_seconds);
+    if (p->speed > 0)
+        printf(" (its times divided by --speed %g)", p->speed);
+    printf("\n");
     printf("wall time on %ld rank%s: %s, ranks busy %.0f%% of it", p->ranks, p->ranks > 1 ? "s" : "",
            time_text(at->wall, t[0]), 100 * at->work / (at->wall * (double)p->ranks));
     if (at->ranks_used < (uint32_t)p->ranks)
@@ -286,6 +302,7 @@ static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forec
     dk_json_double(&w, "king_weight", m->king_weight, 3);
     dk_json_double(&w, "finish_seconds", m->finish_seconds, 4);
     dk_json_double(&w, "mean_rate", dk_forecast_mean_rate(g, m), 4);
+    dk_json_double(&w, "speed", p->speed > 0 ? p->speed : 1, 4);
     dk_json_object(&w, "table_bits");
     dk_json_double(&w, "wld", m->table_bits[0], 3);
     dk_json_double(&w, "dtw", m->table_bits[1], 3);
@@ -382,7 +399,7 @@ static dk_workgraph *setup(const plan_args *p, plan_facts *f, int *status)
 
 int cmd_plan(int argc, char **argv)
 {
-    plan_args p = {{dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0, false, false, false, 0, 0, 0}, 0, 0, false};
+    plan_args p = {{dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0, false, false, false, 0, 0, 0}, 0, 0, 0, false};
     dk_material mats[256];
     int status = parse_args(argc, argv, &p, mats, 256);
     if (status)
@@ -392,6 +409,8 @@ int cmd_plan(int argc, char **argv)
     if (!g)
         return status;
     dk_forecast_model m = dk_forecast_default_model(g, p.o.rule_limit, f.b.cache_bytes, p.rate);
+    if (p.speed > 0)
+        dk_forecast_scale(&m, p.speed);
     dk_forecast at, unl, at_sat;
     uint32_t sat = 0;
     if (dk_forecast_run(g, &m, (uint32_t)p.ranks, &at) == 0)

@@ -125,12 +125,16 @@ dk_forecast_model dk_forecast_default_model(const dk_workgraph *g, unsigned limi
     if (!limit)
         m.table_bits[2] = 0;
     double now = dk_forecast_mean_rate(g, &m);
-    if (mean_rate > 0 && now > 0) {
-        m.unit_seconds *= now / mean_rate;
-        m.finish_seconds *= now / mean_rate;
-        m.decode_seconds *= now / mean_rate;
-    }
+    if (mean_rate > 0 && now > 0)
+        dk_forecast_scale(&m, mean_rate / now);
     return m;
+}
+
+void dk_forecast_scale(dk_forecast_model *m, double speed)
+{
+    m->unit_seconds /= speed;
+    m->finish_seconds /= speed;
+    m->decode_seconds /= speed;
 }
 
 /* --- the simulation --- */

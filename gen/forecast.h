@@ -84,6 +84,10 @@ typedef struct dk_forecast {
 dk_forecast_model dk_forecast_default_model(const dk_workgraph *g, unsigned limit, uint64_t cache_bytes,
                                             double mean_rate);
 
+/* Divides every time of m (units, finishing, decoding) by `speed` > 0: the model on a machine
+ * `speed` times as fast as the one it was calibrated on. Thread-safe (m is the caller's). */
+void dk_forecast_scale(dk_forecast_model *m, double speed);
+
 /* Positions a second a rank solves, averaged over g's units under m. Thread-safe. */
 double dk_forecast_mean_rate(const dk_workgraph *g, const dk_forecast_model *m);
 

@@ -115,9 +115,24 @@ units = d["work"]["positions"] * d["model"]["unit_bits"] / 8
 assert d["disk"]["peak"] <= d["disk"]["written"] and abs(d["disk"]["written"] - d["disk"]["tables"] - units) <= 1e-3 * d["disk"]["written"]' "$TMP/out" ||
         fail "plan --json: $(cat "$TMP/out")"
 fi
+# --speed divides every time of the model: the same plan, each figure of time divided by it
+"$DAMKA" plan --pieces 4 --ranks 2 --json >"$TMP/slow" && "$DAMKA" plan --pieces 4 --ranks 2 --speed 2.5 --json >"$TMP/fast" ||
+    fail "plan --speed 2.5 fails"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
+assert a["model"]["speed"] == 1 and b["model"]["speed"] == 2.5
+for k in ("wall_seconds", "work_seconds", "critical_path_seconds"):
+    assert abs(a[k] / b[k] - 2.5) < 1e-4, k
+for k in ("unit_seconds", "finish_seconds", "decode_seconds"):
+    assert abs(a["model"][k] / b["model"][k] - 2.5) < 2e-3, k
+assert a["memory"] == b["memory"] and a["disk"] == b["disk"]' "$TMP/slow" "$TMP/fast" ||
+        fail "plan --speed 2.5 is not the plan with its times divided by 2.5"
+fi
+"$DAMKA" plan --pieces 4 --ranks 2 --speed 2.5 | grep -q '^cost model: .*(its times divided by --speed 2.5)$' ||
+    fail "plan's cost model line does not say --speed"
 "$DAMKA" plan --help >"$TMP/out" || fail "plan --help exits non-zero"
 for opt in --variant --pieces --per-side --materials --ranks --draw-rule --memory-per-rank --unit-positions --rate \
-    --json; do
+    --speed --json; do
     grep -q -- "$opt" "$TMP/out" || fail "plan --help does not mention $opt"
     "$DAMKA" --help | grep -A3 'damka plan' | grep -q -- "$opt" || fail "damka --help: plan lacks $opt"
 done
@@ -147,6 +162,9 @@ expect_bad plan
 expect_bad plan --pieces 5
 expect_bad plan --pieces 5 --ranks 0
 expect_bad plan --pieces 5 --ranks 2 --rate fast
+expect_bad plan --pieces 5 --ranks 2 --speed fast
+expect_bad plan --pieces 5 --ranks 2 --speed 0
+expect_bad plan --pieces 5 --ranks 2 --speed 1.5 --rate 1e6
 expect_bad plan --pieces 5 --ranks 2 --unit-positions 0
 expect_bad plan --pieces 5 --ranks 2 --memory-per-rank 12Q
 expect_bad plan --pieces 5 --ranks 2 --frobnicate

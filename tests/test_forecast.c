@@ -248,7 +248,8 @@ static void test_split(void **state)
     dk_workgraph_free(g);
 }
 
-/* --rate: the units' average rate is what was asked, finishing scaled alike. */
+/* --rate: the units' average rate is what was asked, finishing scaled alike; --speed divides
+ * every time. */
 static void test_rate(void **state)
 {
     (void)state;
@@ -259,6 +260,11 @@ static void test_rate(void **state)
     dk_forecast_model dcal = dk_forecast_default_model(g, 30, 0, 0), dm = dk_forecast_default_model(g, 30, 0, 2e6);
     assert_true(dcal.decode_seconds > 0);
     assert_close(dm.decode_seconds / dm.unit_seconds, dcal.decode_seconds / dcal.unit_seconds);
+    dk_forecast_model fast = dcal; /* --speed: every time divided, the rates multiplied */
+    dk_forecast_scale(&fast, 2.5);
+    assert_close(dk_forecast_mean_rate(g, &fast), 2.5 * dk_forecast_mean_rate(g, &dcal));
+    assert_close(fast.finish_seconds * 2.5, dcal.finish_seconds);
+    assert_close(fast.decode_seconds * 2.5, dcal.decode_seconds);
     dk_forecast_model plain = dk_forecast_default_model(g, 0, 0, 0);
     assert_true(plain.unit_seconds < cal.unit_seconds && plain.table_bits[2] == 0 && cal.table_bits[2] > 0);
 }
