@@ -68,8 +68,8 @@ const cli_command cli_plan = {
     "                         machine: gen's progress line, divided by the ranks; it holds\n"
     "                         for sets with the same share of kings as the run measured)\n"
     "  --speed FACTOR         this machine against the model's: every time divided by it\n"
-    "                         (time a small run, then FACTOR = plan's forecast of that run\n"
-    "                         / its wall time; it carries over to larger sets)\n"
+    "                         (FACTOR = plan's forecast of a run you timed / its wall time,\n"
+    "                         from a run of the piece counts you plan: a subset of materials)\n"
     "  --json                 the same figures as one JSON object\n",
 };
 
