@@ -65,7 +65,6 @@ struct dk_exit_check {
     char *dir;
     unsigned limit;
     dk_tablebase *tb;
-    uint64_t room;     /* bytes the tables' reader may take: the values remembered, tb's cache */
     size_t tb_bytes;   /* tb's cache */
     bool rule_checked; /* the tables' draw rule was found to be the run's */
     dk_block_pool *blocks; /* the open units' decompressed blocks (the caller's, the solver's too) */
@@ -123,13 +122,15 @@ static void memo_free(dk_exit_check *c)
 
 int dk_exit_check_set_room(dk_exit_check *c, uint64_t bytes, char *err, size_t errlen)
 {
-    if (bytes != c->room || !c->memo_bits) {
+    /* the values remembered a quarter, from 2^16 entries: made again only when that size
+     * changes (they are values of finished tables, true whatever the room) */
+    int bits = 16;
+    while (((uint64_t)2 << bits) * sizeof(resolved) <= bytes / 4)
+        bits++;
+    if (bits != c->memo_bits) {
         memo_free(c);
-        c->room = bytes;
-        /* the values remembered a quarter, from 2^16 entries */
-        for (c->memo_bits = 16; ((uint64_t)2 << c->memo_bits) * sizeof(resolved) <= bytes / 4; c->memo_bits++)
-            ;
-        c->memo_mask = ((uint64_t)1 << c->memo_bits) - 1;
+        c->memo_bits = bits;
+        c->memo_mask = ((uint64_t)1 << bits) - 1;
     }
     uint64_t own = (c->memo_mask + 1) * sizeof(resolved);
     size_t want = (size_t)(bytes > 2 * own ? bytes - own : bytes / 2 + 1);

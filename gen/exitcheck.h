@@ -41,7 +41,8 @@ void dk_exit_check_free(dk_exit_check *c);
 void dk_exit_check_idle(dk_exit_check *c);
 
 /* Sets the bytes the reader of tables may take (cache_bytes of dk_exit_check_new) to `bytes`:
- * the values remembered are forgotten and made again at their new size at the next read, and
+ * the values remembered, when their size (a quarter) changes, are forgotten and made again at
+ * it at the next read, and
  * libdamka's cache is opened again at its new size (its blocks dropped) when it must shrink or
  * may double. The queue must be empty (flushed). Returns 0, or -1 with one line in err (NULL:
  * none) when out of memory; the reader then fails its reads until a call succeeds. */
