@@ -7,6 +7,7 @@
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
 #include "../rules/errors.h"
+#include "../rules/movegen.h"
 #include "../rules/notation.h"
 #include "unitfile.h"
 #include "verify.h"
@@ -28,27 +29,41 @@ typedef struct place {
 
 /* The exits the solver read, queued and checked in batches in the order of their tables:
  * sorted by material and index, the exits of many positions that lead to one position are read
- * once, and the reads of one block of a table follow each other. Read one by one, each exit
- * cost a probe of libdamka (a lock, a hash chain, a cache miss on the block) and a capture
- * position's resolution again: the check cost as much as the rest of the run. */
+ * once, and the positions of one block of a table are read with one lookup of libdamka's
+ * cache (dk_tb_stored_values). Read one by one, each exit cost a probe (unranked, tested for
+ * a capture and ranked again, a lock, a hash chain) and a capture position's resolution again:
+ * the check cost as much as the rest of the run. */
 typedef struct queued {
     uint64_t key;     /* the exit's material (its number in the queue) << INDEX_BITS | its index; in
                        * sorting, the material's number moved down to just above the index's bits */
-    uint32_t from;    /* the position whose exit it is, in `from` */
+    uint32_t from;    /* in `from`: the position whose exit it is; with MUST_CAPTURE, the exit */
     dk_value got[2];  /* what the solver read */
 } queued;
 
-/* The values read from the finished tables (a capture position's resolved through its
- * captures), remembered by material and index (direct-mapped, neighbouring indices side by
- * side): the exits of a unit's positions reach the same ones queue after queue, and each
- * resolution reads every capture's position. An entry's tag is the material's slot and the
- * index's bits above the entry's place; an index too large for the tag is not remembered. */
+/* In queued.from: the exit is a position of a finished table where the side to move must
+ * capture (tested when it is queued, from the position in hand): its stored value is free, it
+ * is resolved through its captures, from the position kept in `from` (unranking it again cost
+ * a sixth of the check at 7 pieces), and the position it is an exit of is the nearest before
+ * it that is not an exit (`is_exit`). */
+#define MUST_CAPTURE ((uint32_t)1 << 31)
+
+/* The values of positions of the finished tables that must capture, resolved through their
+ * captures (a capture's position that must capture again, too), remembered by material and
+ * index (direct-mapped, neighbouring indices side by side), a quarter of the room: the exits of
+ * a unit's positions reach the same ones queue after queue, and each resolution reads every
+ * capture's position, recursively. The other exits are read from libdamka's cache and not
+ * remembered here, so that fewer pages are touched (2^16 entries, tried, cost 5-piece runs
+ * nothing but made the 7-piece pair 1m3k-0m3k resolve the same positions again and again). An
+ * entry's tag is the material's slot and the index's bits above the entry's place; an index
+ * too large for the tag is not remembered. */
 typedef struct resolved {
     uint32_t tag; /* 0: empty (slot 0 is no material) */
     dk_value v[2];
 } resolved;
 
 enum { INDEX_BITS = 48, RADIX_BITS = 16, SHORT_QUEUE_BITS = 14, TAG_INDEX_BITS = 18, PREFETCH_AHEAD = 16 };
+/* Positions of one material read at once from the finished tables (dk_tb_stored_values). */
+enum { STORED_BATCH = 1024 };
 _Static_assert(DK_TB_MATERIAL_SLOTS < 1 << (64 - INDEX_BITS), "a material's number fits above the index");
 _Static_assert(DK_TB_MATERIAL_SLOTS <= 1 << (32 - TAG_INDEX_BITS), "a material's slot fits in a tag");
 
@@ -75,11 +90,16 @@ struct dk_exit_check {
     const dk_wpair *pair;               /* of the exits queued */
     queued *queue, *sorted;             /* cap each */
     uint32_t *count;                    /* the sort's counters, one a digit's value */
-    dk_pos *from;                       /* the positions of the exits queued, each once */
+    dk_pos *from;                       /* the positions of the exits queued, each once, and the
+                                         * exits that must capture */
+    uint64_t *is_exit;                  /* a bit a place of `from`: an exit */
+    uint32_t parent;                    /* in `from`: the position of the last exit queued */
     uint16_t number[DK_TB_MATERIAL_SLOTS]; /* by slot: the material's number in the queue, 0: none */
     uint16_t slot_of[DK_TB_MATERIAL_SLOTS + 1]; /* by number: the slot */
     uint16_t nmaterials;                /* of the queue */
     uint64_t index_bits;                /* the queue's indices or-ed */
+    uint64_t stored[STORED_BATCH];       /* the indices of a batch of stored values read */
+    dk_value values[2 * STORED_BATCH];   /* their values: DTW, and with a draw rule the rule's */
     resolved *memo;                     /* memo_mask + 1 entries, made at the first read */
     uint64_t memo_mask;
     int memo_bits;
@@ -104,9 +124,10 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache,
     c->queue = malloc(c->cap * sizeof *c->queue);
     c->sorted = malloc(c->cap * sizeof *c->sorted);
     c->from = malloc(c->cap * sizeof *c->from);
+    c->is_exit = calloc(c->cap / 64, sizeof *c->is_exit);
     c->count = malloc(sizeof *c->count << RADIX_BITS);
     c->blocks = blocks;
-    if (!c->dir || dk_exit_check_set_room(c, cache_bytes, NULL, 0) != 0 || !c->queue || !c->sorted || !c->from ||
+    if (!c->dir || dk_exit_check_set_room(c, cache_bytes, NULL, 0) != 0 || !c->queue || !c->sorted || !c->from || !c->is_exit ||
         !c->count) {
         dk_exit_check_free(c);
         return NULL;
@@ -132,7 +153,7 @@ int dk_exit_check_set_room(dk_exit_check *c, uint64_t bytes, char *err, size_t e
         c->memo_bits = bits;
         c->memo_mask = ((uint64_t)1 << bits) - 1;
     }
-    uint64_t own = (c->memo_mask + 1) * sizeof(resolved);
+    const uint64_t own = (c->memo_mask + 1) * sizeof(resolved);
     size_t want = (size_t)(bytes > 2 * own ? bytes - own : bytes / 2 + 1);
     /* libdamka's cache keeps its size: opened again (its blocks dropped) when it must shrink,
      * or may grow to twice its size or more */
@@ -175,6 +196,7 @@ void dk_exit_check_free(dk_exit_check *c)
     free(c->queue);
     free(c->sorted);
     free(c->from);
+    free(c->is_exit);
     free(c->count);
     memo_free(c);
     for (int k = 0; k < DK_TB_MATERIAL_SLOTS; k++)
@@ -249,8 +271,7 @@ static int above_value(dk_exit_check *c, const dk_index *ix, uint64_t i, dk_valu
     return 0;
 }
 
-static int table_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_value out[2],
-                       char *err, size_t errlen);
+static int child_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err, size_t errlen);
 
 /* The index of n in material m's numbering, and m's slot in *k. Returns -1 with one line in
  * err when m has no tables. */
@@ -260,15 +281,6 @@ static int64_t index_in(dk_exit_check *c, dk_material m, const dk_pos *n, int *k
     if (*k < 0 || (!c->ix[*k] && !(c->ix[*k] = index_of(c, m, err, errlen))))
         return *k < 0 ? dk_errorf(err, errlen, "an exit leads to a material no table holds") : -1;
     return (int64_t)dk_index_rank(c->ix[*k], n);
-}
-
-/* table_value as verify.h's dk_value_fn, for the resolution of a capture position. */
-static int table_value_fn(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err,
-                          size_t errlen)
-{
-    int k;
-    int64_t i = index_in(ctx, m, p, &k, err, errlen);
-    return i < 0 ? -1 : table_value(ctx, k, (uint64_t)i, p, out, err, errlen);
 }
 
 /* Where index i of the material in slot k is remembered, before the mask: each material
@@ -290,11 +302,34 @@ static resolved *memo_entry(dk_exit_check *c, int k, uint64_t i, uint32_t *tag)
     return &c->memo[h & c->memo_mask];
 }
 
-/* The values of position i of the material in slot k (White to move; n, or NULL: unranked
- * here when it is not remembered) from the finished tables: a position that must capture
- * through its captures (dk_expected_values), remembered. */
-static int table_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_value out[2],
-                       char *err, size_t errlen)
+/* The tables' draw rule, checked once against the run's: libdamka refuses DTC tables of
+ * another rule than its first. */
+static int rule_check(dk_exit_check *c, char *err, size_t errlen)
+{
+    if (c->limit && !c->rule_checked && dk_tb_rule_limit(c->tb) != c->limit)
+        return dk_errorf(err, errlen, "the finished tables follow a draw rule of %u plies, this run %u",
+                         dk_tb_rule_limit(c->tb), c->limit);
+    c->rule_checked = true;
+    return 0;
+}
+
+/* The values stored for positions idx[0..n) (ascending) of the material in slot k, none of which
+ * must capture, with one call of libdamka: the j-th's from out + j * (1 + (limit != 0)). */
+static int stored_values(dk_exit_check *c, int k, const uint64_t *idx, uint32_t n, dk_value *out, char *err,
+                         size_t errlen)
+{
+    if (!c->tb) /* a failed dk_exit_check_set_room */
+        return dk_errorf(err, errlen, "out of memory");
+    static const dk_metric metrics[2] = {DK_METRIC_DTW, DK_METRIC_DTC};
+    if (dk_tb_stored_values(c->tb, c->ix[k]->m, metrics, c->limit ? 2 : 1, idx, n, out) != DK_TB_OK)
+        return dk_errorf(err, errlen, "%s", dk_tb_last_error());
+    return rule_check(c, err, errlen);
+}
+
+/* The values of n, position i of the material in slot k, which must capture: through its
+ * captures (dk_expected_values), remembered. */
+static int capture_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_value out[2], char *err,
+                         size_t errlen)
 {
     uint32_t tag;
     resolved *e = memo_entry(c, k, i, &tag);
@@ -305,30 +340,32 @@ static int table_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_
         out[1] = e->v[1];
         return 0;
     }
-    out[1] = DK_RULE_DRAW;
-    dk_material m = c->ix[k]->m;
-    dk_pos unranked;
-    if (!c->tb) /* a failed dk_exit_check_set_room */
-        return dk_errorf(err, errlen, "out of memory");
-    if (!n)
-        n = &unranked, unranked = dk_index_unrank(c->ix[k], i);
-    dk_tb_status st = c->limit ? dk_tb_probe_normal_dtw_dtc(c->tb, m, n, DK_TB_NO_CAPTURES, out)
-                               : dk_tb_probe_normal_flags(c->tb, m, n, DK_METRIC_DTW, DK_TB_NO_CAPTURES, out);
-    if (st == DK_TB_MUST_CAPTURE) {
-        if (dk_expected_values(c->g->v, n, c->limit, table_value_fn, c, out, err, errlen) != 0)
-            return -1;
-        if (!c->limit)
-            out[1] = DK_RULE_DRAW;
-    } else if (st != DK_TB_OK) {
-        return dk_errorf(err, errlen, "%s", dk_tb_last_error());
-    } else if (c->limit && !c->rule_checked && dk_tb_rule_limit(c->tb) != c->limit) {
-        /* libdamka refuses DTC tables of another rule than its first: that one is checked once */
-        return dk_errorf(err, errlen, "the finished tables follow a draw rule of %u plies, this run %u",
-                         dk_tb_rule_limit(c->tb), c->limit);
-    }
-    c->rule_checked |= st == DK_TB_OK;
-    if (tag) /* a resolution may have used the entry: written now */
+    if (dk_expected_values(c->g->v, n, c->limit, child_value, c, out, err, errlen) != 0)
+        return -1;
+    if (!c->limit)
+        out[1] = DK_RULE_DRAW;
+    if (tag) /* the resolution may have used the entry: written now */
         *e = (resolved){tag, {out[0], out[1]}};
+    return 0;
+}
+
+/* verify.h's dk_value_fn for capture_value: the values of p (White to move, of material m), a
+ * position a capture leads to, from the finished tables. */
+static int child_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err, size_t errlen)
+{
+    dk_exit_check *c = ctx;
+    int k;
+    int64_t i = index_in(c, m, p, &k, err, errlen);
+    if (i < 0)
+        return -1;
+    if (dk_can_capture(c->g->v, p, DK_WHITE))
+        return capture_value(c, k, (uint64_t)i, p, out, err, errlen);
+    dk_value v[2];
+    uint64_t at = (uint64_t)i;
+    if (stored_values(c, k, &at, 1, v, err, errlen) != 0)
+        return -1;
+    out[0] = v[0];
+    out[1] = c->limit ? v[1] : DK_RULE_DRAW;
     return 0;
 }
 
@@ -391,6 +428,40 @@ static bool same(const dk_exit_check *c, const dk_value a[2], const dk_value b[2
     return a[0] == b[0] && (!c->limit || a[1] == b[1]);
 }
 
+/* Reads the stored values of the exits queue[k..end) that need no capture, all to the finished
+ * tables of one material (the one of queue[k]), with one call of libdamka: the values of the
+ * b-th distinct index go to c->values from b * (1 + (limit != 0)). *end: past the last exit of
+ * the batch (the material's last, or where STORED_BATCH distinct indices are full). */
+static int read_stored(dk_exit_check *c, uint32_t k, uint32_t n, int ibits, uint32_t *end, char *err,
+                       size_t errlen)
+{
+    const uint64_t top = c->queue[k].key >> ibits, imask = (1ull << ibits) - 1;
+    uint32_t e = k, nb = 0;
+    for (; e < n && c->queue[e].key >> ibits == top; e++) {
+        uint64_t i = c->queue[e].key & imask;
+        if (c->queue[e].from & MUST_CAPTURE || (nb && c->stored[nb - 1] == i))
+            continue;
+        if (nb == STORED_BATCH)
+            break;
+        c->stored[nb++] = i;
+    }
+    *end = e;
+    return nb ? stored_values(c, c->slot_of[top], c->stored, nb, c->values, err, errlen) : 0;
+}
+
+/* Compares the value the solver read for exit q (position i of ix's material) with `want`. */
+static int compare(const dk_exit_check *c, const queued *q, const dk_index *ix, uint64_t i,
+                   const dk_value want[2], char *err, size_t errlen)
+{
+    if (same(c, q->got, want))
+        return 0;
+    dk_pos exit = dk_index_unrank(ix, i);
+    uint32_t f = q->from & ~MUST_CAPTURE;
+    while (c->is_exit[f / 64] >> f % 64 & 1) /* the exit's own position: the one before is its */
+        f--;
+    return differs(c, &c->from[f], &exit, q->got, want, err, errlen);
+}
+
 int dk_exit_check_flush(dk_exit_check *c, char *err, size_t errlen)
 {
     uint32_t n = c->n;
@@ -404,26 +475,55 @@ int dk_exit_check_flush(dk_exit_check *c, char *err, size_t errlen)
         c->number[c->slot_of[j]] = 0;
     c->nmaterials = 0;
     const int above[2] = {dk_tb_material_slot(c->pair->m), dk_tb_material_slot(c->pair->twin)};
+    const unsigned stride = c->limit ? 2 : 1;
     for (uint32_t k = 0, end; k < n; k = end) {
-        const queued *q = &c->queue[k];
-        int slot = c->slot_of[q->key >> ibits];
-        uint64_t i = q->key & imask;
+        const int slot = c->slot_of[c->queue[k].key >> ibits];
         const dk_index *ix = slot == above[0] ? &c->pair->ix : slot == above[1] ? &c->pair->ix_twin : NULL;
-        if (c->memo && k + PREFETCH_AHEAD < n) { /* the entries are far apart: a miss each */
-            uint64_t ahead = c->queue[k + PREFETCH_AHEAD].key;
-            __builtin_prefetch(&c->memo[memo_hash(c, c->slot_of[ahead >> ibits], ahead & imask) & c->memo_mask]);
-        }
         dk_value want[2];
-        if ((ix ? above_value(c, ix, i, want, err, errlen)
-                : table_value(c, slot, i, NULL, want, err, errlen)) != 0)
+        if (ix) { /* man moves: one position and the exits that reach it */
+            uint64_t i = c->queue[k].key & imask;
+            if (above_value(c, ix, i, want, err, errlen) != 0)
+                return -1;
+            for (end = k; end < n && c->queue[end].key == c->queue[k].key; end++)
+                if (compare(c, &c->queue[end], ix, i, want, err, errlen) != 0)
+                    return -1;
+            continue;
+        }
+        if (read_stored(c, k, n, ibits, &end, err, errlen) != 0)
             return -1;
-        for (end = k; end < n && c->queue[end].key == q->key; end++)
-            if (!same(c, c->queue[end].got, want)) {
-                dk_pos exit = dk_index_unrank(ix ? ix : c->ix[slot], i);
-                return differs(c, &c->from[c->queue[end].from], &exit, c->queue[end].got, want, err, errlen);
+        for (uint32_t j = k, b = 0; j < end; j++) {
+            const queued *q = &c->queue[j];
+            uint64_t i = q->key & imask;
+            if (j > k && q->key == q[-1].key) {
+                /* the position of the exit before: want holds its values */
+            } else if (q->from & MUST_CAPTURE) {
+                if (j + PREFETCH_AHEAD < end && c->memo && c->queue[j + PREFETCH_AHEAD].from & MUST_CAPTURE)
+                    __builtin_prefetch(&c->memo[memo_hash(c, slot, c->queue[j + PREFETCH_AHEAD].key & imask) &
+                                                c->memo_mask]); /* the entries are far apart: a miss each */
+                if (capture_value(c, slot, i, &c->from[q->from & ~MUST_CAPTURE], want, err, errlen) != 0)
+                    return -1;
+            } else {
+                want[0] = c->values[b * stride];
+                want[1] = c->limit ? c->values[b * stride + 1] : DK_RULE_DRAW;
+                b++;
             }
+            if (compare(c, q, c->ix[slot], i, want, err, errlen) != 0)
+                return -1;
+        }
     }
     return 0;
+}
+
+/* Keeps p in `from` (an exit, or the position of the exits queued next): returns its place. */
+static uint32_t keep(dk_exit_check *c, const dk_pos *p, bool exit)
+{
+    uint32_t f = c->nfrom++;
+    c->from[f] = *p;
+    uint64_t bit = (uint64_t)1 << f % 64;
+    c->is_exit[f / 64] = exit ? c->is_exit[f / 64] | bit : c->is_exit[f / 64] & ~bit;
+    if (!exit)
+        c->parent = f;
+    return f;
 }
 
 int dk_exit_check_add(dk_exit_check *c, const dk_wpair *pair, const dk_pos *p, dk_material m,
@@ -443,16 +543,20 @@ int dk_exit_check_add(dk_exit_check *c, const dk_wpair *pair, const dk_pos *p, d
     int64_t i = ix ? (int64_t)dk_index_rank(ix, n) : index_in(c, m, n, &k, err, errlen);
     if (i < 0)
         return -1;
-    const dk_pos *last = c->nfrom ? &c->from[c->nfrom - 1] : NULL;
+    const dk_pos *last = c->nfrom ? &c->from[c->parent] : NULL;
     if (!last || last->pieces[0] != p->pieces[0] || last->pieces[1] != p->pieces[1] || last->kings != p->kings)
-        c->from[c->nfrom++] = *p;
+        keep(c, p, false);
     if (!c->number[k]) {
         c->number[k] = ++c->nmaterials;
         c->slot_of[c->nmaterials] = (uint16_t)k;
     }
     c->index_bits |= (uint64_t)i;
-    c->queue[c->n] = (queued){(uint64_t)c->number[k] << INDEX_BITS | (uint64_t)i, c->nfrom - 1, {got[0], got[1]}};
-    if (++c->n == c->cap)
+    uint32_t from = c->parent;
+    if (!ix && dk_can_capture(c->g->v, n, DK_WHITE))
+        from = keep(c, n, true) | MUST_CAPTURE;
+    c->queue[c->n] = (queued){(uint64_t)c->number[k] << INDEX_BITS | (uint64_t)i, from, {got[0], got[1]}};
+    /* full: the queue, or `from`, which the next exit may add two positions to */
+    if (++c->n == c->cap || c->nfrom + 2 > c->cap)
         return dk_exit_check_flush(c, err, errlen);
     return 0;
 }

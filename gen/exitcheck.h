@@ -1,8 +1,9 @@
 /* Verification's own reading of a unit's exits: the values of the positions a capture, a
  * promotion or a man move leads to, read along a path that shares nothing with the solver's
  * (gen/finished.c, the unit lookup of gen/solve.c) but the file formats: the finished tables
- * through libdamka's probe (query/tablebase.h: its block cache, and capture positions resolved
- * here through their captures), the units of the level above through unit files it opens
+ * through a libdamka handle of its own (query/tablebase.h: its block cache, the positions of a
+ * block read at once; capture positions, tested when queued, resolved here through their
+ * captures), the units of the level above through unit files it opens
  * itself, found from the position's full index. Their blocks take room in the pool of the
  * solver's unit files (the exit cache: a sweep of the check over a subslice of the level above
  * needs its span held as the solver's does), but each file decompresses and holds its own:
@@ -20,16 +21,16 @@
 
 typedef struct dk_exit_check dk_exit_check;
 
-/* The exits a reader queues before it reads them (16 MiB with the positions they come from,
- * counted among a rank's fixed bytes, gen/budget.c). */
+/* The exits a reader queues before it reads them (16 MiB with the positions they come from and
+ * the exits that must capture, counted among a rank's fixed bytes, gen/budget.c). */
 #define DK_EXIT_CHECK_QUEUE ((uint32_t)1 << 18)
 
 /* A reader of the exits of units of graph g, over the finished tables and unit files of dir
  * (its work/ folder), with a draw rule of `limit` plies (0: DTW only), cache_bytes for the
- * tables (the values read, remembered: a quarter; libdamka's block cache: the rest). The units'
- * blocks go to `blocks`, the caller's pool, which the solver's unit files share: the two open
- * files of their own (each decompresses its blocks itself), the pool shares out only the
- * room. gcache is the caller's groups cache; the caller's pool and cache outlive the reader.
+ * tables (libdamka's block cache; a quarter of it the values of positions that must capture,
+ * remembered). The units' blocks go to `blocks`, the caller's pool, which the solver's unit
+ * files share: the two open files of their own (each decompresses its blocks itself), the pool
+ * shares out only the room. gcache is the caller's groups cache; the caller's pool and cache outlive the reader.
  * One per thread. Returns NULL when out of memory. */
 dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
                                  unsigned limit, uint64_t cache_bytes, dk_block_pool *blocks);
@@ -42,8 +43,7 @@ void dk_exit_check_idle(dk_exit_check *c);
 
 /* Sets the bytes the reader of tables may take (cache_bytes of dk_exit_check_new) to `bytes`:
  * the values remembered, when their size (a quarter) changes, are forgotten and made again at
- * it at the next read, and
- * libdamka's cache is opened again at its new size (its blocks dropped) when it must shrink or
+ * it at the next read, and libdamka's cache is opened again at its new size (its blocks dropped) when it must shrink or
  * may double. The queue must be empty (flushed). Returns 0, or -1 with one line in err (NULL:
  * none) when out of memory; the reader then fails its reads until a call succeeds. */
 int dk_exit_check_set_room(dk_exit_check *c, uint64_t bytes, char *err, size_t errlen);

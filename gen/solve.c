@@ -233,6 +233,16 @@ static void classify_rule(dk_solver *s, uint32_t l, int nmoves, int internal, bo
         s->cells[l].flag |= RULE_DRAW_EXIT;
 }
 
+/* Whether exit n (White to move, of material m) is of `kind` (the test hook's). */
+static bool exit_kind_is(const dk_solver *s, dk_material m, const dk_pos *n, int kind)
+{
+    if (dk_material_equal(m, s->pair->m) || dk_material_equal(m, s->pair->twin))
+        return kind == DK_EXIT_ANY || kind == DK_EXIT_ABOVE;
+    if (!n->pieces[DK_WHITE]) /* lost: no table is read */
+        return kind == DK_EXIT_ANY;
+    return kind == DK_EXIT_ANY || kind == (dk_can_capture(s->v, n, DK_WHITE) ? DK_EXIT_CAPTURE : DK_EXIT_STORED);
+}
+
 /* The values of exit n of p (White to move, of material m) as the solver reads them, queued
  * to be read again along the check's own path (exitcheck.h). */
 static int exit_value(dk_solver *s, const dk_pos *p, dk_material m, const dk_pos *n, dk_value e[2],
@@ -240,7 +250,7 @@ static int exit_value(dk_solver *s, const dk_pos *p, dk_material m, const dk_pos
 {
     if (dk_solver_value(s, m, n, e, err, errlen) != 0)
         return -1;
-    if (s->corrupt_in == 0) { /* the test hook: this read altered */
+    if (s->corrupt_in == 0 && exit_kind_is(s, m, n, s->corrupt_kind)) { /* the test hook: this read altered */
         e[0] = e[0] == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(e[0] + 2);
         s->corrupt_in = UINT64_MAX;
     }
@@ -592,7 +602,11 @@ void dk_solver_begin_unit(dk_solver *s, const dk_groups *ug)
     s->pair = ug->pair;
 }
 
-void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after) { s->corrupt_in = after; }
+void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after, dk_exit_kind kind)
+{
+    s->corrupt_in = after;
+    s->corrupt_kind = (int)kind;
+}
 
 int dk_solve_unit(dk_solver *s, const dk_groups *ug, dk_value *out, char *err, size_t errlen)
 {

@@ -46,10 +46,18 @@ typedef struct dk_split_comm {
 dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_exit_check *check,
                          dk_groups_cache *gcache, const char *dir, unsigned limit, dk_block_pool *blocks);
 
-/* A test hook: the solver alters the first exit it reads once it has classified `after` more
- * positions (of any unit, split ones too; UINT64_MAX: none), as if its path had read it wrong.
- * The check's reading of that exit then stops the unit. */
-void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after);
+/* The kinds of exit the check reads each along a path of its own (exitcheck.c). */
+typedef enum {
+    DK_EXIT_ANY = 0,
+    DK_EXIT_STORED,  /* to a finished table, a position that need not capture */
+    DK_EXIT_CAPTURE, /* to a finished table, a position that must capture */
+    DK_EXIT_ABOVE,   /* a man move, to a unit of the level above */
+} dk_exit_kind;
+
+/* A test hook: the solver alters the first exit of `kind` it reads once it has classified
+ * `after` more positions (of any unit, split ones too; UINT64_MAX: none), as if its path had
+ * read it wrong. The check's reading of that exit then stops the unit. */
+void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after, dk_exit_kind kind);
 
 void dk_solver_free(dk_solver *s);
 

@@ -145,7 +145,7 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
                 verify_unit(w, &ug, values, err, errlen) == 0)) {
         rc = dk_unitfile_save(&ug, w->dir, 0, w->limit, values, err, errlen);
     }
-    dk_solver_test_corrupt_exit(w->solver, UINT64_MAX);
+    dk_solver_test_corrupt_exit(w->solver, UINT64_MAX, DK_EXIT_ANY);
     dk_groups_free(&ug);
     return rc;
 }
@@ -184,7 +184,7 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
         uint64_t kings;
         dk_hook_corrupt_exit(w->solver, u, true, held, comm->rank == comm->nranks - 1);
         rc = dk_solve_split(w->solver, &ug, comm, values, serr, sizeof serr);
-        dk_solver_test_corrupt_exit(w->solver, UINT64_MAX);
+        dk_solver_test_corrupt_exit(w->solver, UINT64_MAX, DK_EXIT_ANY);
         if (rc != 0) {
             rc = dk_statusf(rc == DK_PEER_FAILED ? DK_PEER_FAILED : DK_FAILED, err, errlen,
                             "solving a split unit of %s: %s", name, serr);

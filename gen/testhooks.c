@@ -33,8 +33,14 @@ void dk_hook_corrupt_values(uint32_t u, bool split, dk_value *values, uint64_t n
 
 void dk_hook_corrupt_exit(dk_solver *s, uint32_t u, bool split, uint64_t positions, bool this_rank)
 {
-    if (this_rank && names_unit("DAMKA_TEST_CORRUPT_EXIT", u, split))
-        dk_solver_test_corrupt_exit(s, positions / 4);
+    if (!this_rank || !names_unit("DAMKA_TEST_CORRUPT_EXIT", u, split))
+        return;
+    static const char *const kinds[] = {"", "stored", "capture", "above"};
+    const char *want = getenv("DAMKA_TEST_CORRUPT_EXIT_KIND");
+    int kind = 0;
+    while (want && kind < 4 && strcmp(want, kinds[kind]) != 0)
+        kind++;
+    dk_solver_test_corrupt_exit(s, positions / 4, kind < 4 ? (dk_exit_kind)kind : DK_EXIT_ANY);
 }
 
 bool dk_hook_table_bytes(uint64_t *bytes)

@@ -19,9 +19,11 @@
  * rank's positions). */
 void dk_hook_corrupt_values(uint32_t u, bool split, dk_value *values, uint64_t n, unsigned stride);
 
-/* DAMKA_TEST_CORRUPT_EXIT=u (the same forms): solver s alters one exit it reads in the first
+/* DAMKA_TEST_CORRUPT_EXIT=u (the same forms): solver s alters one exit it reads after the first
  * quarter of the `positions` it classifies (dk_solver_test_corrupt_exit), as if its path had
- * read it wrong; on a split unit, only on the rank for which this_rank is true. */
+ * read it wrong; on a split unit, only on the rank for which this_rank is true. With
+ * DAMKA_TEST_CORRUPT_EXIT_KIND=stored, capture or above, the first exit of that kind
+ * (dk_exit_kind). */
 void dk_hook_corrupt_exit(dk_solver *s, uint32_t u, bool split, uint64_t positions, bool this_rank);
 
 /* DAMKA_TEST_TABLE_BYTES=n: both readers of finished tables of a worker get n bytes (1: a

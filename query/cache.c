@@ -123,8 +123,8 @@ static void evict(shard *s, const entry *keep)
     }
 }
 
-dk_cache_status dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, uint32_t at,
-                               bool cached_only, dk_value *out, char *err, size_t errlen)
+dk_cache_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, const uint32_t *at,
+                                size_t n, size_t stride, bool cached_only, dk_value *out, char *err, size_t errlen)
 {
     uint64_t h = mix(id, block);
     shard *s = &c->shards[h % SHARDS];
@@ -165,9 +165,16 @@ dk_cache_status dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uin
         s->used += e->bytes;
         evict(s, e);
     }
-    *out = dk_ctable_decode(t, e->data, at);
+    for (size_t j = 0; j < n; j++)
+        out[j * stride] = dk_ctable_decode(t, e->data, at[j]);
     pthread_mutex_unlock(&s->lock);
     return DK_CACHE_OK;
+}
+
+dk_cache_status dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, uint32_t at,
+                               bool cached_only, dk_value *out, char *err, size_t errlen)
+{
+    return dk_cache_values(c, t, id, block, &at, 1, 1, cached_only, out, err, errlen);
 }
 
 void dk_cache_counters(dk_cache *c, uint64_t *lookups, uint64_t *misses)

@@ -35,6 +35,11 @@ typedef enum dk_cache_status {
 dk_cache_status dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, uint32_t at,
                                bool cached_only, dk_value *out, char *err, size_t errlen);
 
+/* dk_cache_value for positions at[0..n) of one read block, with one lookup (one lock): the
+ * value of at[j] goes to out[j * stride]. Thread-safe. */
+dk_cache_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, const uint32_t *at,
+                                size_t n, size_t stride, bool cached_only, dk_value *out, char *err, size_t errlen);
+
 /* Counters, for benchmarks: lookups and blocks read since creation. Thread-safe (approximate
  * while probes run). */
 void dk_cache_counters(dk_cache *c, uint64_t *lookups, uint64_t *misses);

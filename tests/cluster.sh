@@ -239,20 +239,24 @@ for f in "$P"/*.dtw "$P"/*.dtc; do
     cmp -s "$f" "$REF/${f##*/}" || fail "--per-side: ${f##*/} differs from the full run"
 done
 
-# corrupt_split N: a wrong value (three kinds) and an exit read wrong by the solver, each on rank
-# N - 1 alone, in split units of groups of 3 ranks (on 3 ranks every rank, on 4 ranks 1, 2 and
-# 3): the run stops with that rank's message.
+# corrupt_split N: a wrong value (three kinds) and an exit read wrong by the solver (one to a
+# position that must capture, one to a position that need not: the check reads them along two
+# paths), each on rank N - 1 alone, in split units of groups of 3 ranks (on 3 ranks every rank,
+# on 4 ranks 1, 2 and 3): the run stops with that rank's message.
 corrupt_split() {
     n=$1 last=$(($1 - 1))
-    for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_RULE DAMKA_TEST_CORRUPT_CAPTURE DAMKA_TEST_CORRUPT_EXIT; do
-        out=$TMP/corrupt-$n-$hook
+    for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_RULE DAMKA_TEST_CORRUPT_CAPTURE \
+        DAMKA_TEST_CORRUPT_EXIT:stored DAMKA_TEST_CORRUPT_EXIT:capture; do
+        kind=${hook#*:} hook=${hook%:*}
+        out=$TMP/corrupt-$n-$hook-$kind
         DAMKA_TEST_GROUP_RANKS=3 $MPIRUN -np "$last" "$DAMKA" gen --pieces 3 --out "$out" --quiet --unit-positions 2000 \
-            --split-positions 2000 : -np 1 -x "$hook=split" "$DAMKA" gen --pieces 3 --out "$out" --quiet \
-            --unit-positions 2000 --split-positions 2000 >"$TMP/out" 2>"$TMP/err" && fail "$hook=split on $n ranks: exit status 0"
+            --split-positions 2000 : -np 1 -x "$hook=split" -x "DAMKA_TEST_CORRUPT_EXIT_KIND=$kind" "$DAMKA" gen \
+            --pieces 3 --out "$out" --quiet --unit-positions 2000 --split-positions 2000 >"$TMP/out" 2>"$TMP/err" &&
+            fail "$hook=split ($kind) on $n ranks: exit status 0"
         exit_to=""
         [ "$hook" = DAMKA_TEST_CORRUPT_EXIT ] && exit_to=".* exit to "
         grep -q "^damka: gen: rank $last: .*verification failed: material 0m.k-0m.k, position W:$exit_to" "$TMP/err" ||
-            fail "$hook=split on $n ranks: not rank $last's message: $(grep damka: "$TMP/err")"
+            fail "$hook=split ($kind) on $n ranks: not rank $last's message: $(grep damka: "$TMP/err")"
         grep "^damka: " "$TMP/err" | sed 's/^/   /'
     done
 }

@@ -331,16 +331,25 @@ same_dir "$TMP/br3.ref" "$S" "a .stats file that does not parse, gen run again"
 # The check gen runs on every unit: a value, or the flag saying that a position must capture
 # (from which finishing takes the positions tables leave out), altered between solving and
 # checking, or one exit the solver reads (a capture, a promotion or a man move) read wrong,
-# stops the run with the material and a position named.
-for hook in DAMKA_TEST_CORRUPT_UNIT DAMKA_TEST_CORRUPT_CAPTURE DAMKA_TEST_CORRUPT_EXIT; do
+# stops the run with the material and a position named. The check reads exits along three
+# paths (to a finished table's position that need not capture, to one that must, by a man move
+# to the level above): one exit of each kind read wrong (in the first unit that has one).
+for hook in DAMKA_TEST_CORRUPT_UNIT=30 DAMKA_TEST_CORRUPT_CAPTURE=30 DAMKA_TEST_CORRUPT_EXIT=30 \
+    'DAMKA_TEST_CORRUPT_EXIT=*:stored' 'DAMKA_TEST_CORRUPT_EXIT=*:capture' 'DAMKA_TEST_CORRUPT_EXIT=*:above'; do
+    kind=${hook#*:}
+    [ "$kind" = "$hook" ] && kind=""
+    hook=${hook%:*}
     rm -rf "$TMP/corrupt"
-    env "$hook=30" "$DAMKA" gen --pieces 4 --out "$TMP/corrupt" --quiet 2>"$TMP/err"
+    env "$hook" DAMKA_TEST_CORRUPT_EXIT_KIND="$kind" "$DAMKA" gen --pieces 4 --out "$TMP/corrupt" --quiet 2>"$TMP/err"
     rc=$?
     if [ "$rc" -eq 0 ] || [ "$rc" -ge 128 ]; then
-        fail "gen with $hook: exit status $rc"
+        fail "gen with $hook $kind: exit status $rc"
     fi
-    grep -Eq '^damka: gen: verification failed: material [0-9]m[0-9]k-[0-9]m[0-9]k, position [WB]:W.*:B' "$TMP/err" ||
-        fail "gen with $hook: $(cat "$TMP/err")"
+    exit_to=""
+    [ "${hook%%=*}" = DAMKA_TEST_CORRUPT_EXIT ] && exit_to=".* exit to "
+    grep -Eq "^damka: gen: verification failed: material [0-9]m[0-9]k-[0-9]m[0-9]k, position [WB]:W.*:B.*$exit_to" "$TMP/err" ||
+        fail "gen with $hook $kind: $(cat "$TMP/err")"
+    grep "^damka: " "$TMP/err" | sed 's/^/   /'
 done
 
 # ============================================================================================
