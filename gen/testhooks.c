@@ -40,7 +40,11 @@ void dk_hook_corrupt_exit(dk_solver *s, uint32_t u, bool split, uint64_t positio
     int kind = 0;
     while (want && kind < 4 && strcmp(want, kinds[kind]) != 0)
         kind++;
-    dk_solver_test_corrupt_exit(s, positions / 4, kind < 4 ? (dk_exit_kind)kind : DK_EXIT_ANY);
+    if (kind == 4) { /* a test that names no kind must not pass by altering another */
+        fprintf(stderr, "DAMKA_TEST_CORRUPT_EXIT_KIND=%s: not stored, capture or above\n", want);
+        exit(2);
+    }
+    dk_solver_test_corrupt_exit(s, positions / 4, (dk_exit_kind)kind);
 }
 
 bool dk_hook_table_bytes(uint64_t *bytes)
