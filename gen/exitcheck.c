@@ -360,13 +360,9 @@ static int child_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2
         return -1;
     if (dk_can_capture(c->g->v, p, DK_WHITE))
         return capture_value(c, k, (uint64_t)i, p, out, err, errlen);
-    dk_value v[2];
     uint64_t at = (uint64_t)i;
-    if (stored_values(c, k, &at, 1, v, err, errlen) != 0)
-        return -1;
-    out[0] = v[0];
-    out[1] = c->limit ? v[1] : DK_RULE_DRAW;
-    return 0;
+    out[1] = DK_RULE_DRAW; /* kept without a draw rule: only the DTW value is read */
+    return stored_values(c, k, &at, 1, out, err, errlen);
 }
 
 /* Sorts the queue by material and index into c->queue, least significant digits first. The
