@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
@@ -18,7 +19,7 @@ enum { OPEN_ABOVE = 16 };
 
 /* Where the subslices man moves lead to are (direct-mapped): the positions of one subslice
  * lead to the same few again and again. */
-enum { PLACES = 64 };
+enum { PLACE_BITS = 10, PLACES = 1 << PLACE_BITS };
 
 typedef struct place {
     const dk_index *ix; /* NULL: empty */
@@ -61,7 +62,7 @@ typedef struct resolved {
     dk_value v[2];
 } resolved;
 
-enum { INDEX_BITS = 48, RADIX_BITS = 16, SHORT_QUEUE_BITS = 14, TAG_INDEX_BITS = 18, PREFETCH_AHEAD = 16 };
+enum { MEMO_LEAST_BITS = 16, INDEX_BITS = 48, RADIX_BITS = 16, SHORT_QUEUE_BITS = 14, TAG_INDEX_BITS = 18, PREFETCH_AHEAD = 16 };
 /* Positions of one material read at once from the finished tables (dk_tb_stored_values). */
 enum { STORED_BATCH = 1024 };
 _Static_assert(DK_TB_MATERIAL_SLOTS < 1 << (64 - INDEX_BITS), "a material's number fits above the index");
@@ -102,7 +103,8 @@ struct dk_exit_check {
     dk_value values[2 * STORED_BATCH];   /* their values: DTW, and with a draw rule the rule's */
     resolved *memo;                     /* memo_mask + 1 entries, made at the first read */
     uint64_t memo_mask;
-    int memo_bits;
+    uint64_t memo_filled;               /* entries written into an empty place */
+    int memo_bits, memo_most;           /* 2^memo_most entries at most (the room's) */
     uint32_t n, nfrom, cap;
 };
 
@@ -135,25 +137,60 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache,
     return c;
 }
 
+static size_t memo_bytes(const dk_exit_check *c) { return (size_t)(c->memo_mask + 1) * sizeof *c->memo; }
+
+/* The memory of values: mapped zeroed, in huge pages where the system gives them (the exits
+ * touch it all over: in 4 KiB pages, a fault for nearly every new entry). */
+static resolved *memo_alloc(const dk_exit_check *c)
+{
+    void *m = mmap(NULL, memo_bytes(c), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(m, memo_bytes(c), MADV_HUGEPAGE); /* best effort */
+#endif
+    return m;
+}
+
 static void memo_free(dk_exit_check *c)
 {
-    free(c->memo);
+    if (c->memo)
+        munmap(c->memo, memo_bytes(c));
     c->memo = NULL;
+}
+
+static void memo_resize(dk_exit_check *c, int bits)
+{
+    memo_free(c);
+    c->memo_bits = bits;
+    c->memo_mask = ((uint64_t)1 << bits) - 1;
+    c->memo_filled = 0;
+}
+
+/* The memory of values grows, forgotten (its values are read again), to four times its entries
+ * while it is more than half full, up to its most: as large as the run's exits need, not as the
+ * room allows (made at a quarter of each unit's room, 512 MiB for a 5-piece run that needs a
+ * few MiB, it cost more in page faults than it saved). Only between reads: a resolution holds
+ * entries. */
+static void memo_grow(dk_exit_check *c)
+{
+    if (c->memo_filled > c->memo_mask / 2 && c->memo_bits < c->memo_most)
+        memo_resize(c, c->memo_bits + 2 < c->memo_most ? c->memo_bits + 2 : c->memo_most);
 }
 
 int dk_exit_check_set_room(dk_exit_check *c, uint64_t bytes, char *err, size_t errlen)
 {
-    /* the values remembered a quarter, from 2^16 entries: made again only when that size
-     * changes (they are values of finished tables, true whatever the room) */
-    int bits = 16;
-    while (((uint64_t)2 << bits) * sizeof(resolved) <= bytes / 4)
-        bits++;
-    if (bits != c->memo_bits) {
-        memo_free(c);
-        c->memo_bits = bits;
-        c->memo_mask = ((uint64_t)1 << bits) - 1;
-    }
-    const uint64_t own = (c->memo_mask + 1) * sizeof(resolved);
+    /* the values remembered: at most a quarter, from 2^16 entries (memo_grow), kept while they
+     * fit (values of finished tables, true whatever the room), forgotten when the room shrinks
+     * below them */
+    c->memo_most = MEMO_LEAST_BITS;
+    while (((uint64_t)2 << c->memo_most) * sizeof(resolved) <= bytes / 4)
+        c->memo_most++;
+    if (!c->memo_bits)
+        memo_resize(c, MEMO_LEAST_BITS);
+    else if (c->memo_bits > c->memo_most)
+        memo_resize(c, c->memo_most);
+    const uint64_t own = ((uint64_t)1 << c->memo_most) * sizeof(resolved);
     size_t want = (size_t)(bytes > 2 * own ? bytes - own : bytes / 2 + 1);
     /* libdamka's cache keeps its size: opened again (its blocks dropped) when it must shrink,
      * or may grow to twice its size or more */
@@ -184,7 +221,6 @@ void dk_exit_check_idle(dk_exit_check *c)
 {
     for (int i = 0; i < OPEN_ABOVE; i++)
         close_unit(c, &c->open[i]);
-    memo_free(c);
 }
 
 void dk_exit_check_free(dk_exit_check *c)
@@ -250,7 +286,7 @@ static int above_value(dk_exit_check *c, const dk_index *ix, uint64_t i, dk_valu
                        size_t errlen)
 {
     uint64_t men = i / ix->kings_count;
-    place *pl = &c->places[((men ^ (uintptr_t)ix) * 0x9E3779B97F4A7C15ull) >> 58];
+    place *pl = &c->places[((men ^ (uintptr_t)ix) * 0x9E3779B97F4A7C15ull) >> (64 - PLACE_BITS)];
     if (pl->ix != ix || pl->men != men) {
         int64_t u = dk_workgraph_unit_of(c->g, ix->m, men);
         open_unit *o = u < 0 ? NULL : unit_above(c, (uint32_t)u, err, errlen);
@@ -294,7 +330,7 @@ static uint64_t memo_hash(const dk_exit_check *c, int k, uint64_t i)
  * be remembered). NULL when out of memory. */
 static resolved *memo_entry(dk_exit_check *c, int k, uint64_t i, uint32_t *tag)
 {
-    if (!c->memo && !(c->memo = calloc(c->memo_mask + 1, sizeof *c->memo)))
+    if (!c->memo && !(c->memo = memo_alloc(c)))
         return NULL;
     uint64_t h = memo_hash(c, k, i);
     uint64_t high = h >> c->memo_bits; /* with the place, gives h and so i back */
@@ -344,8 +380,10 @@ static int capture_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, d
         return -1;
     if (!c->limit)
         out[1] = DK_RULE_DRAW;
-    if (tag) /* the resolution may have used the entry: written now */
+    if (tag) { /* the resolution may have used the entry: written now */
+        c->memo_filled += !e->tag;
         *e = (resolved){tag, {out[0], out[1]}};
+    }
     return 0;
 }
 
@@ -463,6 +501,7 @@ int dk_exit_check_flush(dk_exit_check *c, char *err, size_t errlen)
     uint32_t n = c->n;
     if (!n)
         return 0;
+    memo_grow(c);
     const int ibits = sort_queue(c);
     const uint64_t imask = (1ull << ibits) - 1;
     c->n = c->nfrom = 0;
