@@ -32,7 +32,8 @@ void dk_heap_push(dk_heap *h, const void *e) { sift_up(h, h->n++, e); }
 void dk_heap_pop(dk_heap *h, void *out)
 {
     unsigned char last[DK_HEAP_ELEM_MAX];
-    copy(out, h->data, h->size);
+    memcpy(out, h->data, h->size); /* once a pop; copy's word loop, inlined at link time, made GCC
+                                    * see writes past a caller's smaller element */
     copy(last, at(h, --h->n), h->size);
     if (h->n == 0)
         return;
