@@ -66,6 +66,11 @@ enum { MEMO_LEAST_BITS = 16, INDEX_BITS = 48, RADIX_BITS = 16, SHORT_QUEUE_BITS 
 /* Positions of one material read at once from the finished tables (dk_tb_stored_values). */
 enum { STORED_BATCH = 1024 };
 _Static_assert(DK_TB_MATERIAL_SLOTS < 1 << (64 - INDEX_BITS), "a material's number fits above the index");
+/* The sort's counters: a row of 2^digit a pass, for a key of at most 64 bits (an index's and a
+ * material's number, at most 16 bits) in digits of RADIX_BITS (4 rows), or of half as many bits
+ * for a short queue (8 smaller rows). */
+enum { SORT_PASSES_MOST = 4 };
+_Static_assert(INDEX_BITS + 16 <= SORT_PASSES_MOST * RADIX_BITS, "a key's digits fit the counters");
 _Static_assert(DK_TB_MATERIAL_SLOTS <= 1 << (32 - TAG_INDEX_BITS), "a material's slot fits in a tag");
 
 typedef struct open_unit {
@@ -127,7 +132,7 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache,
     c->sorted = malloc(c->cap * sizeof *c->sorted);
     c->from = malloc(c->cap * sizeof *c->from);
     c->is_exit = calloc(c->cap / 64, sizeof *c->is_exit);
-    c->count = malloc(sizeof *c->count << RADIX_BITS);
+    c->count = malloc((sizeof *c->count << RADIX_BITS) * SORT_PASSES_MOST);
     c->blocks = blocks;
     if (!c->dir || dk_exit_check_set_room(c, cache_bytes, NULL, 0) != 0 || !c->queue || !c->sorted || !c->from || !c->is_exit ||
         !c->count) {
@@ -407,29 +412,33 @@ static int child_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2
  * keys are made as short as the queue allows first (the material's number just above the
  * largest index's bits), and cut into as few digits as fit the counters (16 bits, 8 for a short
  * queue, whose counters would cost more than its passes): each pass writes every exit to one of
- * up to 65536 places, a cache miss each. Returns the index's bits in the sorted keys. */
+ * up to 65536 places, a cache miss each. The counters of every pass are made in one read of
+ * the queue. Returns the index's bits in the sorted keys. */
 static int sort_queue(dk_exit_check *c)
 {
+    const uint32_t n = c->n; /* in a local: the counters' stores would make it read again */
     const int ibits = c->index_bits ? 64 - __builtin_clzll(c->index_bits) : 1;
     const int bits = ibits + (32 - __builtin_clz(c->nmaterials));
-    for (uint32_t k = 0; k < c->n; k++)
-        c->queue[k].key = (c->queue[k].key >> INDEX_BITS) << ibits | (c->queue[k].key & ((1ull << INDEX_BITS) - 1));
-    const int most = c->n >> SHORT_QUEUE_BITS ? RADIX_BITS : RADIX_BITS / 2;
+    queued *from = c->queue, *to = c->sorted;
+    for (uint32_t k = 0; k < n; k++)
+        from[k].key = (from[k].key >> INDEX_BITS) << ibits | (from[k].key & ((1ull << INDEX_BITS) - 1));
+    const int most = n >> SHORT_QUEUE_BITS ? RADIX_BITS : RADIX_BITS / 2;
     const int passes = (bits + most - 1) / most, digit = (bits + passes - 1) / passes;
     const uint64_t mask = (1u << digit) - 1;
-    queued *from = c->queue, *to = c->sorted;
-    for (int shift = 0; shift < bits; shift += digit) {
-        uint32_t *count = c->count;
-        memset(count, 0, sizeof *count << digit);
-        for (uint32_t k = 0; k < c->n; k++)
-            count[(from[k].key >> shift) & mask]++;
+    uint32_t *count = c->count; /* a row of 2^digit a pass */
+    memset(count, 0, (sizeof *count << digit) * (size_t)passes);
+    for (uint32_t k = 0; k < n; k++)
+        for (int p = 0; p < passes; p++)
+            count[((size_t)p << digit) + ((from[k].key >> (p * digit)) & mask)]++;
+    for (int p = 0; p < passes; p++) {
+        uint32_t *row = count + ((size_t)p << digit);
         for (uint32_t d = 0, sum = 0; d <= mask; d++) {
-            uint32_t here = count[d];
-            count[d] = sum;
+            uint32_t here = row[d];
+            row[d] = sum;
             sum += here;
         }
-        for (uint32_t k = 0; k < c->n; k++)
-            to[count[(from[k].key >> shift) & mask]++] = from[k];
+        for (uint32_t k = 0; k < n; k++)
+            to[row[(from[k].key >> (p * digit)) & mask]++] = from[k];
         queued *t = from;
         from = to;
         to = t;
