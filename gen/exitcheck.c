@@ -173,7 +173,8 @@ static void memo_resize(dk_exit_check *c, int bits)
 }
 
 /* The memory of values grows, forgotten (its values are read again), to four times its entries
- * while it is more than half full, up to its most: as large as the run's exits need, not as the
+ * once it is more than half full (indices too large for its tags counted as new entries), up
+ * to its most: as large as the run's exits need, not as the
  * room allows (made at a quarter of each unit's room, 512 MiB for a 5-piece run that needs a
  * few MiB, it cost more in page faults than it saved). Only between reads: a resolution holds
  * entries. */
@@ -385,10 +386,10 @@ static int capture_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, d
         return -1;
     if (!c->limit)
         out[1] = DK_RULE_DRAW;
-    if (tag) { /* the resolution may have used the entry: written now */
-        c->memo_filled += !e->tag;
+    /* a new entry, or an index too large for this size's tags: either asks for more entries */
+    c->memo_filled += !tag || !e->tag;
+    if (tag) /* the resolution may have used the entry: written now */
         *e = (resolved){tag, {out[0], out[1]}};
-    }
     return 0;
 }
 
