@@ -21,6 +21,17 @@ enum { OPEN_ABOVE = 16 };
  * lead to the same few again and again. */
 enum { PLACE_BITS = 10, PLACES = 1 << PLACE_BITS };
 
+/* Placements of men ranked (direct-mapped by index and men): the exits of one subslice's
+ * positions have the same few placements again and again, and a placement's rank is two thirds
+ * of a position's. */
+enum { MEN_BITS = 10 };
+
+typedef struct men_rank {
+    const dk_index *ix; /* NULL: empty; an index of the workgraph's or of c->ix, for the run */
+    dk_bb wmen, bmen;
+    uint64_t men;       /* dk_index_men_rank */
+} men_rank;
+
 typedef struct place {
     const dk_index *ix; /* NULL: empty */
     uint64_t men;
@@ -92,6 +103,7 @@ struct dk_exit_check {
     open_unit open[OPEN_ABOVE];
     uint64_t tick;
     place places[PLACES];
+    men_rank men[1 << MEN_BITS];
     dk_index *ix[DK_TB_MATERIAL_SLOTS]; /* of the materials of the tables read, made at the first read */
     const dk_wpair *pair;               /* of the exits queued */
     queued *queue, *sorted;             /* cap each */
@@ -315,6 +327,18 @@ static int above_value(dk_exit_check *c, const dk_index *ix, uint64_t i, dk_valu
 
 static int child_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err, size_t errlen);
 
+/* dk_index_rank(ix, n), the rank of n's men remembered. */
+static uint64_t rank_of(dk_exit_check *c, const dk_index *ix, const dk_pos *n)
+{
+    const dk_bb wmen = dk_men(n, DK_WHITE), bmen = dk_men(n, DK_BLACK);
+    men_rank *e = &c->men[((wmen * 0xC2B2AE3D27D4EB4Full ^ bmen ^ (uintptr_t)ix) * 0x9E3779B97F4A7C15ull) >>
+                          (64 - MEN_BITS)];
+    if (e->ix != ix || e->wmen != wmen || e->bmen != bmen)
+        *e = (men_rank){ix, wmen, bmen, dk_index_men_rank(ix, wmen, bmen)};
+    return e->men * ix->kings_count +
+           dk_index_kings_rank(ix, wmen | bmen, dk_kings(n, DK_WHITE), dk_kings(n, DK_BLACK));
+}
+
 /* The index of n in material m's numbering, and m's slot in *k. Returns -1 with one line in
  * err when m has no tables. */
 static int64_t index_in(dk_exit_check *c, dk_material m, const dk_pos *n, int *k, char *err, size_t errlen)
@@ -322,7 +346,7 @@ static int64_t index_in(dk_exit_check *c, dk_material m, const dk_pos *n, int *k
     *k = dk_tb_material_slot(m);
     if (*k < 0 || (!c->ix[*k] && !(c->ix[*k] = index_of(c, m, err, errlen))))
         return *k < 0 ? dk_errorf(err, errlen, "an exit leads to a material no table holds") : -1;
-    return (int64_t)dk_index_rank(c->ix[*k], n);
+    return (int64_t)rank_of(c, c->ix[*k], n);
 }
 
 /* Where index i of the material in slot k is remembered, before the mask: each material
@@ -585,7 +609,7 @@ int dk_exit_check_add(dk_exit_check *c, const dk_wpair *pair, const dk_pos *p, d
                          : dk_material_equal(m, pair->twin) ? &pair->ix_twin
                                                             : NULL;
     int k = dk_tb_material_slot(m);
-    int64_t i = ix ? (int64_t)dk_index_rank(ix, n) : index_in(c, m, n, &k, err, errlen);
+    int64_t i = ix ? (int64_t)rank_of(c, ix, n) : index_in(c, m, n, &k, err, errlen);
     if (i < 0)
         return -1;
     const dk_pos *last = c->nfrom ? &c->from[c->parent] : NULL;
