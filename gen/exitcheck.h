@@ -27,8 +27,8 @@ typedef struct dk_exit_check dk_exit_check;
 
 /* A reader of the exits of units of graph g, over the finished tables and unit files of dir
  * (its work/ folder), with a draw rule of `limit` plies (0: DTW only), cache_bytes for the
- * tables (libdamka's block cache; a quarter of it the values of positions that must capture,
- * remembered). The units' blocks go to `blocks`, the caller's pool, which the solver's unit
+ * tables (libdamka's block cache; up to a quarter of it the values of positions that must
+ * capture, remembered for the reader's life as long as they fit). The units' blocks go to `blocks`, the caller's pool, which the solver's unit
  * files share: the two open files of their own (each decompresses its blocks itself), the pool
  * shares out only the room. gcache is the caller's groups cache; the caller's pool and cache outlive the reader.
  * One per thread. Returns NULL when out of memory. */
@@ -37,13 +37,13 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache,
 
 void dk_exit_check_free(dk_exit_check *c);
 
-/* Closes the units above (their blocks go back to the pool) and forgets the values it
- * remembered: before a pair is finished. */
+/* Closes the units above (their blocks go back to the pool): before a pair is finished. The
+ * values it remembers stay (values of finished tables; dk_exit_check_set_room bounds them). */
 void dk_exit_check_idle(dk_exit_check *c);
 
 /* Sets the bytes the reader of tables may take (cache_bytes of dk_exit_check_new) to `bytes`:
- * the values remembered, when their size (a quarter) changes, are forgotten and made again at
- * it at the next read, and libdamka's cache is opened again at its new size (its blocks dropped) when it must shrink or
+ * the values remembered may grow to a quarter of it (forgotten when they hold more), and
+ * libdamka's cache is opened again at its new size (its blocks dropped) when it must shrink or
  * may double. The queue must be empty (flushed). Returns 0, or -1 with one line in err (NULL:
  * none) when out of memory; the reader then fails its reads until a call succeeds. */
 int dk_exit_check_set_room(dk_exit_check *c, uint64_t bytes, char *err, size_t errlen);
