@@ -154,7 +154,10 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache,
     return c;
 }
 
-static size_t memo_bytes(const dk_exit_check *c) { return (size_t)(c->memo_mask + 1) * sizeof *c->memo; }
+/* The bytes of a memory of values of 2^bits entries. */
+static size_t memo_bytes_of(int bits) { return ((size_t)1 << bits) * sizeof(resolved); }
+
+static size_t memo_bytes(const dk_exit_check *c) { return memo_bytes_of(c->memo_bits); }
 
 /* The memory of values: mapped zeroed, in huge pages where the system gives them (the exits
  * touch it all over: in 4 KiB pages, a fault for nearly every new entry). */
@@ -202,13 +205,13 @@ int dk_exit_check_set_room(dk_exit_check *c, uint64_t bytes, char *err, size_t e
      * fit (values of finished tables, true whatever the room), forgotten when the room shrinks
      * below them */
     c->memo_most = MEMO_LEAST_BITS;
-    while (((uint64_t)2 << c->memo_most) * sizeof(resolved) <= bytes / 4)
+    while (memo_bytes_of(c->memo_most + 1) <= bytes / 4)
         c->memo_most++;
     if (!c->memo_bits)
         memo_resize(c, MEMO_LEAST_BITS);
     else if (c->memo_bits > c->memo_most)
         memo_resize(c, c->memo_most);
-    const uint64_t own = ((uint64_t)1 << c->memo_most) * sizeof(resolved);
+    const uint64_t own = memo_bytes_of(c->memo_most);
     size_t want = (size_t)(bytes > 2 * own ? bytes - own : bytes / 2 + 1);
     /* libdamka's cache keeps its size: opened again (its blocks dropped) when it must shrink,
      * or may grow to twice its size or more */
@@ -445,16 +448,17 @@ static int sort_queue(dk_exit_check *c)
     const int ibits = c->index_bits ? 64 - __builtin_clzll(c->index_bits) : 1;
     const int bits = ibits + (32 - __builtin_clz(c->nmaterials));
     queued *from = c->queue, *to = c->sorted;
-    for (uint32_t k = 0; k < n; k++)
-        from[k].key = (from[k].key >> INDEX_BITS) << ibits | (from[k].key & ((1ull << INDEX_BITS) - 1));
     const int most = n >> SHORT_QUEUE_BITS ? RADIX_BITS : RADIX_BITS / 2;
     const int passes = (bits + most - 1) / most, digit = (bits + passes - 1) / passes;
     const uint64_t mask = (1u << digit) - 1;
     uint32_t *count = c->count; /* a row of 2^digit a pass */
     memset(count, 0, (sizeof *count << digit) * (size_t)passes);
-    for (uint32_t k = 0; k < n; k++)
+    for (uint32_t k = 0; k < n; k++) { /* each key shortened, and counted for every pass */
+        const uint64_t key = (from[k].key >> INDEX_BITS) << ibits | (from[k].key & ((1ull << INDEX_BITS) - 1));
+        from[k].key = key;
         for (int p = 0; p < passes; p++)
-            count[((size_t)p << digit) + ((from[k].key >> (p * digit)) & mask)]++;
+            count[((size_t)p << digit) + ((key >> (p * digit)) & mask)]++;
+    }
     for (int p = 0; p < passes; p++) {
         uint32_t *row = count + ((size_t)p << digit);
         for (uint32_t d = 0, sum = 0; d <= mask; d++) {
