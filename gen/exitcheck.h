@@ -22,7 +22,8 @@
 typedef struct dk_exit_check dk_exit_check;
 
 /* The exits a reader queues before it reads them (16 MiB with the positions they come from and
- * the exits that must capture, counted among a rank's fixed bytes, gen/budget.c). */
+ * the exits that must capture, and under half a MiB more to resolve those in chunks, counted
+ * among a rank's fixed bytes, gen/budget.c). */
 #define DK_EXIT_CHECK_QUEUE ((uint32_t)1 << 18)
 
 /* A reader of the exits of units of graph g, over the finished tables and unit files of dir
