@@ -449,7 +449,8 @@ static int stored_values(dk_exit_check *c, int k, const uint64_t *idx, uint32_t 
 }
 
 /* The values of n, position i of the material in slot k, which must capture: through its
- * captures (dk_expected_values), remembered. */
+ * captures (dk_expected_values), remembered. For a capture's position of a chunk that must
+ * capture again, and recursively below it (few: the exits themselves go through chunks). */
 static int capture_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_value out[2], char *err,
                          size_t errlen)
 {
