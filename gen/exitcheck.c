@@ -424,6 +424,38 @@ static resolved *memo_entry(dk_exit_check *c, int k, uint64_t i, uint32_t *tag)
     return &c->memo[h & c->memo_mask];
 }
 
+/* The values remembered for index i of the material in slot k, or NULL (not remembered, or no
+ * memory: memo_remember says which). */
+static const dk_value *memo_recall(dk_exit_check *c, int k, uint64_t i)
+{
+    uint32_t tag = 0;
+    const resolved *e = memo_entry(c, k, i, &tag);
+    return e && tag && e->tag == tag ? e->v : NULL;
+}
+
+/* Remembers v for index i of the material in slot k (after its resolution, which may have used
+ * the entry). Returns -1 when out of memory. */
+static int memo_remember(dk_exit_check *c, int k, uint64_t i, const dk_value v[2])
+{
+    uint32_t tag;
+    resolved *e = memo_entry(c, k, i, &tag);
+    if (!e)
+        return -1;
+    /* a new entry, or an index too large for this size's tags: either asks for more entries */
+    c->memo_filled += !tag || !e->tag;
+    if (tag)
+        *e = (resolved){tag, {v[0], v[1]}};
+    return 0;
+}
+
+/* Fetches the entry of index i of the material in slot k ahead of its lookup (the entries are
+ * far apart: a miss each). */
+static void memo_prefetch(const dk_exit_check *c, int k, uint64_t i)
+{
+    if (c->memo)
+        __builtin_prefetch(&c->memo[memo_hash(c, k, i) & c->memo_mask]);
+}
+
 /* The tables' draw rule, checked once against the run's: libdamka refuses DTC tables of
  * another rule than its first. */
 static int rule_check(dk_exit_check *c, char *err, size_t errlen)
@@ -454,24 +486,17 @@ static int stored_values(dk_exit_check *c, int k, const uint64_t *idx, uint32_t 
 static int capture_value(dk_exit_check *c, int k, uint64_t i, const dk_pos *n, dk_value out[2], char *err,
                          size_t errlen)
 {
-    uint32_t tag;
-    resolved *e = memo_entry(c, k, i, &tag);
-    if (!e)
-        return dk_errorf(err, errlen, "out of memory");
-    if (tag && e->tag == tag) {
-        out[0] = e->v[0];
-        out[1] = e->v[1];
+    const dk_value *known = memo_recall(c, k, i);
+    if (known) {
+        out[0] = known[0];
+        out[1] = known[1];
         return 0;
     }
     if (dk_expected_values(c->g->v, n, c->limit, child_value, c, out, err, errlen) != 0)
         return -1;
     if (!c->limit)
         out[1] = DK_RULE_DRAW;
-    /* a new entry, or an index too large for this size's tags: either asks for more entries */
-    c->memo_filled += !tag || !e->tag;
-    if (tag) /* the resolution may have used the entry: written now */
-        *e = (resolved){tag, {out[0], out[1]}};
-    return 0;
+    return memo_remember(c, k, i, out) != 0 ? dk_errorf(err, errlen, "out of memory") : 0;
 }
 
 /* verify.h's dk_value_fn for capture_value: the values of p (White to move, of material m), a
@@ -650,9 +675,8 @@ static void chunk_clear(dk_exit_check *c)
 static int resolve_chunk(dk_exit_check *c, int k, uint32_t end, uint64_t imask, char *err, size_t errlen)
 {
     for (uint32_t d = 0; d < c->ndeep; d++) {
-        const deep_child *a = d + DEEP_AHEAD < c->ndeep ? &c->deep[d + DEEP_AHEAD] : NULL;
-        if (a && c->memo)
-            __builtin_prefetch(&c->memo[memo_hash(c, a->slot, a->i) & c->memo_mask]);
+        if (d + DEEP_AHEAD < c->ndeep)
+            memo_prefetch(c, c->deep[d + DEEP_AHEAD].slot, c->deep[d + DEEP_AHEAD].i);
         dk_value v[2];
         if (capture_value(c, c->deep[d].slot, c->deep[d].i, &c->deep[d].pos, v, err, errlen) != 0)
             return -1;
@@ -679,13 +703,8 @@ static int resolve_chunk(dk_exit_check *c, int k, uint32_t end, uint64_t imask, 
         const dk_value want[2] = {best->value[0], c->limit ? best->value[1] : DK_RULE_DRAW};
         const uint32_t j = c->pend[x].j;
         const uint64_t i = c->queue[j].key & imask;
-        uint32_t tag;
-        resolved *e = memo_entry(c, k, i, &tag);
-        if (!e)
+        if (memo_remember(c, k, i, want) != 0)
             return dk_errorf(err, errlen, "out of memory");
-        c->memo_filled += !tag || !e->tag; /* as capture_value */
-        if (tag)
-            *e = (resolved){tag, {want[0], want[1]}};
         if (compare_captures(c, j, end, k, i, want, err, errlen) != 0)
             return -1;
     }
@@ -742,20 +761,16 @@ static int check_captures(dk_exit_check *c, int k, uint32_t first, uint32_t end,
                           size_t errlen)
 {
     chunk_clear(c); /* empty unless a read failed */
-    if (!c->memo && !(c->memo = memo_alloc(c)))
-        return dk_errorf(err, errlen, "out of memory");
     for (uint32_t j = first; j < end; j++) {
-        const queued *a = j + MEMO_AHEAD < end ? &c->queue[j + MEMO_AHEAD] : NULL;
-        if (a && a->from & MUST_CAPTURE)
-            __builtin_prefetch(&c->memo[memo_hash(c, k, a->key & imask) & c->memo_mask]);
+        if (j + MEMO_AHEAD < end && c->queue[j + MEMO_AHEAD].from & MUST_CAPTURE)
+            memo_prefetch(c, k, c->queue[j + MEMO_AHEAD].key & imask);
         const queued *q = &c->queue[j];
         if (!(q->from & MUST_CAPTURE) || (j > first && q->key == q[-1].key))
             continue;
         const uint64_t i = q->key & imask;
-        uint32_t tag = 0;
-        const resolved *e = memo_entry(c, k, i, &tag);
-        if (tag && e->tag == tag ? compare_captures(c, j, end, k, i, e->v, err, errlen) != 0
-                                 : gather_captures(c, k, j, end, imask, err, errlen) != 0)
+        const dk_value *known = memo_recall(c, k, i);
+        if (known ? compare_captures(c, j, end, k, i, known, err, errlen) != 0
+                  : gather_captures(c, k, j, end, imask, err, errlen) != 0)
             return -1;
     }
     return c->npend ? resolve_chunk(c, k, end, imask, err, errlen) : 0;
