@@ -17,8 +17,8 @@ trap 'rm -rf "$TMP"' EXIT
 fails=0
 fail() { echo "FAIL: tableset-report: $*"; fails=$((fails + 1)); }
 
-# Samples as /work/runs/b7-run.sh writes them: two runs (the set resumed), each with GNU time's
-# process and one rank; DIR's size peaks in the first run.
+# Samples as the loop of docs/tablesets.md writes them: two runs (the set resumed), each with
+# GNU time's process and one rank; DIR's size peaks in the first run.
 cat >"$TMP/samples" <<'EOF'
 10:00:00 101 VmHWM:	    1200 kB
 10:00:00 102 VmHWM:	   30000 kB
