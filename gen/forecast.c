@@ -30,32 +30,11 @@ static const double scan_share = 0.65, pack_share = 0.8, join_share = 0.02;
 
 static int kings(dk_material m) { return m.wk + m.bk; }
 
-/* What the units of layer li counted by an upper bound (workgraph.h) hold a position of
- * their bound, so that the layer's units add up to its exact count. */
-static double layer_share(const dk_workgraph *g, uint32_t li)
-{
-    const dk_layer *l = &g->layers[li];
-    double bounds = 0, exact = 0;
-    for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++)
-        *(g->units[u].exact ? &exact : &bounds) += (double)g->units[u].positions;
-    return bounds > 0 && (double)l->positions > exact ? ((double)l->positions - exact) / bounds : 0;
-}
-
-/* The positions of unit u, its layer's share given. */
-static double unit_positions(const dk_workgraph *g, uint32_t u, double share)
-{
-    return (double)g->units[u].positions * (g->units[u].exact ? 1 : share);
-}
-
-/* The positions of every unit into pos (room for g->nunits). */
+/* The positions of every unit into pos (room for g->nunits): what it counts of its layer. */
 static void all_unit_positions(const dk_workgraph *g, double *pos)
 {
-    for (uint32_t li = 0; li < g->nlayers; li++) {
-        const dk_layer *l = &g->layers[li];
-        double share = layer_share(g, li);
-        for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++)
-            pos[u] = unit_positions(g, u, share);
-    }
+    for (uint32_t u = 0; u < g->nunits; u++)
+        pos[u] = (double)g->units[u].counted;
 }
 
 static double unit_cost(const dk_workgraph *g, const dk_forecast_model *m, uint32_t u, double positions)
@@ -70,7 +49,7 @@ double dk_forecast_cost(const dk_workgraph *g, const dk_forecast_model *m, dk_wg
     if (t.kind == DK_WG_SCAN || t.kind == DK_WG_PACK)
         return (double)(g->parts[t.id].hi - g->parts[t.id].lo) * m->finish_seconds *
                (t.kind == DK_WG_SCAN ? scan_share : pack_share);
-    return unit_cost(g, m, t.id, unit_positions(g, t.id, layer_share(g, g->units[t.id].layer)));
+    return unit_cost(g, m, t.id, (double)g->units[t.id].counted);
 }
 
 int dk_forecast_prioritize(dk_workgraph *g, const dk_forecast_model *m)

@@ -81,7 +81,7 @@ int dk_restart_scan(dk_workgraph *g, const char *dir, unsigned limit, uint64_t *
         uint32_t p = g->units[u].pair;
         if ((pairs[p / 64] >> (p % 64) & 1) || unit_finished(g, gcache, dir, u, limit)) {
             units[u / 64] |= (uint64_t)1 << (u % 64);
-            *positions_done += g->units[u].positions;
+            *positions_done += g->units[u].counted;
         }
     }
     dk_groups_cache_free(gcache);

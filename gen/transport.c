@@ -268,7 +268,7 @@ static void group_member_done(sched *s, split_group *gr, int rank)
     s->run.splits.groups++;
     s->run.splits.least = !s->run.splits.least || n < s->run.splits.least ? n : s->run.splits.least;
     s->run.splits.most = n > s->run.splits.most ? n : s->run.splits.most;
-    s->pr.done_positions += s->g->units[u].positions;
+    s->pr.done_positions += s->g->units[u].counted;
     dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, u});
     release_group(s, (uint32_t)(gr - s->groups));
 }
@@ -307,7 +307,7 @@ static void take_report(sched *s, int rank, const report *r)
     if (r->kind == TASK_NONE || r->kind == TASK_SPLIT) /* rank 0 records a split of every rank done */
         return;
     if (r->kind == DK_WG_UNIT) {
-        s->pr.done_positions += s->g->units[r->id].positions;
+        s->pr.done_positions += s->g->units[r->id].counted;
         dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, (uint32_t)r->id});
     } else if (r->kind == DK_WG_SCAN || r->kind == DK_WG_PACK) {
         s->run.parts++;
@@ -356,7 +356,7 @@ static void start_split(sched *s, uint32_t u)
     }
     ran_task(s, 0, TASK_SPLIT, t.id);
     s->run.splits.every++;
-    s->pr.done_positions += s->g->units[u].positions;
+    s->pr.done_positions += s->g->units[u].counted;
     dk_sched_done(&s->core, (dk_wg_task){DK_WG_UNIT, u});
     waits_again(s, 0); /* rank 0's worker */
     dk_progress_update(&s->pr, false);

@@ -161,7 +161,7 @@ static bool push_unit(dk_workgraph *g, vec *units, uint32_t layer, uint64_t lo, 
     dk_unit *u = units->n < UINT32_MAX ? vec_push(units) : NULL; /* unit ids are 32 bits */
     if (!u)
         return false;
-    *u = (dk_unit){l->pair, layer, l->nunits++, l->level, lo, hi, positions, exact, oversize, false};
+    *u = (dk_unit){l->pair, layer, l->nunits++, l->level, lo, hi, positions, positions, exact, oversize, false};
     return true;
 }
 
@@ -230,6 +230,29 @@ static bool build_units(dk_workgraph *g, uint32_t pi, vec *units)
     for (uint32_t k = 0; k < p->nlayers; k++)
         free(chunks[k].data);
     return ok;
+}
+
+/* Spreads what the exact units of layer li leave of its count over its units counted by a bound
+ * (dk_unit.counted), by cumulative shares rounded down, so that they add up exactly. */
+static void count_layer(dk_workgraph *g, uint32_t li)
+{
+    __extension__ typedef unsigned __int128 u128;
+    const dk_layer *l = &g->layers[li];
+    dk_unit *u = g->units + l->first_unit;
+    uint64_t exact = 0, bounds = 0;
+    for (uint32_t k = 0; k < l->nunits; k++)
+        *(u[k].exact ? &exact : &bounds) += u[k].positions;
+    if (!bounds)
+        return;
+    uint64_t left = l->positions > exact ? l->positions - exact : 0, seen = 0, given = 0;
+    for (uint32_t k = 0; k < l->nunits; k++) {
+        if (u[k].exact)
+            continue;
+        seen += u[k].positions;
+        uint64_t upto = (uint64_t)((u128)seen * left / bounds);
+        u[k].counted = upto - given;
+        given = upto;
+    }
 }
 
 static bool build_layers(dk_workgraph *g, uint32_t pi, vec *layers)
@@ -356,6 +379,8 @@ dk_workgraph *dk_workgraph_build(const dk_variant *v, const dk_material *targets
         g->units = units.data;
         g->nunits = (uint32_t)units.n;
         units.data = NULL;
+        for (uint32_t li = 0; ok && li < g->nlayers; li++)
+            count_layer(g, li);
     } else if (g) {
         g->deps = g->deps ? g->deps : deps.data;
     }

@@ -63,6 +63,10 @@ typedef struct dk_unit {
     int level;
     uint64_t men_lo, men_hi; /* men_index range of the canonical material */
     uint64_t positions;      /* table entries produced (an upper bound when !exact) */
+    uint64_t counted;        /* its part of its layer's exact count: positions when exact, else
+                              * what the exact units leave spread over the others in proportion
+                              * to their bounds; a layer's units add up to its positions, so that
+                              * progress and forecasts never count more than there is */
     bool exact;
     bool oversize;           /* one subslice above the bound */
     bool split;              /* oversize and solved by several ranks at once (set by the

@@ -2,7 +2,7 @@
  * positions once; a unit's shape, made again from its count of positions without listing the
  * groups (how finishing a pair reopens units), is the groups built in every field, split units
  * and their parts included; the groups cache lists a large pair once while a small pair's units
- * come between its units. */
+ * come between its units; the units' counts add up to their layers' positions. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -38,6 +38,8 @@ static void check_graph(dk_workgraph *g)
             at += built.groups[i].self_flip ? built.K : 2 * built.K;
         }
         assert_int_equal(at, built.npositions);
+        if (g->units[u].exact)
+            assert_int_equal(g->units[u].counted, built.npositions);
         covered[g->units[u].pair] += built.npositions;
         dk_groups_shape(&shape, g, u, built.npositions);
         assert_ptr_equal(shape.g, built.g);
@@ -80,6 +82,50 @@ static void test_international(void **state)
 {
     (void)state;
     check_graph(graph(DK_INTERNATIONAL, 3, 5000));
+}
+
+/* Layers too large to list their subslices (Brazilian 3m0k-3m0k has more placements of men than
+ * DK_WG_LIST_LIMIT) are cut by ranges of men counted by an upper bound: their units' counts (progress, forecasts) add
+ * up to the layer's exact positions, which the units' groups hold, and no unit counts more than
+ * its bound. */
+static void test_counts_add_up(void **state)
+{
+    (void)state;
+    dk_material m;
+    assert_int_equal(dk_material_parse("3m0k-3m0k", &m), 0);
+    dk_workgraph *g = dk_workgraph_build(dk_variant_get(DK_BRAZILIAN), &m, 1, 1 << 16);
+    assert_non_null(g);
+    dk_groups_cache *cache = dk_groups_cache_new(g);
+    assert_non_null(cache);
+    int ranged = 0;
+    for (uint32_t li = 0; li < g->nlayers; li++) {
+        const dk_layer *l = &g->layers[li];
+        uint64_t counted = 0, bounds = 0, held = 0;
+        bool exact = true;
+        for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++) {
+            const dk_unit *un = &g->units[u];
+            assert_true(un->counted <= un->positions);
+            counted += un->counted;
+            bounds += un->positions;
+            exact &= un->exact;
+        }
+        assert_int_equal(counted, l->positions);
+        if (exact)
+            continue;
+        assert_true(bounds > l->positions); /* the bounds alone would count too much */
+        if (ranged++ >= 2) /* each layer lists every placement of men: two are enough */
+            continue;
+        for (uint32_t u = l->first_unit; u < l->first_unit + l->nunits; u++) {
+            dk_groups ug;
+            assert_int_equal(dk_groups_build(&ug, cache, u), 0);
+            held += ug.npositions;
+            dk_groups_free(&ug);
+        }
+        assert_int_equal(held, l->positions);
+    }
+    assert_true(ranged > 0);
+    dk_groups_cache_free(cache);
+    dk_workgraph_free(g);
 }
 
 /* The subslices a groups cache lists for pair p. */
@@ -150,6 +196,7 @@ int main(void)
         cmocka_unit_test(test_brazilian),
         cmocka_unit_test(test_international),
         cmocka_unit_test(test_cache_keeps_large_pair),
+        cmocka_unit_test(test_counts_add_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
