@@ -5,15 +5,19 @@
 #include <string.h>
 
 #include "../rules/errors.h"
+#include "testhooks.h"
 #include "unitfile.h"
 
-/* Unit files kept mapped at once: a table's subslices come from units in ascending order on
- * the canonical material, scattered over them in the twin. With 16, the twin of a pair of 31
- * units opened and closed a unit for nearly every subslice (11000 times in a 5-piece run, the
- * unmapping alone 2% of it). Their decompressed blocks share one pool of what POOL_FILES
- * files held with a cache each (budget.c's finishing bytes count it), so that a unit opened
- * again takes no memory of its own and more files open take none either. */
-enum { OPEN_MAX = 64, POOL_FILES = 16 };
+/* Unit files kept open at once: a table's subslices come from units in ascending order on the
+ * canonical material, scattered over all of them in the twin (a subslice of one king is 24
+ * positions). With 64 kept, the twin of the 7-piece pair 3m0k-3m1k (1997 units) opened and
+ * closed a unit for nearly every subslice: 2600 mappings a second, most of the time unmapping,
+ * an hour a pass. An open unit holds its mapping and a map of its blocks (4 bytes a block, which
+ * budget.c's finishing bytes count for the whole pair; the decompression context is the
+ * thread's), so a pair's units stay open together up to OPEN_MAX, a bound on mappings. Their decompressed blocks share
+ * one pool of what POOL_FILES files held with a cache each (budget.c's finishing bytes count
+ * it). */
+enum { OPEN_MAX = 4096, POOL_FILES = 16 };
 #define POOL_BYTES ((uint64_t)POOL_FILES * DK_VFILE_CACHE_MAX)
 static const uint32_t NOWHERE = UINT32_MAX;
 
@@ -45,7 +49,9 @@ struct dk_pair_reader {
     uint64_t *npositions;  /* by unit of the pair: its positions, to open it again cheaply */
     dk_block_pool *blocks;
     member_reader member[2];
-    open_unit open[OPEN_MAX];
+    open_unit *open;       /* open_max slots (OPEN_MAX but in tests), nopen used */
+    uint32_t nopen, open_max;
+    uint32_t *slot_of;     /* by unit of the pair: its slot in open, NOWHERE when closed */
     uint64_t clock;
 };
 
@@ -63,8 +69,10 @@ void dk_pair_reader_free(dk_pair_reader *r)
 {
     if (!r)
         return;
-    for (int i = 0; i < OPEN_MAX; i++)
+    for (uint32_t i = 0; r->open && i < r->nopen; i++)
         close_slot(&r->open[i]);
+    free(r->open);
+    free(r->slot_of);
     dk_block_pool_free(r->blocks);
     for (int s = 0; s < 2; s++) {
         free(r->member[s].unit);
@@ -118,7 +126,13 @@ static dk_pair_reader *reader_new(const dk_workgraph *g, dk_groups_cache *gcache
     r->checked = calloc(r->nunits, 1);
     r->npositions = malloc((r->nunits ? r->nunits : 1) * sizeof *r->npositions);
     r->blocks = dk_block_pool_new(POOL_BYTES, DK_VFILE_SLOT_BYTES);
-    bool ok = r->checked && r->npositions && r->blocks;
+    if (!dk_hook_open_units(&r->open_max) || r->open_max > OPEN_MAX)
+        r->open_max = OPEN_MAX;
+    r->open = malloc(r->open_max * sizeof *r->open);
+    r->slot_of = malloc((r->nunits ? r->nunits : 1) * sizeof *r->slot_of);
+    bool ok = r->checked && r->npositions && r->blocks && r->open && r->slot_of;
+    for (uint32_t i = 0; ok && i < r->nunits; i++)
+        r->slot_of[i] = NOWHERE;
     for (int s = 0; s < (pair->self_twin ? 1 : 2); s++) {
         const dk_index *ix = s ? &pair->ix_twin : &pair->ix;
         uint64_t men_lo = 0, men = ix->men_count;
@@ -134,8 +148,6 @@ static dk_pair_reader *reader_new(const dk_workgraph *g, dk_groups_cache *gcache
         for (uint64_t m = 0; ok && m < men; m++)
             sr->unit[m] = NOWHERE;
     }
-    for (int i = 0; i < OPEN_MAX; i++)
-        r->open[i].unit = NOWHERE;
     for (uint32_t i = 0; ok && i < r->nunits; i++)
         ok = list_unit(r, gcache, i) == 0;
     if (!ok) {
@@ -183,19 +195,29 @@ static void take_flags(const member_reader *sr, uint64_t first, size_t n, dk_val
     }
 }
 
-/* The files of unit i of the pair, opening them (and closing the least recently used). */
+/* The files of unit i of the pair, opening them (in a free slot, else the least recently
+ * used one's). */
 static dk_unitfile *unit_file(dk_pair_reader *r, uint32_t i, char *err, size_t errlen)
 {
-    open_unit *slot = &r->open[0];
-    for (int k = 0; k < OPEN_MAX; k++) {
-        if (r->open[k].unit == i) {
-            r->open[k].last_use = ++r->clock;
-            return r->open[k].file;
-        }
-        if (r->open[k].last_use < slot->last_use)
-            slot = &r->open[k];
+    if (r->slot_of[i] != NOWHERE) {
+        open_unit *o = &r->open[r->slot_of[i]];
+        o->last_use = ++r->clock;
+        return o->file;
     }
-    close_slot(slot);
+    uint32_t k = r->nopen;
+    if (k < r->open_max) {
+        r->nopen++;
+    } else {
+        k = 0;
+        for (uint32_t j = 1; j < r->open_max; j++)
+            if (r->open[j].last_use < r->open[k].last_use)
+                k = j;
+        if (r->open[k].unit != NOWHERE)
+            r->slot_of[r->open[k].unit] = NOWHERE;
+        close_slot(&r->open[k]);
+    }
+    open_unit *slot = &r->open[k];
+    *slot = (open_unit){.unit = NOWHERE};
     dk_groups_shape(&slot->ug, r->g, r->first_unit + i, r->npositions[i]);
     slot->file = dk_unitfile_open(&slot->ug, r->dir, r->limit, !r->checked[i], r->blocks, err, errlen);
     if (!slot->file) {
@@ -205,6 +227,7 @@ static dk_unitfile *unit_file(dk_pair_reader *r, uint32_t i, char *err, size_t e
     r->checked[i] = 1;
     slot->unit = i;
     slot->last_use = ++r->clock;
+    r->slot_of[i] = k;
     return slot->file;
 }
 

@@ -57,19 +57,20 @@ uint64_t dk_budget_unit_bytes(uint64_t positions, unsigned limit)
 uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit)
 {
     /* Values stream through in blocks (gen/assemble.h): what grows with the pair is a bit a
-     * position of capture map and where each subslice lies (a few bytes a subslice, far fewer
-     * than positions); then the unit files kept open with their decompressed blocks and zstd's
-     * buffers. */
+     * position of capture map, where each subslice lies (a few bytes a subslice, far fewer
+     * than positions) and the block maps of the pair's unit files, kept open together (4 bytes
+     * a block of 4096 values, two a position with a draw rule); then the open files themselves
+     * and their pool of decompressed blocks. */
     (void)limit;
-    return FIXED_BYTES + positions / 8 + positions / 64 + ((uint64_t)96 << 20);
+    return FIXED_BYTES + positions / 8 + positions / 64 + positions / 512 + ((uint64_t)96 << 20);
 }
 
 uint64_t dk_budget_finish_positions(const dk_budget *b, unsigned limit)
 {
     uint64_t task = dk_budget_unit_bytes(b->unit_positions, limit) + b->exit_cache_bytes;
     uint64_t base = dk_budget_finish_bytes(0, limit);
-    /* dk_budget_finish_bytes grows by 1/8 + 1/64 of a byte a position */
-    uint64_t n = task > base ? (task - base) / 9 * 64 : 0;
+    /* dk_budget_finish_bytes grows by 1/8 + 1/64 + 1/512 = 73/512 of a byte a position */
+    uint64_t n = task > base ? (task - base) / 73 * 512 : 0;
     return n > ((uint64_t)1 << 16) ? n : (uint64_t)1 << 16;
 }
 

@@ -55,6 +55,16 @@ bool dk_hook_table_bytes(uint64_t *bytes)
     return e != NULL;
 }
 
+bool dk_hook_open_units(uint32_t *n)
+{
+    const char *e = getenv("DAMKA_TEST_OPEN_UNITS");
+    if (e) {
+        unsigned long v = strtoul(e, NULL, 10);
+        *n = v < 1 ? 1 : v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+    }
+    return e != NULL;
+}
+
 void dk_hook_split_pause(void)
 {
     const char *mark = getenv("DAMKA_TEST_SPLIT_PAUSE");
@@ -109,6 +119,8 @@ void dk_hook_corrupt_exit(dk_solver *s, uint32_t u, bool split, uint64_t positio
 }
 
 bool dk_hook_table_bytes(uint64_t *bytes) { return (void)bytes, false; }
+
+bool dk_hook_open_units(uint32_t *n) { return (void)n, false; }
 
 void dk_hook_split_pause(void) {}
 

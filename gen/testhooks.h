@@ -30,6 +30,11 @@ void dk_hook_corrupt_exit(dk_solver *s, uint32_t u, bool split, uint64_t positio
  * block is dropped as soon as another is read). Returns true with *bytes set, else false. */
 bool dk_hook_table_bytes(uint64_t *bytes);
 
+/* DAMKA_TEST_OPEN_UNITS=n: a finishing's reader of a pair's unit files keeps at most n of them
+ * open (assemble.c; at least 1), so that the twin's scattered reads close and open units all
+ * the time. Returns true with *n set, else false. */
+bool dk_hook_open_units(uint32_t *n);
+
 /* DAMKA_TEST_SPLIT_PAUSE=FILE: as a split unit starts, writes this process's id into FILE and
  * waits 2 s (for tests that kill a rank in the middle of one). */
 void dk_hook_split_pause(void);

@@ -1,6 +1,7 @@
 #include "valuefile.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,6 @@ struct dk_vfile {
     uint64_t nblocks;
     const uint8_t *map, *index;
     size_t map_len;
-    void *dctx;
     dk_block_pool *pool;      /* the decompressed blocks (blockpool.h) */
     bool own_pool;
     int32_t *slot_of;         /* by block: its slot in the pool, -1 if not held */
@@ -38,6 +38,31 @@ struct dk_vfile {
     uint64_t last_block, last_lo, last_hi;
     char path[1024];          /* for messages */
 };
+
+/* One decompression context a thread, shared by the files it reads (a reader is one thread's):
+ * a context takes 96 KiB, and a pair's finishing keeps thousands of unit files open. Freed when
+ * the thread ends. */
+static pthread_key_t dctx_key;
+static pthread_once_t dctx_once = PTHREAD_ONCE_INIT;
+static bool dctx_key_made;
+
+static void free_dctx(void *d) { ZSTD_freeDCtx(d); }
+
+static void make_dctx_key(void) { dctx_key_made = pthread_key_create(&dctx_key, free_dctx) == 0; }
+
+/* This thread's context, made at its first use; NULL when out of memory. */
+static ZSTD_DCtx *thread_dctx(void)
+{
+    pthread_once(&dctx_once, make_dctx_key);
+    if (!dctx_key_made)
+        return NULL;
+    ZSTD_DCtx *d = pthread_getspecific(dctx_key);
+    if (!d && (d = ZSTD_createDCtx()) && pthread_setspecific(dctx_key, d) != 0) {
+        ZSTD_freeDCtx(d);
+        d = NULL;
+    }
+    return d;
+}
 
 static void encode_header(const dk_vfile_info *in, uint64_t index, uint8_t *h)
 {
@@ -257,13 +282,12 @@ dk_vfile *dk_vfile_open(const char *path, bool check_all, dk_block_pool *pool, c
         goto out;
     }
     t->index = map + index;
-    t->dctx = ZSTD_createDCtx();
     t->block_bytes = stored_bytes(in, t->block);
     t->own_pool = !pool;
     t->pool = pool ? pool : dk_block_pool_new((t->nblocks < DK_VFILE_SLOTS ? t->nblocks : DK_VFILE_SLOTS) *
                                               t->block_bytes, t->block_bytes);
     t->slot_of = malloc((t->nblocks ? t->nblocks : 1) * sizeof *t->slot_of);
-    if (!t->dctx || !t->pool || !t->slot_of) {
+    if (!t->pool || !t->slot_of) {
         dk_errorf(err, errlen, "cannot open %s: out of memory", path);
         goto out;
     }
@@ -283,7 +307,6 @@ dk_vfile *dk_vfile_open(const char *path, bool check_all, dk_block_pool *pool, c
     return t;
 out:
     dk_unmap_file(map, len);
-    ZSTD_freeDCtx(t->dctx);
     if (t->own_pool)
         dk_block_pool_free(t->pool);
     free(t->slot_of);
@@ -303,7 +326,12 @@ static const uint8_t *block_bytes(dk_vfile *t, uint64_t b, char *err, size_t err
     uint64_t first = b * t->block;
     uint64_t n = in->count - first < t->block ? in->count - first : t->block;
     uint64_t from = dk_get64(t->index + 8 * b), to = dk_get64(t->index + 8 * (b + 1));
-    size_t got = ZSTD_decompressDCtx(t->dctx, dst, dk_block_pool_slot_bytes(t->pool), t->map + from, to - from);
+    ZSTD_DCtx *dctx = thread_dctx();
+    if (!dctx) {
+        dk_block_pool_release(t->pool, t->slot_of, b);
+        return dk_errorf(err, errlen, "cannot read %s: out of memory", t->path), NULL;
+    }
+    size_t got = ZSTD_decompressDCtx(dctx, dst, dk_block_pool_slot_bytes(t->pool), t->map + from, to - from);
     if (ZSTD_isError(got) || got != stored_bytes(in, n)) {
         dk_block_pool_release(t->pool, t->slot_of, b);
         return dk_errorf(err, errlen, "%s is damaged: block %llu does not decompress", t->path,
@@ -381,7 +409,6 @@ void dk_vfile_close(dk_vfile *t)
     if (!t)
         return;
     dk_unmap_file(t->map, t->map_len);
-    ZSTD_freeDCtx(t->dctx);
     if (t->own_pool)
         dk_block_pool_free(t->pool);
     else

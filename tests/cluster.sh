@@ -58,8 +58,10 @@ C=$TMP/np8
 t0=$(now)
 # DAMKA_TEST_TABLE_BYTES=1: both readers of finished tables (the solver's and the check's) drop
 # a block as soon as they read another; DAMKA_TEST_GROUP_RANKS=3: every split unit is solved
-# by a group of 3 ranks (never rank 0), not as many as its share needs
-DAMKA_TEST_TABLE_BYTES=1 DAMKA_TEST_PROGRESS_SECONDS=0.02 DAMKA_TEST_GROUP_RANKS=3 \
+# by a group of 3 ranks (never rank 0), not as many as its share needs; DAMKA_TEST_OPEN_UNITS=2:
+# a finishing keeps 2 of its pair's unit files open, closing one for nearly every subslice of
+# the twin
+DAMKA_TEST_TABLE_BYTES=1 DAMKA_TEST_PROGRESS_SECONDS=0.02 DAMKA_TEST_GROUP_RANKS=3 DAMKA_TEST_OPEN_UNITS=2 \
     mpigen 8 --pieces "$PIECES" --out "$C" $SMALL $FINISH 2>"$TMP/np8.err" &
 JOB=$!
 peak=$(watch_size "$C")
