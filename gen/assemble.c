@@ -12,11 +12,10 @@
  * canonical material, scattered over all of them in the twin (a subslice of one king is 24
  * positions). With 64 kept, the twin of the 7-piece pair 3m0k-3m1k (1997 units) opened and
  * closed a unit for nearly every subslice: 2600 mappings a second, most of the time unmapping,
- * an hour a pass. An open unit holds its mapping and a map of its blocks (4 bytes a block, which
- * budget.c's finishing bytes count for the whole pair; the decompression context is the
- * thread's), so a pair's units stay open together up to OPEN_MAX, a bound on mappings. Their decompressed blocks share
- * one pool of what POOL_FILES files held with a cache each (budget.c's finishing bytes count
- * it). */
+ * an hour a pass. An open unit is its mapping and a map of its blocks (4 bytes a block; the
+ * decompression context is the thread's), so the pair's units stay open together, up to
+ * OPEN_MAX (a bound on mappings). Their decompressed blocks share one pool of what POOL_FILES
+ * files held with a cache each. budget.c's finishing bytes count the pool and the block maps. */
 enum { OPEN_MAX = 4096, POOL_FILES = 16 };
 #define POOL_BYTES ((uint64_t)POOL_FILES * DK_VFILE_CACHE_MAX)
 static const uint32_t NOWHERE = UINT32_MAX;

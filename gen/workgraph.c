@@ -161,7 +161,8 @@ static bool push_unit(dk_workgraph *g, vec *units, uint32_t layer, uint64_t lo, 
     dk_unit *u = units->n < UINT32_MAX ? vec_push(units) : NULL; /* unit ids are 32 bits */
     if (!u)
         return false;
-    *u = (dk_unit){l->pair, layer, l->nunits++, l->level, lo, hi, positions, positions, exact, oversize, false};
+    *u = (dk_unit){l->pair, layer, l->nunits++, l->level, lo, hi, positions, positions, exact, oversize,
+                   false}; /* counted: count_layer */
     return true;
 }
 
