@@ -127,7 +127,7 @@ static dk_pair_reader *reader_new(const dk_workgraph *g, dk_groups_cache *gcache
     r->blocks = dk_block_pool_new(POOL_BYTES, DK_VFILE_SLOT_BYTES);
     if (!dk_hook_open_units(&r->open_max) || r->open_max > OPEN_MAX)
         r->open_max = OPEN_MAX;
-    r->open = malloc(r->open_max * sizeof *r->open);
+    r->open = calloc(r->open_max, sizeof *r->open);
     r->slot_of = malloc((r->nunits ? r->nunits : 1) * sizeof *r->slot_of);
     bool ok = r->checked && r->npositions && r->blocks && r->open && r->slot_of;
     for (uint32_t i = 0; ok && i < r->nunits; i++)
@@ -215,8 +215,7 @@ static dk_unitfile *unit_file(dk_pair_reader *r, uint32_t i, char *err, size_t e
             r->slot_of[r->open[k].unit] = NOWHERE;
         close_slot(&r->open[k]);
     }
-    open_unit *slot = &r->open[k];
-    *slot = (open_unit){.unit = NOWHERE};
+    open_unit *slot = &r->open[k]; /* empty: never used, or closed */
     dk_groups_shape(&slot->ug, r->g, r->first_unit + i, r->npositions[i]);
     slot->file = dk_unitfile_open(&slot->ug, r->dir, r->limit, !r->checked[i], r->blocks, err, errlen);
     if (!slot->file) {
