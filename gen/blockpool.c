@@ -3,7 +3,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+
+#include "bigmem.h"
 
 typedef struct holder {
     int32_t *slot_of; /* the reader's map; NULL: the slot is free */
@@ -16,7 +17,7 @@ struct dk_block_pool {
     uint32_t used;     /* slots handed out at least once: those beyond were never touched */
     uint32_t nfree;    /* released slots, in free[] */
     uint32_t hand;     /* the clock's */
-    uint8_t *mem;      /* mapped apart, so that its pages can be given back (dk_block_pool_idle) */
+    uint8_t *mem;      /* bigmem.h: its pages can be given back (dk_block_pool_idle) */
     size_t mem_bytes;
     holder *held;
     uint32_t *free;
@@ -36,8 +37,7 @@ dk_block_pool *dk_block_pool_new(uint64_t bytes, size_t slot_bytes)
     p->slot_bytes = slot_bytes;
     p->nslots = (uint32_t)n;
     p->mem_bytes = n * slot_bytes;
-    void *mem = mmap(NULL, p->mem_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    p->mem = mem == MAP_FAILED ? NULL : mem;
+    p->mem = dk_big_alloc(p->mem_bytes);
     p->held = calloc(n, sizeof *p->held);
     p->free = malloc(n * sizeof *p->free);
     p->referenced = calloc(n, 1);
@@ -52,8 +52,7 @@ void dk_block_pool_free(dk_block_pool *p)
 {
     if (!p)
         return;
-    if (p->mem)
-        munmap(p->mem, p->mem_bytes);
+    dk_big_free(p->mem, p->mem_bytes);
     free(p->held);
     free(p->free);
     free(p->referenced);
@@ -109,8 +108,7 @@ void dk_block_pool_release(dk_block_pool *p, int32_t *slot_of, uint64_t block)
 
 void dk_block_pool_idle(dk_block_pool *p)
 {
-    if (p->used)
-        madvise(p->mem, (size_t)p->used * p->slot_bytes, MADV_DONTNEED); /* best effort */
+    dk_big_idle(p->mem, (size_t)p->used * p->slot_bytes);
     memset(p->referenced, 0, p->nslots);
     p->used = p->nfree = p->hand = 0;
 }

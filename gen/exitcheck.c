@@ -3,13 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
 #include "../rules/errors.h"
 #include "../rules/movegen.h"
 #include "../rules/notation.h"
+#include "bigmem.h"
 #include "unitfile.h"
 #include "verify.h"
 
@@ -163,7 +163,8 @@ struct dk_exit_check {
     uint32_t npend, nchild, ndeep;      /* of the chunk */
     uint16_t nchild_materials;          /* numbered in c->number */
     uint64_t child_index_bits;          /* the children's indices or-ed */
-    resolved *memo;                     /* memo_mask + 1 entries, made at the first read */
+    resolved *memo;                     /* memo_mask + 1 entries, made at the first read (bigmem.h:
+                                         * the exits touch it all over) */
     uint64_t memo_mask;
     uint64_t memo_filled;               /* entries written into an empty place */
     int memo_bits, memo_most;           /* 2^memo_most entries at most (the room's) */
@@ -185,9 +186,9 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache,
      * over a table decodes a block for every few exits (a split unit of 0m4k-0m3k at 4G, queues
      * of 16384 exits: the run twice as long). */
     c->cap = DK_EXIT_CHECK_QUEUE;
-    c->queue = malloc(c->cap * sizeof *c->queue);
-    c->sorted = malloc(c->cap * sizeof *c->sorted);
-    c->from = malloc(c->cap * sizeof *c->from);
+    c->queue = dk_big_alloc(c->cap * sizeof *c->queue);
+    c->sorted = dk_big_alloc(c->cap * sizeof *c->sorted);
+    c->from = dk_big_alloc(c->cap * sizeof *c->from);
     c->is_exit = calloc(c->cap / 64, sizeof *c->is_exit);
     c->count = malloc((sizeof *c->count << RADIX_BITS) * SORT_PASSES_MOST);
     c->pend = malloc(CHUNK_EXITS * sizeof *c->pend);
@@ -208,23 +209,9 @@ static size_t memo_bytes_of(int bits) { return ((size_t)1 << bits) * sizeof(reso
 
 static size_t memo_bytes(const dk_exit_check *c) { return memo_bytes_of(c->memo_bits); }
 
-/* The memory of values: mapped zeroed, in huge pages where the system gives them (the exits
- * touch it all over: in 4 KiB pages, a fault for nearly every new entry). */
-static resolved *memo_alloc(const dk_exit_check *c)
-{
-    void *m = mmap(NULL, memo_bytes(c), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(m, memo_bytes(c), MADV_HUGEPAGE); /* best effort */
-#endif
-    return m;
-}
-
 static void memo_free(dk_exit_check *c)
 {
-    if (c->memo)
-        munmap(c->memo, memo_bytes(c));
+    dk_big_free(c->memo, memo_bytes(c));
     c->memo = NULL;
 }
 
@@ -299,9 +286,9 @@ void dk_exit_check_free(dk_exit_check *c)
         return;
     for (int i = 0; i < OPEN_ABOVE; i++)
         close_unit(c, &c->open[i]);
-    free(c->queue);
-    free(c->sorted);
-    free(c->from);
+    dk_big_free(c->queue, c->cap * sizeof *c->queue);
+    dk_big_free(c->sorted, c->cap * sizeof *c->sorted);
+    dk_big_free(c->from, c->cap * sizeof *c->from);
     free(c->is_exit);
     free(c->count);
     free(c->pend);
@@ -416,7 +403,7 @@ static uint64_t memo_hash(const dk_exit_check *c, int k, uint64_t i)
  * be remembered). NULL when out of memory. */
 static resolved *memo_entry(dk_exit_check *c, int k, uint64_t i, uint32_t *tag)
 {
-    if (!c->memo && !(c->memo = memo_alloc(c)))
+    if (!c->memo && !(c->memo = dk_big_alloc(memo_bytes(c))))
         return NULL;
     uint64_t h = memo_hash(c, k, i);
     uint64_t high = h >> c->memo_bits; /* with the place, gives h and so i back */

@@ -7,6 +7,7 @@
 #include "../query/drawrule.h"
 #include "../rules/errors.h"
 #include "../rules/movegen.h"
+#include "bigmem.h"
 #include "solve_internal.h"
 
 static void close_above(dk_solver *s, size_t i);
@@ -49,8 +50,8 @@ static void free_scratch(dk_solver *s)
     free(s->buckets);
     s->buckets = NULL;
     s->nbuckets = 0;
-    free(s->cells);
-    free(s->conv);
+    dk_big_free(s->cells, s->cap * sizeof *s->cells);
+    dk_big_free(s->conv, s->conv_cap * 2 * sizeof *s->conv);
     s->cells = NULL;
     s->conv = NULL;
     s->cap = s->conv_cap = 0;
@@ -164,8 +165,8 @@ static int grow(dk_solver *s, size_t n)
 {
     if (n <= s->cap)
         return 0;
-    free(s->cells);
-    s->cells = malloc(n * sizeof *s->cells);
+    dk_big_free(s->cells, s->cap * sizeof *s->cells);
+    s->cells = dk_big_alloc(n * sizeof *s->cells);
     s->cap = s->cells ? n : 0;
     return s->cap ? 0 : -1;
 }
@@ -585,9 +586,9 @@ int dk_solver_grow_conv(dk_solver *s, uint64_t n, char *err, size_t errlen)
 {
     if (n <= s->conv_cap)
         return 0;
-    free(s->conv);
+    dk_big_free(s->conv, s->conv_cap * 2 * sizeof *s->conv);
     s->conv_cap = 0;
-    if (!(s->conv = malloc((size_t)n * 2 * sizeof *s->conv)))
+    if (!(s->conv = dk_big_alloc((size_t)n * 2 * sizeof *s->conv)))
         return dk_errorf(err, errlen, "out of memory for a unit of %llu positions", (unsigned long long)n);
     s->conv_cap = n;
     return 0;

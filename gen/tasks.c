@@ -8,6 +8,7 @@
 #include "../rules/errors.h"
 #include "../rules/notation.h"
 #include "assemble.h"
+#include "bigmem.h"
 #include "ctable_write.h"
 #include "finishpart.h"
 #include "restart.h"
@@ -58,7 +59,7 @@ void dk_worker_idle(dk_worker *w)
     dk_block_pool_idle(w->above); /* both have given their blocks back */
     /* a failure shows at the check's next read, or when the next unit sets its room again */
     (void)dk_exit_check_set_room(w->check, check_room(w, false, 0), NULL, 0);
-    free(w->values);
+    dk_big_free(w->values, w->values_cap * sizeof *w->values);
     w->values = NULL;
     w->values_cap = 0;
 }
@@ -68,8 +69,8 @@ void dk_worker_idle(dk_worker *w)
 static dk_value *worker_values(dk_worker *w, uint64_t n)
 {
     if (n > w->values_cap) {
-        free(w->values);
-        w->values = malloc((size_t)n * sizeof *w->values);
+        dk_big_free(w->values, w->values_cap * sizeof *w->values);
+        w->values = dk_big_alloc((size_t)n * sizeof *w->values);
         w->values_cap = w->values ? n : 0;
     }
     return w->values;
@@ -83,7 +84,7 @@ dk_ctable_params dk_worker_table_params(const dk_worker *w, dk_material m, dk_me
 
 void dk_worker_free(dk_worker *w)
 {
-    free(w->values);
+    dk_big_free(w->values, w->values_cap * sizeof *w->values);
     w->values = NULL;
     w->values_cap = 0;
     dk_solver_free(w->solver);
@@ -240,12 +241,13 @@ static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int
     snprintf(work, sizeof work, "%s/work", w->dir);
     dk_tb_path(work, v, m, "raw", raw, sizeof raw);
     bool fits = !w->keep_work && ix->size <= hold / (stride * sizeof(dk_value));
-    dk_value *held = fits ? malloc((size_t)ix->size * stride * sizeof *held) : NULL;
+    const size_t held_bytes = fits ? (size_t)ix->size * stride * sizeof(dk_value) : 0;
+    dk_value *held = dk_big_alloc(held_bytes);
     dk_vfile *f = NULL;
     dk_value_source in_order;
     if (held) {
         if (units->read(units, 0, (size_t)ix->size, held, err, errlen) != 0) {
-            free(held);
+            dk_big_free(held, held_bytes);
             return -1;
         }
         in_order = dk_value_array(held, stride, 0);
@@ -281,7 +283,7 @@ static int write_tables(dk_worker *w, const dk_index *ix, dk_pair_reader *r, int
     rc = dk_stats_write(&st, path, err, errlen);
     dk_stats_free(&st);
 out:
-    free(held);
+    dk_big_free(held, held_bytes);
     if (f) {
         dk_vfile_close(f);
         if (!w->keep_work)

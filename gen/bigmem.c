@@ -1,0 +1,46 @@
+#include "bigmem.h"
+
+#include <stdint.h>
+#include <sys/mman.h>
+
+/* A huge page (x86-64, arm64 with 4 KiB pages). A buffer of at least half of one is mapped in
+ * whole ones, at an address aligned to one: the system gives huge pages only to aligned whole
+ * ones, and a mapping of a few MiB at an arbitrary address would get none or one. */
+#define HUGE ((size_t)2 << 20)
+
+static size_t mapped_bytes(size_t bytes) { return bytes >= HUGE / 2 ? (bytes + HUGE - 1) / HUGE * HUGE : bytes; }
+
+void *dk_big_alloc(size_t bytes)
+{
+    if (!bytes)
+        return NULL;
+    const size_t len = mapped_bytes(bytes), extra = bytes < HUGE / 2 ? 0 : HUGE; /* room to align */
+    if (len < bytes || len + extra < len)
+        return NULL;
+    uint8_t *m = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    if (!extra)
+        return m;
+    uint8_t *at = (uint8_t *)(((uintptr_t)m + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+    if (at > m)
+        munmap(m, (size_t)(at - m));
+    if (m + extra > at)
+        munmap(at + len, (size_t)(m + extra - at));
+#ifdef MADV_HUGEPAGE
+    (void)madvise(at, len, MADV_HUGEPAGE); /* best effort: without it, 4 KiB pages */
+#endif
+    return at;
+}
+
+void dk_big_free(void *p, size_t bytes)
+{
+    if (p)
+        munmap(p, mapped_bytes(bytes));
+}
+
+void dk_big_idle(void *p, size_t bytes)
+{
+    if (p && bytes)
+        (void)madvise(p, bytes, MADV_DONTNEED);
+}
