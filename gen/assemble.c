@@ -14,10 +14,9 @@
  * closed a unit for nearly every subslice: 2600 mappings a second, most of the time unmapping,
  * an hour a pass. An open unit is its mapping and a map of its blocks (4 bytes a block; the
  * decompression context is the thread's), so the pair's units stay open together, up to
- * OPEN_MAX (a bound on mappings). Their decompressed blocks share one pool of what POOL_FILES
- * files held with a cache each. budget.c's finishing bytes count the pool and the block maps. */
-enum { OPEN_MAX = 4096, POOL_FILES = 16 };
-#define POOL_BYTES ((uint64_t)POOL_FILES * DK_VFILE_CACHE_MAX)
+ * OPEN_MAX (a bound on mappings). Their decompressed blocks share DK_PAIR_READER_POOL_BYTES of the
+ * worker's pool. budget.c's finishing bytes count them and the block maps. */
+enum { OPEN_MAX = 4096 };
 static const uint32_t NOWHERE = UINT32_MAX;
 
 typedef struct member_reader {
@@ -46,7 +45,7 @@ struct dk_pair_reader {
     uint32_t first_unit, nunits;
     uint8_t *checked;      /* by unit of the pair: its CRC was checked */
     uint64_t *npositions;  /* by unit of the pair: its positions, to open it again cheaply */
-    dk_block_pool *blocks;
+    dk_block_pool *blocks; /* borrowed */
     member_reader member[2];
     open_unit *open;       /* open_max slots (OPEN_MAX but in tests), nopen used */
     uint32_t nopen, open_max;
@@ -72,7 +71,7 @@ void dk_pair_reader_free(dk_pair_reader *r)
         close_slot(&r->open[i]);
     free(r->open);
     free(r->slot_of);
-    dk_block_pool_free(r->blocks);
+    dk_block_pool_bound(r->blocks, 0); /* its blocks released with the files */
     for (int s = 0; s < 2; s++) {
         free(r->member[s].unit);
         free(r->member[s].offset);
@@ -108,8 +107,8 @@ static int list_unit(dk_pair_reader *r, dk_groups_cache *gcache, uint32_t i)
 
 /* A reader of the pair's members, or with window of positions [lo, hi) of member `only` only
  * (flags kept on the values). */
-static dk_pair_reader *reader_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir, uint32_t p,
-                                  unsigned limit, bool window, int only, uint64_t lo, uint64_t hi, char *err,
+static dk_pair_reader *reader_new(const dk_workgraph *g, dk_groups_cache *gcache, dk_block_pool *pool,
+                                  const char *dir, uint32_t p, unsigned limit, bool window, int only, uint64_t lo, uint64_t hi, char *err,
                                   size_t errlen)
 {
     const dk_wpair *pair = &g->pairs[p];
@@ -124,12 +123,13 @@ static dk_pair_reader *reader_new(const dk_workgraph *g, dk_groups_cache *gcache
                           .nunits = last - first};
     r->checked = calloc(r->nunits, 1);
     r->npositions = malloc((r->nunits ? r->nunits : 1) * sizeof *r->npositions);
-    r->blocks = dk_block_pool_new(POOL_BYTES, DK_VFILE_SLOT_BYTES);
+    r->blocks = pool;
+    dk_block_pool_bound(pool, DK_PAIR_READER_POOL_BYTES);
     if (!dk_hook_open_units(&r->open_max) || r->open_max > OPEN_MAX)
         r->open_max = OPEN_MAX;
     r->open = calloc(r->open_max, sizeof *r->open);
     r->slot_of = malloc((r->nunits ? r->nunits : 1) * sizeof *r->slot_of);
-    bool ok = r->checked && r->npositions && r->blocks && r->open && r->slot_of;
+    bool ok = r->checked && r->npositions && r->open && r->slot_of;
     for (uint32_t i = 0; ok && i < r->nunits; i++)
         r->slot_of[i] = NOWHERE;
     for (int s = 0; s < (pair->self_twin ? 1 : 2); s++) {
@@ -156,17 +156,18 @@ static dk_pair_reader *reader_new(const dk_workgraph *g, dk_groups_cache *gcache
     return r;
 }
 
-dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
-                                   uint32_t p, unsigned limit, char *err, size_t errlen)
+dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcache, dk_block_pool *pool,
+                                   const char *dir, uint32_t p, unsigned limit, char *err, size_t errlen)
 {
-    return reader_new(g, gcache, dir, p, limit, false, 0, 0, 0, err, errlen);
+    return reader_new(g, gcache, pool, dir, p, limit, false, 0, 0, 0, err, errlen);
 }
 
-dk_pair_reader *dk_pair_reader_window(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
-                                      uint32_t p, unsigned limit, int member, uint64_t lo, uint64_t hi,
-                                      char *err, size_t errlen)
+dk_pair_reader *dk_pair_reader_window(const dk_workgraph *g, dk_groups_cache *gcache, dk_block_pool *pool,
+                                      const char *dir, uint32_t p, unsigned limit, int member, uint64_t lo,
+                                      uint64_t hi, char *err, size_t errlen)
 {
-    return reader_new(g, gcache, dir, p, limit, true, g->pairs[p].self_twin ? 0 : member, lo, hi, err, errlen);
+    return reader_new(g, gcache, pool, dir, p, limit, true, g->pairs[p].self_twin ? 0 : member, lo, hi, err,
+                      errlen);
 }
 
 const dk_value_source *dk_pair_reader_member(dk_pair_reader *r, int member)

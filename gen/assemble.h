@@ -8,24 +8,32 @@
 #ifndef DK_ASSEMBLE_H
 #define DK_ASSEMBLE_H
 
+#include "blockpool.h"
 #include "groups.h"
 #include "valuesource.h"
+#include "valuefile.h"
 
 typedef struct dk_pair_reader dk_pair_reader;
 
+/* The part of the worker's pool of decompressed blocks a reader takes: what 16 files held with
+ * a cache each (no more than the least exit cache, gen/budget.c). */
+#define DK_PAIR_READER_POOL_BYTES ((uint64_t)16 * DK_VFILE_CACHE_MAX)
+
 /* Lists where the subslices of pair p lie in the unit files under dir (stride values a
- * position, a draw rule of `limit` plies). Returns NULL with one line in err when out of
- * memory. */
-dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
-                                   uint32_t p, unsigned limit, char *err, size_t errlen);
+ * position, a draw rule of `limit` plies). The unit files' blocks go to the first
+ * DK_PAIR_READER_POOL_BYTES of `pool` (dk_block_pool_bound), which no other reader may hold
+ * blocks of until the reader is freed (then it hands out all of its slots again). Returns NULL
+ * with one line in err when out of memory. */
+dk_pair_reader *dk_pair_reader_new(const dk_workgraph *g, dk_groups_cache *gcache, dk_block_pool *pool,
+                                   const char *dir, uint32_t p, unsigned limit, char *err, size_t errlen);
 
 /* A reader of positions [lo, hi) of the pair's material `member` only (a part of a finishing,
  * workgraph.h): it lists where the subslices of that range lie, and its source (read only
  * within the range) gives the values with the units' capture flags (DK_UNIT_CAPTURE) on them;
  * dk_pair_reader_captures gives NULL. Returns NULL with one line in err when out of memory. */
-dk_pair_reader *dk_pair_reader_window(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
-                                      uint32_t p, unsigned limit, int member, uint64_t lo, uint64_t hi,
-                                      char *err, size_t errlen);
+dk_pair_reader *dk_pair_reader_window(const dk_workgraph *g, dk_groups_cache *gcache, dk_block_pool *pool,
+                                      const char *dir, uint32_t p, unsigned limit, int member, uint64_t lo,
+                                      uint64_t hi, char *err, size_t errlen);
 
 void dk_pair_reader_free(dk_pair_reader *r);
 

@@ -2,6 +2,7 @@
 
 #include <stdint.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* A huge page (x86-64, arm64 with 4 KiB pages). A buffer of at least half of one is mapped in
  * whole ones, at an address aligned to one: the system gives huge pages only to aligned whole
@@ -39,8 +40,10 @@ void dk_big_free(void *p, size_t bytes)
         munmap(p, mapped_bytes(bytes));
 }
 
-void dk_big_idle(void *p, size_t bytes)
+void dk_big_idle(void *p, size_t from, size_t to)
 {
-    if (p && bytes)
-        (void)madvise(p, bytes, MADV_DONTNEED);
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    from = (from + page - 1) / page * page;
+    if (p && from < to)
+        (void)madvise((uint8_t *)p + from, to - from, MADV_DONTNEED); /* the end: rounded up */
 }

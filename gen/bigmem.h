@@ -16,8 +16,9 @@ void *dk_big_alloc(size_t bytes);
 /* Gives back memory of dk_big_alloc(bytes) (NULL: nothing). Thread-safe. */
 void dk_big_free(void *p, size_t bytes);
 
-/* Gives the pages of p's first `bytes` back to the system, keeping the mapping (read again,
- * they are zero): for a buffer kept but not needed for a while. Best effort. */
-void dk_big_idle(void *p, size_t bytes);
+/* Gives the pages of bytes [from, to) of p (of dk_big_alloc) back to the system, keeping the
+ * mapping (read again, they are zero): for a part of a buffer not needed for a while. The page
+ * that holds byte from - 1 is kept; the caller needs nothing from `to` on either. Best effort. */
+void dk_big_idle(void *p, size_t from, size_t to);
 
 #endif

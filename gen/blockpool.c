@@ -14,7 +14,9 @@ typedef struct holder {
 struct dk_block_pool {
     size_t slot_bytes;
     uint32_t nslots;
-    uint32_t used;     /* slots handed out at least once: those beyond were never touched */
+    uint32_t limit;    /* slots handed out: the first `limit` (dk_block_pool_bound) */
+    uint32_t next;     /* slots handed out at least once since the pool was last reset */
+    uint32_t touched;  /* slots whose memory may be touched: those beyond were given back */
     uint32_t nfree;    /* released slots, in free[] */
     uint32_t hand;     /* the clock's */
     uint8_t *mem;      /* bigmem.h: its pages can be given back (dk_block_pool_idle) */
@@ -35,7 +37,7 @@ dk_block_pool *dk_block_pool_new(uint64_t bytes, size_t slot_bytes)
     if (!p)
         return NULL;
     p->slot_bytes = slot_bytes;
-    p->nslots = (uint32_t)n;
+    p->nslots = p->limit = (uint32_t)n;
     p->mem_bytes = n * slot_bytes;
     p->mem = dk_big_alloc(p->mem_bytes);
     p->held = calloc(n, sizeof *p->held);
@@ -74,14 +76,17 @@ static uint32_t pick(dk_block_pool *p)
 {
     if (p->nfree)
         return p->free[--p->nfree];
-    if (p->used < p->nslots)
-        return p->used++;
+    if (p->next < p->limit) {
+        if (p->next == p->touched)
+            p->touched++;
+        return p->next++;
+    }
     while (p->referenced[p->hand]) { /* second chance for the slots read since the last pass */
         p->referenced[p->hand] = 0;
-        p->hand = (p->hand + 1) % p->nslots;
+        p->hand = (p->hand + 1) % p->limit;
     }
     uint32_t s = p->hand;
-    p->hand = (p->hand + 1) % p->nslots;
+    p->hand = (p->hand + 1) % p->limit;
     p->held[s].slot_of[p->held[s].block] = -1;
     return s;
 }
@@ -106,9 +111,26 @@ void dk_block_pool_release(dk_block_pool *p, int32_t *slot_of, uint64_t block)
     p->free[p->nfree++] = (uint32_t)s;
 }
 
-void dk_block_pool_idle(dk_block_pool *p)
+/* Every slot free, none handed out yet: the next ones are taken from the first. */
+static void reset(dk_block_pool *p)
 {
-    dk_big_idle(p->mem, (size_t)p->used * p->slot_bytes);
     memset(p->referenced, 0, p->nslots);
-    p->used = p->nfree = p->hand = 0;
+    p->next = p->nfree = p->hand = 0;
+}
+
+void dk_block_pool_idle(dk_block_pool *p, uint64_t keep_bytes)
+{
+    uint64_t keep = keep_bytes / p->slot_bytes;
+    if (p->touched > keep) {
+        dk_big_idle(p->mem, (size_t)keep * p->slot_bytes, (size_t)p->touched * p->slot_bytes);
+        p->touched = (uint32_t)keep;
+    }
+    reset(p);
+}
+
+void dk_block_pool_bound(dk_block_pool *p, uint64_t bytes)
+{
+    uint64_t n = bytes / p->slot_bytes;
+    p->limit = !bytes || n > p->nslots ? p->nslots : n ? (uint32_t)n : 1;
+    reset(p);
 }

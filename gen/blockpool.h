@@ -39,8 +39,14 @@ uint8_t *dk_block_pool_take(dk_block_pool *p, int32_t *slot_of, uint64_t block);
 /* Gives the slot of `block` back (slot_of[block] becomes -1), if it has one. */
 void dk_block_pool_release(dk_block_pool *p, int32_t *slot_of, uint64_t block);
 
-/* Gives the memory of every slot back to the system while the pool is not in use: every
- * reader must have released its blocks. The pool stays usable. */
-void dk_block_pool_idle(dk_block_pool *p);
+/* Gives the memory of the slots beyond the first keep_bytes back to the system while the pool
+ * is not in use (every reader must have released its blocks): those kept are filled again
+ * without a page fault. The pool stays usable. */
+void dk_block_pool_idle(dk_block_pool *p, uint64_t keep_bytes);
+
+/* From now on hands out only the slots in the first `bytes` of the pool (0: all of them): a
+ * reader that may take no more (finishing a pair borrows the worker's pool) gets them.
+ * Every reader must have released its blocks. */
+void dk_block_pool_bound(dk_block_pool *p, uint64_t bytes);
 
 #endif

@@ -283,8 +283,8 @@ int dk_task_scan_part(dk_worker *w, uint32_t q, char *err, size_t errlen)
     char raw[4096], path[4096];
     part_path(g, w->dir, q, "raw", raw, sizeof raw);
     part_path(g, w->dir, q, "scan", path, sizeof path);
-    dk_pair_reader *r = dk_pair_reader_window(g, w->gcache, w->dir, f->pair, w->limit, f->member, f->lo, f->hi,
-                                              err, errlen);
+    dk_pair_reader *r = dk_pair_reader_window(g, w->gcache, w->above, w->dir, f->pair, w->limit, f->member, f->lo,
+                                              f->hi, err, errlen);
     if (!r)
         return -1;
     const dk_material m = ix->m;

@@ -33,7 +33,7 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
 {
     /* the solver's cache of tables: three quarters of the cache, the check's reader the rest
      * (more while a unit is solved: check_room); the units above: the exit cache, one pool for
-     * the solver's unit files and the check's */
+     * the solver's unit files and the check's, which a pair's finishing borrows */
     uint64_t solver_tables = b->cache_bytes - dk_budget_check_cache(b->cache_bytes);
     uint64_t tiny;
     if (dk_hook_table_bytes(&tiny))
@@ -56,7 +56,9 @@ void dk_worker_idle(dk_worker *w)
 {
     dk_solver_idle(w->solver);
     dk_exit_check_idle(w->check);
-    dk_block_pool_idle(w->above); /* both have given their blocks back */
+    /* both have given their blocks back; the part a pair's finishing borrows stays mapped (its
+     * pages filled again without a fault each, counted in the finishing's bytes) */
+    dk_block_pool_idle(w->above, DK_PAIR_READER_POOL_BYTES);
     /* a failure shows at the check's next read, or when the next unit sets its room again */
     (void)dk_exit_check_set_room(w->check, check_room(w, false, 0), NULL, 0);
     dk_big_free(w->values, w->values_cap * sizeof *w->values);
@@ -302,7 +304,7 @@ int dk_task_finish_pair(dk_worker *w, uint32_t pi, char *err, size_t errlen)
         return rc;
     }
     dk_worker_idle(w);
-    dk_pair_reader *r = dk_pair_reader_new(w->g, w->gcache, w->dir, pi, w->limit, err, errlen);
+    dk_pair_reader *r = dk_pair_reader_new(w->g, w->gcache, w->above, w->dir, pi, w->limit, err, errlen);
     if (!r)
         return -1;
     int rc = 0;

@@ -22,7 +22,8 @@ typedef struct dk_worker {
                         * is finished */
     uint64_t values_cap;
     dk_block_pool *above; /* the decompressed blocks of the units above, the exit cache: the
-                           * solver's unit files and the check's take room in it */
+                           * solver's unit files and the check's take room in it, and a
+                           * pair's finishing borrows its first part (assemble.h) */
 } dk_worker;
 
 /* Opens what a worker needs over directory dir within budget b: its cache of decoded finished

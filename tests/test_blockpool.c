@@ -1,7 +1,8 @@
 /* The block pool shared by the files a thread reads (gen/blockpool.h): slots go to released
  * ones first, then to untouched ones, then to the clock's choice whichever reader holds it;
  * the reader that loses a block sees it gone from its map; blocks read since the clock's
- * last pass get a second chance; the memory comes back when the pool idles. Checked against a
+ * last pass get a second chance; the memory comes back when the pool idles (but for the part
+ * it keeps); a bound keeps the slots handed out to the pool's first ones. Checked against a
  * model of the policy, step by step. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -95,12 +96,59 @@ static void test_idle_and_reuse(void **state)
         for (uint64_t k = 0; k < BLOCKS; k++)
             dk_block_pool_release(p, a, k);
         assert_int_equal(held(a), 0);
-        dk_block_pool_idle(p);
+        dk_block_pool_idle(p, 0);
     }
     /* after idling, slots come back in order and hold what is written */
     fill(dk_block_pool_take(p, a, 5), 0, 5);
     expect_content(dk_block_pool_get(p, a, 5), 0, 5);
     dk_block_pool_release(p, a, 5);
+    dk_block_pool_free(p);
+}
+
+/* Slots of a page each: what idling gives back reads as zero, what it keeps as written. */
+static void test_bound_and_keep(void **state)
+{
+    (void)state;
+    enum { PAGE = 4096 };
+    dk_block_pool *p = dk_block_pool_new(8 * PAGE, PAGE);
+    assert_non_null(p);
+    int32_t a[BLOCKS];
+    memset(a, 0xff, sizeof a);
+    uint8_t *first = dk_block_pool_take(p, a, 0), *most = first;
+    dk_block_pool_release(p, a, 0);
+    /* bound to 3 slots: a sweep over every block holds 3 at most, all among the first 3 */
+    dk_block_pool_bound(p, 3 * PAGE + PAGE / 2);
+    for (uint64_t round = 0; round < 2; round++)
+        for (uint64_t k = 0; k < BLOCKS; k++) {
+            uint8_t *m = dk_block_pool_take(p, a, k);
+            assert_true(m >= first && m < first + 3 * PAGE);
+            memset(m, (int)(k + 1), PAGE);
+            assert_true(held(a) <= 3);
+        }
+    for (uint64_t k = 0; k < BLOCKS; k++)
+        dk_block_pool_release(p, a, k);
+    /* unbound: all 8 again */
+    dk_block_pool_bound(p, 0);
+    for (uint64_t k = 0; k < 8; k++) {
+        uint8_t *m = dk_block_pool_take(p, a, k);
+        most = m > most ? m : most;
+        memset(m, (int)(k + 1), PAGE);
+    }
+    assert_int_equal(held(a), 8);
+    assert_ptr_equal(most, first + 7 * PAGE);
+    for (uint64_t k = 0; k < 8; k++)
+        dk_block_pool_release(p, a, k);
+    /* idle keeping 2 slots' bytes: slots come back from the first, 0 and 1 as they were, the
+     * others zero */
+    dk_block_pool_idle(p, 2 * PAGE);
+    for (uint64_t k = 0; k < 8; k++) {
+        const uint8_t *m = dk_block_pool_take(p, a, k);
+        assert_ptr_equal(m, first + k * PAGE);
+        assert_int_equal(m[0], k < 2 ? (uint8_t)(k + 1) : 0);
+        assert_int_equal(m[PAGE - 1], k < 2 ? (uint8_t)(k + 1) : 0);
+    }
+    for (uint64_t k = 0; k < 8; k++)
+        dk_block_pool_release(p, a, k);
     dk_block_pool_free(p);
 }
 
@@ -126,6 +174,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shared_between_readers),
         cmocka_unit_test(test_idle_and_reuse),
+        cmocka_unit_test(test_bound_and_keep),
         cmocka_unit_test(test_tiny_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
