@@ -108,8 +108,8 @@ static int list_unit(dk_pair_reader *r, dk_groups_cache *gcache, uint32_t i)
 /* A reader of the pair's members, or with window of positions [lo, hi) of member `only` only
  * (flags kept on the values). */
 static dk_pair_reader *reader_new(const dk_workgraph *g, dk_groups_cache *gcache, dk_block_pool *pool,
-                                  const char *dir, uint32_t p, unsigned limit, bool window, int only, uint64_t lo, uint64_t hi, char *err,
-                                  size_t errlen)
+                                  const char *dir, uint32_t p, unsigned limit, bool window, int only, uint64_t lo,
+                                  uint64_t hi, char *err, size_t errlen)
 {
     const dk_wpair *pair = &g->pairs[p];
     dk_pair_reader *r = calloc(1, sizeof *r);

@@ -1,8 +1,20 @@
 #include "bigmem.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+/* Under AddressSanitizer the buffers come from calloc, so that it sees a read or write past
+ * their ends (a mapping of whole pages would hide it). */
+#if defined(__SANITIZE_ADDRESS__)
+#define FROM_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FROM_MALLOC 1
+#endif
+#endif
 
 /* A huge page (x86-64, arm64 with 4 KiB pages). A buffer of at least half of one is mapped in
  * whole ones, at an address aligned to one: the system gives huge pages only to aligned whole
@@ -15,6 +27,9 @@ void *dk_big_alloc(size_t bytes)
 {
     if (!bytes)
         return NULL;
+#ifdef FROM_MALLOC
+    return calloc(1, bytes);
+#else
     const size_t len = mapped_bytes(bytes), extra = bytes < HUGE / 2 ? 0 : HUGE; /* room to align */
     if (len < bytes || len + extra < len)
         return NULL;
@@ -32,18 +47,29 @@ void *dk_big_alloc(size_t bytes)
     (void)madvise(at, len, MADV_HUGEPAGE); /* best effort: without it, 4 KiB pages */
 #endif
     return at;
+#endif
 }
 
 void dk_big_free(void *p, size_t bytes)
 {
+#ifdef FROM_MALLOC
+    (void)bytes;
+    free(p);
+#else
     if (p)
         munmap(p, mapped_bytes(bytes));
+#endif
 }
 
 void dk_big_idle(void *p, size_t from, size_t to)
 {
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     from = (from + page - 1) / page * page;
-    if (p && from < to)
-        (void)madvise((uint8_t *)p + from, to - from, MADV_DONTNEED); /* the end: rounded up */
+    if (!p || from >= to)
+        return;
+#ifdef FROM_MALLOC
+    memset((uint8_t *)p + from, 0, to - from); /* what the pages given back would read */
+#else
+    (void)madvise((uint8_t *)p + from, to - from, MADV_DONTNEED); /* the end: rounded up */
+#endif
 }

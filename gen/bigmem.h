@@ -1,9 +1,9 @@
 /* Large buffers a generation fills once and reads all over: a unit's scratch and values, the
  * pools of decompressed blocks, a table's values held while it is written, verification's
- * memory of values. Mapped apart and in huge pages where the system gives them (Linux:
- * transparent huge pages on request): such a buffer is touched page by page right after it is
- * made, and on a virtual machine each fault of a 4 KiB page costs microseconds (a 5-piece run
- * took 750,000 of them, 7% of its processor time). */
+ * queue and memory of values. Mapped apart and in huge pages where the system gives them
+ * (Linux: transparent huge pages on request): such a buffer is touched page by page right after
+ * it is made, and on a virtual machine each fault of a 4 KiB page costs microseconds (Brazilian
+ * up to 5 pieces took 750,000 of them, 5% of its processor time; 325,000 in huge pages). */
 #ifndef DK_BIGMEM_H
 #define DK_BIGMEM_H
 
