@@ -16,12 +16,14 @@
 #endif
 #endif
 
+#ifndef FROM_MALLOC
 /* A huge page (x86-64, arm64 with 4 KiB pages). A buffer of at least half of one is mapped in
  * whole ones, at an address aligned to one: the system gives huge pages only to aligned whole
  * ones, and a mapping of a few MiB at an arbitrary address would get none or one. */
 #define HUGE ((size_t)2 << 20)
 
 static size_t mapped_bytes(size_t bytes) { return bytes >= HUGE / 2 ? (bytes + HUGE - 1) / HUGE * HUGE : bytes; }
+#endif
 
 void *dk_big_alloc(size_t bytes)
 {
