@@ -21,17 +21,6 @@ enum { OPEN_ABOVE = 16 };
  * lead to the same few again and again. */
 enum { PLACE_BITS = 10, PLACES = 1 << PLACE_BITS };
 
-/* Placements of men ranked (direct-mapped by index and men): the exits of one subslice's
- * positions have the same few placements again and again, and a placement's rank is two thirds
- * of a position's. */
-enum { MEN_BITS = 10 };
-
-typedef struct men_rank {
-    const dk_index *ix; /* NULL: empty; an index of the workgraph's or of c->ix, for the run */
-    dk_bb wmen, bmen;
-    uint64_t men;       /* dk_index_men_rank */
-} men_rank;
-
 typedef struct place {
     const dk_index *ix; /* NULL: empty */
     uint64_t men;
@@ -69,9 +58,13 @@ typedef struct queued {
  * a unit's positions reach the same ones queue after queue, and each resolution reads every
  * capture's position, recursively. The other exits are read from libdamka's cache and not
  * remembered here, so that fewer pages are touched (2^16 entries, tried, cost 5-piece runs
- * nothing but made the 7-piece pair 1m3k-0m3k resolve the same positions again and again). An
- * entry's tag is the material's slot and the index's bits above the entry's place; an index
- * too large for the tag is not remembered. */
+ * nothing but made the 7-piece pair 1m3k-0m3k resolve the same positions again and again).
+ * Sets of MEMO_WAYS entries, a line of the processor's cache, eight neighbouring indices each:
+ * an index is kept in its own place of the set while that is free or its own, else in any free
+ * place of the set (direct-mapped, a 6-piece run resolved 1.4 times the positions the solver
+ * resolved, each of which it resolves once: the places that two indices shared). An entry's tag
+ * is the material's slot, the index's bits above the set's and its place; an index too large
+ * for the tag is not remembered. */
 typedef struct resolved {
     uint32_t tag; /* 0: empty (slot 0 is no material) */
     dk_value v[2];
@@ -80,7 +73,7 @@ typedef struct resolved {
 /* MEMO_AHEAD: exits ahead whose entry of the memory of values is fetched while the ones
  * before them are compared (a few nanoseconds each when remembered: a miss takes as long as
  * dozens of them). */
-enum { MEMO_LEAST_BITS = 16, INDEX_BITS = 48, RADIX_BITS = 16, SHORT_QUEUE_BITS = 14, TAG_INDEX_BITS = 18, MEMO_AHEAD = 64 };
+enum { MEMO_WAYS = 8, MEMO_LEAST_BITS = 16, INDEX_BITS = 48, RADIX_BITS = 16, SHORT_QUEUE_BITS = 14, TAG_INDEX_BITS = 18, MEMO_AHEAD = 64 };
 _Static_assert(DK_EXIT_CHECK_QUEUE < (CHECKED & ~MUST_CAPTURE), "CHECKED is no place of `from`");
 /* Positions of one material read at once from the finished tables (dk_tb_stored_values). */
 enum { STORED_BATCH = 1024 };
@@ -91,6 +84,8 @@ _Static_assert(DK_TB_MATERIAL_SLOTS < 1 << (64 - INDEX_BITS), "a material's numb
 enum { SORT_PASSES_MOST = 4, FEW_KEYS = 32 };
 _Static_assert(INDEX_BITS + 16 <= SORT_PASSES_MOST * RADIX_BITS, "a key's digits fit the counters");
 _Static_assert(DK_TB_MATERIAL_SLOTS <= 1 << (32 - TAG_INDEX_BITS), "a material's slot fits in a tag");
+_Static_assert(sizeof(resolved) * MEMO_WAYS == 64 && (1 << MEMO_LEAST_BITS) % MEMO_WAYS == 0,
+               "a set of the memory of values is a line of the cache");
 
 /* The capture exits of a batch not remembered are resolved in chunks: their captures'
  * positions gathered first, those that must capture again resolved (their remembered values
@@ -138,7 +133,7 @@ struct dk_exit_check {
     open_unit open[OPEN_ABOVE];
     uint64_t tick;
     place places[PLACES];
-    men_rank men[1 << MEN_BITS];
+    dk_men_memo men;                    /* the placements of exits, which are few a subslice */
     dk_index *ix[DK_TB_MATERIAL_SLOTS]; /* of the materials of the tables read, made at the first read */
     const dk_wpair *pair;               /* of the exits queued */
     queued *queue, *sorted;             /* cap each */
@@ -221,18 +216,6 @@ static void memo_resize(dk_exit_check *c, int bits)
     c->memo_bits = bits;
     c->memo_mask = ((uint64_t)1 << bits) - 1;
     c->memo_filled = 0;
-}
-
-/* The memory of values grows, forgotten (its values are read again), to four times its entries
- * once it is more than half full (indices too large for its tags counted as new entries), up
- * to its most: as large as the run's exits need, not as the
- * room allows (made at a quarter of each unit's room, 512 MiB for a 5-piece run that needs a
- * few MiB, it cost more in page faults than it saved). Only between reads: a resolution holds
- * entries. */
-static void memo_grow(dk_exit_check *c)
-{
-    if (c->memo_filled > c->memo_mask / 2 && c->memo_bits < c->memo_most)
-        memo_resize(c, c->memo_bits + 2 < c->memo_most ? c->memo_bits + 2 : c->memo_most);
 }
 
 int dk_exit_check_set_room(dk_exit_check *c, uint64_t bytes, char *err, size_t errlen)
@@ -370,17 +353,8 @@ static int above_value(dk_exit_check *c, const dk_index *ix, uint64_t i, dk_valu
 
 static int child_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err, size_t errlen);
 
-/* dk_index_rank(ix, n), the rank of n's men remembered. */
-static uint64_t rank_of(dk_exit_check *c, const dk_index *ix, const dk_pos *n)
-{
-    const dk_bb wmen = dk_men(n, DK_WHITE), bmen = dk_men(n, DK_BLACK);
-    men_rank *e = &c->men[((wmen * 0xC2B2AE3D27D4EB4Full ^ bmen ^ (uintptr_t)ix) * 0x9E3779B97F4A7C15ull) >>
-                          (64 - MEN_BITS)];
-    if (e->ix != ix || e->wmen != wmen || e->bmen != bmen)
-        *e = (men_rank){ix, wmen, bmen, dk_index_men_rank(ix, wmen, bmen)};
-    return e->men * ix->kings_count +
-           dk_index_kings_rank(ix, wmen | bmen, dk_kings(n, DK_WHITE), dk_kings(n, DK_BLACK));
-}
+/* dk_index_rank(ix, n), the ranks of men remembered. */
+static uint64_t rank_of(dk_exit_check *c, const dk_index *ix, const dk_pos *n) { return dk_index_rank_memo(&c->men, ix, n); }
 
 /* The index of n in material m's numbering, and m's slot in *k. Returns -1 with one line in
  * err when m has no tables. */
@@ -394,21 +368,22 @@ static int64_t index_in(dk_exit_check *c, dk_material m, const dk_pos *n, int *k
 
 /* Where index i of the material in slot k is remembered, before the mask: each material
  * has its own offset, so that the small indices of all do not meet. */
-static uint64_t memo_hash(const dk_exit_check *c, int k, uint64_t i)
-{
-    return i + (((uint64_t)k * 0x9E3779B97F4A7C15ull) & c->memo_mask);
-}
+static uint64_t memo_offset(int k, uint64_t mask) { return ((uint64_t)k * 0x9E3779B97F4A7C15ull) & mask; }
 
-/* Where index i of the material in slot k is remembered, and its tag in *tag (0: too large to
- * be remembered). NULL when out of memory. */
-static resolved *memo_entry(dk_exit_check *c, int k, uint64_t i, uint32_t *tag)
+static uint64_t memo_hash(const dk_exit_check *c, int k, uint64_t i) { return i + memo_offset(k, c->memo_mask); }
+
+/* The set where index i of the material in slot k is remembered, and its tag in *tag (0: too
+ * large to be remembered; its low bits are the index's own place in the set). NULL when out of
+ * memory. */
+static resolved *memo_set(dk_exit_check *c, int k, uint64_t i, uint32_t *tag)
 {
     if (!c->memo && !(c->memo = dk_big_alloc(memo_bytes(c))))
         return NULL;
     uint64_t h = memo_hash(c, k, i);
-    uint64_t high = h >> c->memo_bits; /* with the place, gives h and so i back */
-    *tag = high < (1u << TAG_INDEX_BITS) ? (uint32_t)k << TAG_INDEX_BITS | (uint32_t)high : 0;
-    return &c->memo[h & c->memo_mask];
+    /* with the set, gives h and so i back */
+    uint64_t rest = (h >> c->memo_bits) * MEMO_WAYS | (h % MEMO_WAYS);
+    *tag = rest < (1u << TAG_INDEX_BITS) ? (uint32_t)k << TAG_INDEX_BITS | (uint32_t)rest : 0;
+    return &c->memo[h & c->memo_mask & ~(uint64_t)(MEMO_WAYS - 1)];
 }
 
 /* The values remembered for index i of the material in slot k, or NULL (not remembered, or no
@@ -416,23 +391,64 @@ static resolved *memo_entry(dk_exit_check *c, int k, uint64_t i, uint32_t *tag)
 static const dk_value *memo_recall(dk_exit_check *c, int k, uint64_t i)
 {
     uint32_t tag = 0;
-    const resolved *e = memo_entry(c, k, i, &tag);
-    return e && tag && e->tag == tag ? e->v : NULL;
+    const resolved *set = memo_set(c, k, i, &tag);
+    for (int w = 0; set && tag && w < MEMO_WAYS; w++)
+        if (set[w].tag == tag)
+            return set[w].v;
+    return NULL;
 }
 
 /* Remembers v for index i of the material in slot k (after its resolution, which may have used
- * the entry). Returns -1 when out of memory. */
+ * the set): in its own place when free or its own, else in its own entry elsewhere in the set
+ * or a free one, else in its own place again. Returns -1 when out of memory. */
 static int memo_remember(dk_exit_check *c, int k, uint64_t i, const dk_value v[2])
 {
     uint32_t tag;
-    resolved *e = memo_entry(c, k, i, &tag);
-    if (!e)
+    resolved *set = memo_set(c, k, i, &tag);
+    if (!set)
         return -1;
+    resolved *e = &set[tag % MEMO_WAYS];
+    if (tag && e->tag && e->tag != tag) {
+        resolved *other = NULL;
+        for (int w = 0; w < MEMO_WAYS && !(other && other->tag == tag); w++)
+            if (set[w].tag == tag || (!other && !set[w].tag))
+                other = &set[w];
+        e = other ? other : e;
+    }
     /* a new entry, or an index too large for this size's tags: either asks for more entries */
     c->memo_filled += !tag || !e->tag;
     if (tag)
         *e = (resolved){tag, {v[0], v[1]}};
     return 0;
+}
+
+/* The memory of values grows to four times its entries once it is more than half full
+ * (indices too large for its tags counted as new entries), up to its most: as large as the
+ * run's exits need, not as the room allows (made at a quarter of each unit's room, 512 MiB for
+ * a 5-piece run that needs a few MiB, it cost more in page faults than it saved). What it
+ * remembered is remembered again in the larger one (forgotten, it was resolved again: 11 million
+ * positions of 28 in the check of a 6-piece pair). Only between reads: a resolution holds
+ * entries. */
+static void memo_grow(dk_exit_check *c)
+{
+    if (c->memo_filled <= c->memo_mask / 2 || c->memo_bits >= c->memo_most)
+        return;
+    resolved *old = c->memo;
+    const int old_bits = c->memo_bits;
+    const uint64_t old_mask = c->memo_mask;
+    c->memo = NULL; /* made by the first memo_remember below, or by the next read */
+    memo_resize(c, old_bits + 2 < c->memo_most ? old_bits + 2 : c->memo_most);
+    for (uint64_t e = 0; old && e <= old_mask; e++) {
+        const uint32_t tag = old[e].tag, rest = tag & ((1u << TAG_INDEX_BITS) - 1);
+        if (!tag)
+            continue;
+        const int k = (int)(tag >> TAG_INDEX_BITS);
+        /* memo_set's h from the set and the tag */
+        const uint64_t h = (uint64_t)(rest / MEMO_WAYS) << old_bits | (e & ~(uint64_t)(MEMO_WAYS - 1)) | rest % MEMO_WAYS;
+        if (memo_remember(c, k, h - memo_offset(k, old_mask), old[e].v) != 0)
+            break; /* out of memory: forgotten */
+    }
+    dk_big_free(old, memo_bytes_of(old_bits));
 }
 
 /* Fetches the entry of index i of the material in slot k ahead of its lookup (the entries are

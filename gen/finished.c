@@ -47,6 +47,7 @@ struct dk_finished {
     fblock **ring;        /* the blocks held, swept by the clock's hand */
     uint32_t nring, ring_cap, hand;
     void *dctx;
+    dk_men_memo men;      /* the placements of the positions read, few a unit's subslice */
     dk_finished_counters counters;
 };
 
@@ -285,7 +286,7 @@ int dk_finished_value(dk_finished *f, dk_material m, const dk_pos *p, dk_value o
     ftable *t = get_table(f, m, err, errlen);
     if (!t)
         return -1;
-    uint64_t i = dk_index_rank(&t->ix, p);
+    uint64_t i = dk_index_rank_memo(&f->men, &t->ix, p);
     uint32_t b = (uint32_t)(i / t->block_size), j = (uint32_t)(i % t->block_size);
     fblock *k = t->blocks[b];
     if (!k) {

@@ -164,6 +164,25 @@ dk_pos dk_index_unrank_split(const dk_index *ix, uint64_t men_index, uint64_t ki
 /* The index (0..size-1) of p, a White-to-move position of the material. Pure; thread-safe. */
 uint64_t dk_index_rank(const dk_index *ix, const dk_pos *p);
 
+/* Ranks of placements of men remembered, direct-mapped by index and placement: the positions a
+ * generator reads one after another (the exits of one subslice's positions) have the same few
+ * placements of men again and again, and a placement's rank is most of a position's. All zero
+ * is empty. An entry names its dk_index by address: clear the memo (zero it) before an index
+ * it may name is freed or changed. */
+enum { DK_MEN_MEMO_BITS = 10 };
+typedef struct dk_men_memo_entry {
+    const dk_index *ix; /* NULL: empty */
+    dk_bb wmen, bmen;
+    uint64_t men;       /* dk_index_men_rank(ix, wmen, bmen) */
+} dk_men_memo_entry;
+typedef struct dk_men_memo {
+    dk_men_memo_entry e[1 << DK_MEN_MEMO_BITS];
+} dk_men_memo;
+
+/* dk_index_rank(ix, p), the rank of p's men taken from memo or remembered there. Not
+ * thread-safe on one memo. */
+uint64_t dk_index_rank_memo(dk_men_memo *memo, const dk_index *ix, const dk_pos *p);
+
 /* The White-to-move position with index (< size). Pure; thread-safe. */
 dk_pos dk_index_unrank(const dk_index *ix, uint64_t index);
 

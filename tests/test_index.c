@@ -298,6 +298,44 @@ static void check_closed_forms(const dk_variant *v, const uint64_t *expect)
     free(ms);
 }
 
+/* dk_index_rank_memo agrees with dk_index_rank over positions of three materials read in turn,
+ * two of them with the same men (placements remembered under one index must not answer for the
+ * other), each placement met again and again: hits and misses alike; and positions of both
+ * boards with the same bits. */
+static void test_rank_memo(void **state)
+{
+    (void)state;
+    enum { MATERIALS = 3, EACH = 64 };
+    const dk_material ms[MATERIALS] = {{2, 1, 1, 1}, {2, 2, 1, 1}, {1, 1, 2, 2}};
+    dk_index ix[MATERIALS];
+    dk_pos pos[MATERIALS][EACH];
+    for (int m = 0; m < MATERIALS; m++) {
+        assert_int_equal(dk_index_init(&ix[m], br(), ms[m]), 0);
+        for (int k = 0; k < EACH; k++)
+            pos[m][k] = random_pos(br(), ms[m], DK_WHITE);
+    }
+    dk_men_memo *memo = calloc(1, sizeof *memo);
+    assert_non_null(memo);
+    for (long r = 0; r < 100000; r++) {
+        int m = (int)(rnd() % MATERIALS), k = (int)(rnd() % EACH);
+        assert_int_equal(dk_index_rank_memo(memo, &ix[m], &pos[m][k]), dk_index_rank(&ix[m], &pos[m][k]));
+    }
+    /* the same men on the same bits of the two boards rank otherwise: remembered by index */
+    dk_index intl_ix;
+    assert_int_equal(dk_index_init(&intl_ix, intl(), ms[0]), 0);
+    int both = 0;
+    for (int k = 0; k < EACH; k++) {
+        if (dk_pos_check(intl(), &pos[0][k]) != DK_POS_OK)
+            continue;
+        uint64_t there = dk_index_rank(&intl_ix, &pos[0][k]);
+        both += there != dk_index_rank(&ix[0], &pos[0][k]);
+        assert_int_equal(dk_index_rank_memo(memo, &ix[0], &pos[0][k]), dk_index_rank(&ix[0], &pos[0][k]));
+        assert_int_equal(dk_index_rank_memo(memo, &intl_ix, &pos[0][k]), there);
+    }
+    assert_true(both > 0);
+    free(memo);
+}
+
 static void test_closed_forms(void **state)
 {
     (void)state;
@@ -887,6 +925,7 @@ int main(void)
         cmocka_unit_test(test_exhaustive_small),
         cmocka_unit_test(test_random_large),
         cmocka_unit_test(test_random_positions),
+        cmocka_unit_test(test_rank_memo),
         cmocka_unit_test(test_closed_forms),
         cmocka_unit_test(test_large_round_trips),
         cmocka_unit_test(test_large_workgraph),
