@@ -166,7 +166,7 @@ uint64_t dk_index_rank(const dk_index *ix, const dk_pos *p);
 
 /* Ranks of placements of men remembered, direct-mapped by index and placement: the positions a
  * generator reads one after another (the exits of one subslice's positions) have the same few
- * placements of men again and again, and a placement's rank is most of a position's. All zero
+ * placements of men again and again, and ranking the men is most of ranking a position. All zero
  * is empty. An entry names its dk_index by address: clear the memo (zero it) before an index
  * it may name is freed or changed. */
 enum { DK_MEN_MEMO_BITS = 10 };

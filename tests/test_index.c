@@ -299,9 +299,9 @@ static void check_closed_forms(const dk_variant *v, const uint64_t *expect)
 }
 
 /* dk_index_rank_memo agrees with dk_index_rank over positions of three materials read in turn,
- * two of them with the same men (placements remembered under one index must not answer for the
- * other), each placement met again and again: hits and misses alike; and positions of both
- * boards with the same bits. */
+ * each placement met again and again: hits and misses alike; and the same men on the same bits
+ * of both boards, which rank otherwise: a placement remembered under one index must not answer
+ * for another. */
 static void test_rank_memo(void **state)
 {
     (void)state;
