@@ -353,9 +353,6 @@ static int above_value(dk_exit_check *c, const dk_index *ix, uint64_t i, dk_valu
 
 static int child_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err, size_t errlen);
 
-/* dk_index_rank(ix, n), the ranks of men remembered. */
-static uint64_t rank_of(dk_exit_check *c, const dk_index *ix, const dk_pos *n) { return dk_index_rank_memo(&c->men, ix, n); }
-
 /* The index of n in material m's numbering, and m's slot in *k. Returns -1 with one line in
  * err when m has no tables. */
 static int64_t index_in(dk_exit_check *c, dk_material m, const dk_pos *n, int *k, char *err, size_t errlen)
@@ -363,7 +360,7 @@ static int64_t index_in(dk_exit_check *c, dk_material m, const dk_pos *n, int *k
     *k = dk_tb_material_slot(m);
     if (*k < 0 || (!c->ix[*k] && !(c->ix[*k] = index_of(c, m, err, errlen))))
         return *k < 0 ? dk_errorf(err, errlen, "an exit leads to a material no table holds") : -1;
-    return (int64_t)rank_of(c, c->ix[*k], n);
+    return (int64_t)dk_index_rank_memo(&c->men, c->ix[*k], n);
 }
 
 /* Where index i of the material in slot k is remembered, before the mask: each material
@@ -398,23 +395,31 @@ static const dk_value *memo_recall(dk_exit_check *c, int k, uint64_t i)
     return NULL;
 }
 
+/* Where the entry of `tag` goes in set: its own place while that is free or its own, else its
+ * entry elsewhere in the set, else a free place, else its own place (what was there forgotten). */
+static resolved *memo_place(resolved *set, uint32_t tag)
+{
+    resolved *home = &set[tag % MEMO_WAYS], *free_place = NULL;
+    if (!home->tag || home->tag == tag)
+        return home;
+    for (int w = 0; w < MEMO_WAYS; w++) {
+        if (set[w].tag == tag)
+            return &set[w];
+        if (!free_place && !set[w].tag)
+            free_place = &set[w];
+    }
+    return free_place ? free_place : home;
+}
+
 /* Remembers v for index i of the material in slot k (after its resolution, which may have used
- * the set): in its own place when free or its own, else in its own entry elsewhere in the set
- * or a free one, else in its own place again. Returns -1 when out of memory. */
+ * the set), in memo_place's entry. Returns -1 when out of memory. */
 static int memo_remember(dk_exit_check *c, int k, uint64_t i, const dk_value v[2])
 {
     uint32_t tag;
     resolved *set = memo_set(c, k, i, &tag);
     if (!set)
         return -1;
-    resolved *e = &set[tag % MEMO_WAYS];
-    if (tag && e->tag && e->tag != tag) {
-        resolved *other = NULL;
-        for (int w = 0; w < MEMO_WAYS && !(other && other->tag == tag); w++)
-            if (set[w].tag == tag || (!other && !set[w].tag))
-                other = &set[w];
-        e = other ? other : e;
-    }
+    resolved *e = tag ? memo_place(set, tag) : set;
     /* a new entry, or an index too large for this size's tags: either asks for more entries */
     c->memo_filled += !tag || !e->tag;
     if (tag)
@@ -848,7 +853,7 @@ int dk_exit_check_add(dk_exit_check *c, const dk_wpair *pair, const dk_pos *p, d
                          : dk_material_equal(m, pair->twin) ? &pair->ix_twin
                                                             : NULL;
     int k = dk_tb_material_slot(m);
-    int64_t i = ix ? (int64_t)rank_of(c, ix, n) : index_in(c, m, n, &k, err, errlen);
+    int64_t i = ix ? (int64_t)dk_index_rank_memo(&c->men, ix, n) : index_in(c, m, n, &k, err, errlen);
     if (i < 0)
         return -1;
     const dk_pos *last = c->nfrom ? &c->from[c->parent] : NULL;
