@@ -134,3 +134,31 @@ void dk_block_pool_bound(dk_block_pool *p, uint64_t bytes)
     p->limit = !bytes || n > p->nslots ? p->nslots : n ? (uint32_t)n : 1;
     reset(p);
 }
+
+void dk_block_pool_limit(dk_block_pool *p, uint64_t bytes)
+{
+    const uint64_t n = bytes / p->slot_bytes;
+    const uint32_t limit = n < 1 ? 1 : n > p->nslots ? p->nslots : (uint32_t)n;
+    for (uint32_t s = limit; s < p->next; s++) {
+        if (p->held[s].slot_of)
+            p->held[s].slot_of[p->held[s].block] = -1;
+        p->held[s] = (holder){NULL, 0};
+        p->referenced[s] = 0;
+    }
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < p->nfree; k++)
+        if (p->free[k] < limit)
+            p->free[kept++] = p->free[k];
+    p->nfree = kept;
+    if (p->next > limit)
+        p->next = limit;
+    if (p->touched > limit) {
+        dk_big_idle(p->mem, (size_t)limit * p->slot_bytes, (size_t)p->touched * p->slot_bytes);
+        p->touched = limit;
+    }
+    p->limit = limit;
+    if (p->hand >= limit)
+        p->hand = 0;
+}
+
+uint32_t dk_block_pool_slots(const dk_block_pool *p) { return p->nslots; }

@@ -49,4 +49,13 @@ void dk_block_pool_idle(dk_block_pool *p, uint64_t keep_bytes);
  * Every reader must have released its blocks. */
 void dk_block_pool_bound(dk_block_pool *p, uint64_t bytes);
 
+/* Hands out only the slots in the first `bytes` of the pool (at least one, at most all) from
+ * now on, while readers hold blocks: those held beyond are taken from their readers, and the
+ * memory beyond is given back to the system; the blocks held within stay. For a reader whose
+ * room changes from one unit to the next (gen/checktables.h). */
+void dk_block_pool_limit(dk_block_pool *p, uint64_t bytes);
+
+/* The slots the pool has (what dk_block_pool_limit may give at most). */
+uint32_t dk_block_pool_slots(const dk_block_pool *p);
+
 #endif

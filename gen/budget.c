@@ -11,8 +11,7 @@
 #include "solve.h"
 #include "valuefile.h"
 
-/* What a rank holds whatever it solves: MPI, the work graph, plans, buffers, verification's
- * queue of exits (DK_EXIT_CHECK_QUEUE). */
+/* What a rank holds whatever it solves: MPI, the work graph, plans, buffers. */
 #define FIXED_BYTES ((uint64_t)48 << 20)
 
 /* The least exit cache: what the solver's open units above held when each file had a cache

@@ -21,8 +21,8 @@ typedef struct dk_budget {
 } dk_budget;
 
 /* The part of a rank's cache of tables (cache_bytes) that verification's own reader of the
- * exits keeps (gen/exitcheck.h: the values it remembers, its queue, libdamka's block cache and
- * its unit files' blocks): a quarter. Pure. */
+ * tables keeps (gen/checktables.h: its decoded blocks, with the values of capture positions
+ * resolved into them) between units: a quarter. Pure. */
 uint64_t dk_budget_check_cache(uint64_t cache_bytes);
 
 /* What verification's reader of the tables may take while a rank solves a unit (or a split

@@ -244,8 +244,8 @@ static bool exit_kind_is(const dk_solver *s, dk_material m, const dk_pos *n, int
     return kind == DK_EXIT_ANY || kind == (dk_can_capture(s->v, n, DK_WHITE) ? DK_EXIT_CAPTURE : DK_EXIT_STORED);
 }
 
-/* The values of exit n of p (White to move, of material m) as the solver reads them, queued
- * to be read again along the check's own path (exitcheck.h). */
+/* The values of exit n of p (White to move, of material m) as the solver reads them, read
+ * again along the check's own path and compared (exitcheck.h). */
 static int exit_value(dk_solver *s, const dk_pos *p, dk_material m, const dk_pos *n, dk_value e[2],
                       char *err, size_t errlen)
 {
@@ -255,7 +255,7 @@ static int exit_value(dk_solver *s, const dk_pos *p, dk_material m, const dk_pos
         e[0] = e[0] == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(e[0] + 2);
         s->corrupt_in = UINT64_MAX;
     }
-    return dk_exit_check_add(s->check, s->pair, p, m, n, e, err, errlen);
+    return dk_exit_check_compare(s->check, s->pair, p, m, n, e, err, errlen);
 }
 
 /* First values of position l (p, White to move): from its exits, or final when it must
@@ -557,10 +557,6 @@ int dk_solver_solve_group(dk_solver *s, const group_ctx *c, dk_value *out, dk_va
             break;
         }
     }
-    /* the exits' second reading: a split unit's ranks agree on it with the rest of the group's
-     * status; a unit on one rank reads them once for all its groups (dk_solve_unit) */
-    if (status == 0 && c->comm && dk_exit_check_flush(s->check, err, errlen) != 0)
-        status = DK_FAILED;
     bool mine = status < 0;
     dk_split_agree(c, &status, 1);
     if (status < 0)
@@ -620,9 +616,5 @@ int dk_solve_unit(dk_solver *s, const dk_groups *ug, dk_value *out, char *err, s
         if (dk_solver_solve_group(s, &c, out + gr->offset * s->stride, s->conv + 2 * gr->offset, err, errlen) != 0)
             return -1;
     }
-    /* the exits' second reading, before the unit is verified and written: a queue of all its
-     * groups reads each position they reach once */
-    if (dk_exit_check_flush(s->check, err, errlen) != 0)
-        return -1;
     return 0; /* the units above stay open for dk_verify_unit */
 }

@@ -43,7 +43,8 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
                      dk_groups_cache_new(g), *b, NULL, 0,
                      dk_block_pool_new(b->exit_cache_bytes, DK_VFILE_SLOT_BYTES)};
     if (w->finished && w->gcache && w->above &&
-        (w->check = dk_exit_check_new(g, w->gcache, dir, limit, check_room(w, false, 0), w->above)))
+        (w->check = dk_exit_check_new(g, w->gcache, dir, limit, check_room(w, false, 0), check_room(w, true, 0),
+                                   w->above)))
         w->solver = dk_solver_new(g, w->finished, w->check, w->gcache, dir, limit, w->above);
     if (!w->solver || !w->check || !w->gcache) {
         dk_worker_free(w);
@@ -59,8 +60,7 @@ void dk_worker_idle(dk_worker *w)
     /* both have given their blocks back; the part a pair's finishing borrows stays mapped (its
      * pages filled again without a fault each, counted in the finishing's bytes) */
     dk_block_pool_idle(w->above, DK_PAIR_READER_POOL_BYTES);
-    /* a failure shows at the check's next read, or when the next unit sets its room again */
-    (void)dk_exit_check_set_room(w->check, check_room(w, false, 0), NULL, 0);
+    dk_exit_check_set_room(w->check, check_room(w, false, 0));
     dk_big_free(w->values, w->values_cap * sizeof *w->values);
     w->values = NULL;
     w->values_cap = 0;
@@ -141,8 +141,8 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
     int rc = DK_FAILED;
     if (!values) {
         dk_errorf(err, errlen, "out of memory for a unit of %llu positions", (unsigned long long)ug.npositions);
-    } else if (dk_exit_check_set_room(w->check, check_room(w, true, ug.npositions), err, errlen) == 0 &&
-               (dk_hook_corrupt_exit(w->solver, u, false, ug.npositions, true),
+    } else if ((dk_exit_check_set_room(w->check, check_room(w, true, ug.npositions)),
+                dk_hook_corrupt_exit(w->solver, u, false, ug.npositions, true),
                 dk_solve_unit(w->solver, &ug, values, err, errlen) == 0) &&
                (dk_hook_corrupt_values(u, false, values, ug.npositions, stride),
                 verify_unit(w, &ug, values, err, errlen) == 0)) {
@@ -178,9 +178,11 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
     dk_value *values = worker_values(w, (held ? held : 1) * stride);
     char name[DK_MATERIAL_NAME_MAX], serr[512];
     dk_material_name(ug.pair->m, name, sizeof name);
-    int rc = values ? dk_exit_check_set_room(w->check, check_room(w, true, held), err, errlen)
+    int rc = values ? DK_OK
                     : dk_errorf(err, errlen, "out of memory for %llu positions of a split unit of %s",
                                 (unsigned long long)held, name);
+    if (values)
+        dk_exit_check_set_room(w->check, check_room(w, true, held));
     if (all_succeeded(comm, rc, err, errlen) == 0) {
         bool bad_here;
         int member;

@@ -233,6 +233,17 @@ const dk_index *dk_tb_index(dk_tablebase *tb, dk_material m, dk_metric metric, d
     return get_ctable(tb, s, metric, st) ? &s->ix : NULL;
 }
 
+const dk_ctable *dk_tb_table(dk_tablebase *tb, dk_material m, dk_metric metric, dk_tb_status *status)
+{
+    slot *s = get_slot(tb, m, status);
+    if (!s) {
+        if (*status == DK_TB_BAD_POSITION)
+            snprintf(last_error, sizeof last_error, "no material of %s tables", tb->v->name);
+        return NULL;
+    }
+    return get_ctable(tb, s, metric, status);
+}
+
 static dk_tb_status probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
                                  dk_metric metric, unsigned flags, dk_value *out);
 

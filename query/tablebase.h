@@ -121,6 +121,13 @@ unsigned dk_tb_rule_limit(dk_tablebase *tb);
 const dk_index *dk_tb_index(dk_tablebase *tb, dk_material m, dk_metric metric,
                             dk_tb_status *status);
 
+/* Material m's compressed table of `metric`, opened and checked as a probe opens it (its
+ * header against its name, a DTC table's draw rule against the other DTC tables'), for a
+ * caller that decodes its blocks itself (ctable.h: dk_ctable_read_block, dk_ctable_decode).
+ * Valid until dk_tb_close. NULL, with *status and dk_tb_last_error() saying why, when it is
+ * missing or damaged or m is no material of the variant. Thread-safe. */
+const dk_ctable *dk_tb_table(dk_tablebase *tb, dk_material m, dk_metric metric, dk_tb_status *status);
+
 /* Checks every byte of material m's compressed files (CRC and every block; the DTC file too
  * when it exists). Returns 0, or -1 with one line in err. Thread-safe. */
 int dk_tb_check_files(dk_tablebase *tb, dk_material m, char *err, size_t errlen);

@@ -152,6 +152,47 @@ static void test_bound_and_keep(void **state)
     dk_block_pool_free(p);
 }
 
+/* A limit set while blocks are held: those within stay as written, those beyond are taken
+ * from their reader and their pages read as zero once handed out again. */
+static void test_limit_while_held(void **state)
+{
+    (void)state;
+    enum { PAGE = 4096 };
+    dk_block_pool *p = dk_block_pool_new(8 * PAGE, PAGE);
+    assert_non_null(p);
+    assert_int_equal(dk_block_pool_slots(p), 8);
+    int32_t a[BLOCKS];
+    memset(a, 0xff, sizeof a);
+    uint8_t *first = dk_block_pool_take(p, a, 0);
+    memset(first, 1, PAGE);
+    for (uint64_t k = 1; k < 6; k++)
+        memset(dk_block_pool_take(p, a, k), (int)(k + 1), PAGE);
+    dk_block_pool_release(p, a, 1); /* a free slot within the limit, kept free */
+    dk_block_pool_limit(p, 3 * PAGE + PAGE / 2);
+    assert_int_equal(held(a), 2);
+    assert_true(a[0] == 0 && a[2] == 2 && a[1] < 0 && a[3] < 0 && a[5] < 0);
+    assert_int_equal(dk_block_pool_get(p, a, 2)[PAGE - 1], 3);
+    /* a sweep within the limit: the free slot first, then the clock among the first 3 */
+    for (uint64_t k = 6; k < BLOCKS; k++) {
+        uint8_t *m = dk_block_pool_take(p, a, k);
+        assert_true(m >= first && m < first + 3 * PAGE);
+        assert_true(held(a) <= 3);
+    }
+    /* a limit of more than the pool: all 8, the slots given back read as zero */
+    dk_block_pool_limit(p, 100 * PAGE);
+    for (uint64_t k = 0; k < BLOCKS; k++)
+        dk_block_pool_release(p, a, k);
+    for (uint64_t k = 0; k < 8; k++) {
+        const uint8_t *m = dk_block_pool_take(p, a, k);
+        if (m >= first + 3 * PAGE)
+            assert_int_equal(m[0], 0);
+    }
+    assert_int_equal(held(a), 8);
+    dk_block_pool_limit(p, 0); /* at least one slot */
+    assert_int_equal(held(a), 1);
+    dk_block_pool_free(p);
+}
+
 static void test_tiny_pool(void **state)
 {
     (void)state;
@@ -175,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_shared_between_readers),
         cmocka_unit_test(test_idle_and_reuse),
         cmocka_unit_test(test_bound_and_keep),
+        cmocka_unit_test(test_limit_while_held),
         cmocka_unit_test(test_tiny_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
