@@ -275,26 +275,18 @@ static dk_tb_status resolve_captures(dk_tablebase *tb, const dk_pos *p, dk_metri
     return DK_TB_OK;
 }
 
-/* The stored values of positions idx[0..n) (ascending) of table t (material m's of `metric`),
- * through the cache: idx[j]'s to out[j * stride], with one lookup for each read block. */
-static dk_tb_status stored_values(dk_tablebase *tb, const dk_ctable *t, dk_material m, dk_metric metric,
-                                  const uint64_t *idx, size_t n, size_t stride, unsigned flags, dk_value *out)
+/* The stored value of position i of table t (material m's of `metric`), through the cache. */
+static dk_tb_status stored_value(dk_tablebase *tb, const dk_ctable *t, dk_material m, dk_metric metric,
+                                 uint64_t i, unsigned flags, dk_value *out)
 {
-    enum { RUN = 256 }; /* positions of one block looked up at once */
-    uint32_t block = dk_ctable_get_info(t)->read_block;
-    uint32_t id = (uint32_t)(slot_number(tb->v, m) * 4 + (int)metric);
-    for (size_t j = 0, end; j < n; j = end) {
-        uint64_t b = idx[j] / block;
-        uint32_t at[RUN];
-        for (end = j; end < n && end - j < RUN && idx[end] / block == b; end++)
-            at[end - j] = (uint32_t)(idx[end] % block);
-        dk_cache_status rc = dk_cache_values(tb->cache, t, id, b, at, end - j, stride, flags & DK_TB_CACHE_ONLY,
-                                             out + j * stride, last_error, sizeof last_error);
-        if (rc != DK_CACHE_OK)
-            return rc == DK_CACHE_NOT_HELD ? DK_TB_NOT_CACHED : rc == DK_CACHE_NO_MEMORY ? DK_TB_NO_MEMORY
-                                                                                          : DK_TB_DAMAGED;
-    }
-    return DK_TB_OK;
+    const uint32_t block = dk_ctable_get_info(t)->read_block, at = (uint32_t)(i % block);
+    const uint32_t id = (uint32_t)(slot_number(tb->v, m) * 4 + (int)metric);
+    dk_cache_status rc = dk_cache_values(tb->cache, t, id, i / block, &at, 1, 1, flags & DK_TB_CACHE_ONLY, out,
+                                         last_error, sizeof last_error);
+    return rc == DK_CACHE_OK          ? DK_TB_OK
+           : rc == DK_CACHE_NOT_HELD  ? DK_TB_NOT_CACHED
+           : rc == DK_CACHE_NO_MEMORY ? DK_TB_NO_MEMORY
+                                      : DK_TB_DAMAGED;
 }
 
 /* The values of p in metrics[0..n) (each opened first, so that a missing table says so before
@@ -319,7 +311,7 @@ static dk_tb_status probe_metrics(dk_tablebase *tb, dk_material m, const dk_pos 
     }
     uint64_t i = dk_index_rank(&s->ix, p);
     for (int k = 0; k < n && st == DK_TB_OK; k++)
-        st = stored_values(tb, t[k], m, metrics[k], &i, 1, 1, flags, &out[k]);
+        st = stored_value(tb, t[k], m, metrics[k], i, flags, &out[k]);
     return st;
 }
 
@@ -346,27 +338,6 @@ dk_tb_status dk_tb_probe_normal_dtw_dtc(dk_tablebase *tb, dk_material m, const d
 {
     static const dk_metric both[2] = {DK_METRIC_DTW, DK_METRIC_DTC};
     return probe_metrics(tb, m, p, both, 2, flags, out);
-}
-
-dk_tb_status dk_tb_stored_values(dk_tablebase *tb, dk_material m, const dk_metric *metrics, int nmetrics,
-                                 const uint64_t *idx, size_t n, dk_value *out)
-{
-    dk_tb_status st = DK_TB_OK;
-    slot *s = get_slot(tb, m, &st);
-    if (!s)
-        return st;
-    for (size_t j = 0; j < n; j++)
-        if (idx[j] >= s->ix.size || (j && idx[j] < idx[j - 1])) {
-            snprintf(last_error, sizeof last_error, "index %llu out of order or beyond the table",
-                     (unsigned long long)idx[j]);
-            return DK_TB_BAD_POSITION;
-        }
-    for (int k = 0; k < nmetrics && st == DK_TB_OK; k++) {
-        dk_ctable *t = get_ctable(tb, s, metrics[k], &st);
-        if (t)
-            st = stored_values(tb, t, m, metrics[k], idx, n, (size_t)nmetrics, 0, out + k);
-    }
-    return st;
 }
 
 dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out)

@@ -98,15 +98,6 @@ dk_tb_status dk_tb_probe_normal_flags(dk_tablebase *tb, dk_material m, const dk_
 dk_tb_status dk_tb_probe_normal_dtw_dtc(dk_tablebase *tb, dk_material m, const dk_pos *p,
                                         unsigned flags, dk_value out[2]);
 
-/* The values stored for positions idx[0..n) (ascending, each below the material's size) of
- * material m in metrics[0..nmetrics): idx[j]'s in metrics[k] to out[j * nmetrics + k], each
- * read block looked up once. No capture test: where the side to move must capture, the stored
- * value is free, and only a caller that knows none of its positions must capture (it tested
- * them) may call this. DK_TB_BAD_POSITION when the indices are out of order or too large.
- * Thread-safe. */
-dk_tb_status dk_tb_stored_values(dk_tablebase *tb, dk_material m, const dk_metric *metrics, int nmetrics,
-                                 const uint64_t *idx, size_t n, dk_value *out);
-
 /* The most pieces n such that every material of 2 to n pieces has its WLD and DTW files in the
  * directory (0 if not even the 2-piece ones): what `damka query` and damka_max_pieces say the
  * tables hold. Looked up once a handle, like the rule's limit. Thread-safe. */

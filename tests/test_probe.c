@@ -7,7 +7,6 @@
  *     (counter 0), equals the raw value;
  *   - ranked moves: the best carries the position's value, order, count, damka_apply_move;
  *   - 4 threads with a 1 MB cache (evictions all the time) answer as one thread does;
- *   - the generator's batch read (dk_tb_stored_values) on every position that need not capture;
  *   - engine probes: NO_CAPTURES (MUST_CAPTURE where the side to move must capture) and
  *     CACHE_ONLY (NOT_CACHED before a block is read, the value after, never a block read as
  *     damka_cache_counters counts them);
@@ -430,68 +429,6 @@ static void test_probe_flags(void **state)
 
 /* ---------------------------------------------------------------------------------------- */
 
-/* dk_tb_stored_values, the batch read of the generator's check: on every position of every
- * table that need not capture (every 13th under AddressSanitizer), read in ascending batches of
- * varying length (1 to 700 positions, a block's run cut where the batch ends) through a cache of
- * 64 KiB (blocks evicted all the time), both metrics at once, equals gen's raw values, as the
- * DTW metric alone does; out-of-order and too-large indices are BAD_POSITION, a material without
- * tables MISSING. */
-static void test_stored_values(void **state)
-{
-    (void)state;
-    NEED_TABLES();
-    dk_tablebase *tb = dk_tb_open(DIR_, V, &(dk_tb_options){64 << 10});
-    assert_non_null(tb);
-    dk_material ms[64];
-    size_t n = materials(ms, 64);
-    enum { MOST = 700 };
-    static const dk_metric both[2] = {DK_METRIC_DTW, DK_METRIC_DTC};
-    uint64_t idx[MOST], checked = 0, stride = SMALL ? 13 : 1;
-    dk_value got[2 * MOST], dtw[MOST];
-    for (size_t k = 0; k < n; k++) {
-        dk_vfile *raw = open_raw(ms[k]);
-        dk_index ix;
-        assert_int_equal(dk_index_init(&ix, V, ms[k]), 0);
-        size_t want = 1 + k * 37 % MOST, nb = 0;
-        for (uint64_t i = k % stride; nb || i < ix.size; i += stride) {
-            if (i < ix.size) {
-                dk_pos p = dk_index_unrank(&ix, i);
-                if (!must_capture(&p))
-                    idx[nb++] = i;
-                if (nb < want && i + stride < ix.size)
-                    continue;
-            }
-            assert_int_equal(dk_tb_stored_values(tb, ms[k], both, 2, idx, nb, got), DK_TB_OK);
-            assert_int_equal(dk_tb_stored_values(tb, ms[k], both, 1, idx, nb, dtw), DK_TB_OK);
-            for (size_t j = 0; j < nb; j++) {
-                dk_value v = raw_value(raw, idx[j] * 2), r = raw_value(raw, idx[j] * 2 + 1);
-                dk_pos p = dk_index_unrank(&ix, idx[j]);
-                if (got[2 * j] != v || got[2 * j + 1] != r || dtw[j] != v)
-                    fail_msg("%s: read %u/%u and %u, raw values %u/%u", fen_of(&p), got[2 * j],
-                             got[2 * j + 1], dtw[j], v, r);
-            }
-            checked += nb;
-            nb = 0;
-            want = 1 + (want * 7 + 3) % MOST;
-        }
-        uint64_t bad[2] = {1, 0};
-        assert_int_equal(dk_tb_stored_values(tb, ms[k], both, 2, bad, 2, got), DK_TB_BAD_POSITION);
-        assert_non_null(strstr(dk_tb_last_error(), "out of order"));
-        bad[0] = ix.size;
-        assert_int_equal(dk_tb_stored_values(tb, ms[k], both, 2, bad, 1, got), DK_TB_BAD_POSITION);
-        dk_vfile_close(raw);
-    }
-    dk_material five = {2, 1, 1, 1};
-    uint64_t first = 0;
-    assert_int_equal(dk_tb_stored_values(tb, five, both, 1, &first, 1, got), DK_TB_MISSING);
-    dk_tb_close(tb);
-    print_message("%llu positions that need not capture read in batches, both metrics\n",
-                  (unsigned long long)checked);
-    assert_true(checked > 0);
-}
-
-/* ---------------------------------------------------------------------------------------- */
-
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -891,7 +828,6 @@ int main(void)
         cmocka_unit_test(test_rank_moves),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_probe_flags),
-        cmocka_unit_test(test_stored_values),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_flipped_bytes),
         cmocka_unit_test(test_truncated_and_deleted),
