@@ -141,12 +141,12 @@ int dk_task_unit(dk_worker *w, uint32_t u, char *err, size_t errlen)
     int rc = DK_FAILED;
     if (!values) {
         dk_errorf(err, errlen, "out of memory for a unit of %llu positions", (unsigned long long)ug.npositions);
-    } else if ((dk_exit_check_set_room(w->check, check_room(w, true, ug.npositions)),
-                dk_hook_corrupt_exit(w->solver, u, false, ug.npositions, true),
-                dk_solve_unit(w->solver, &ug, values, err, errlen) == 0) &&
-               (dk_hook_corrupt_values(u, false, values, ug.npositions, stride),
-                verify_unit(w, &ug, values, err, errlen) == 0)) {
-        rc = dk_unitfile_save(&ug, w->dir, 0, w->limit, values, err, errlen);
+    } else {
+        dk_exit_check_set_room(w->check, check_room(w, true, ug.npositions));
+        dk_hook_corrupt_exit(w->solver, u, false, ug.npositions, true);
+        if (dk_solve_unit(w->solver, &ug, values, err, errlen) == 0 &&
+            (dk_hook_corrupt_values(u, false, values, ug.npositions, stride), verify_unit(w, &ug, values, err, errlen) == 0))
+            rc = dk_unitfile_save(&ug, w->dir, 0, w->limit, values, err, errlen);
     }
     dk_solver_test_corrupt_exit(w->solver, UINT64_MAX, DK_EXIT_ANY);
     dk_groups_free(&ug);
