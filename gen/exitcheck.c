@@ -126,7 +126,7 @@ static open_unit *unit_above(dk_exit_check *c, uint32_t u, char *err, size_t err
 static int above_value(dk_exit_check *c, const dk_index *ix, uint64_t i, dk_value out[2], char *err,
                        size_t errlen)
 {
-    uint64_t men = i / ix->kings_count;
+    uint64_t kings, men = dk_divmod(&ix->div_kings, i, &kings);
     place *pl = &c->places[((men ^ (uintptr_t)ix) * 0x9E3779B97F4A7C15ull) >> (64 - PLACE_BITS)];
     if (pl->ix != ix || pl->men != men) {
         int64_t u = dk_workgraph_unit_of(c->g, ix->m, men);
@@ -139,7 +139,7 @@ static int above_value(dk_exit_check *c, const dk_index *ix, uint64_t i, dk_valu
             return dk_errorf(err, errlen, "a man move leads to a subslice its unit does not hold");
         *pl = (place){ix, men, o, o->ug.groups[gi].offset + (uint64_t)member * o->ug.K};
     }
-    uint64_t at = pl->base + i % ix->kings_count;
+    uint64_t at = pl->base + kings;
     unsigned stride = c->limit ? 2 : 1;
     out[1] = DK_RULE_DRAW;
     if (dk_unitfile_read(pl->o->file, at * stride, stride, out, err, errlen) != 0)
