@@ -408,10 +408,10 @@ static int send_back(dk_solver *s, const group_ctx *c, uint32_t l, dk_value v, b
     int n = 0;
     for (dk_bb b = dk_kings(&q, DK_BLACK); b; b &= b - 1) {
         int to = dk_lsb(b);
-        dk_bb others = dk_unmove_others(&u, to);
+        dk_unmove_king k = dk_unmove_king_of(&u, to);
         for (dk_bb from = dk_king_reach(s->v, to, occ); from; from &= from - 1) {
             uint32_t at;
-            int owner = owner_of(&c->L, (uint64_t)os * c->K + dk_unmove_rank(&u, others, dk_lsb(from)), &at);
+            int owner = owner_of(&c->L, (uint64_t)os * c->K + dk_unmove_rank(&k, dk_lsb(from)), &at);
             if (owner == c->L.rank) {
                 __builtin_prefetch(&s->cells[at], 1);
                 here[n++] = at;

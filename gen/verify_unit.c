@@ -26,10 +26,10 @@ int dk_solver_verify_quiet(dk_solver *s, const group_ctx *c, const dk_pos *p, in
     int n = 0;
     for (dk_bb b = dk_kings(p, DK_WHITE); b; b &= b - 1) {
         int from = dk_lsb(b);
-        dk_bb others = dk_quiet_others(&q, from);
+        dk_quiet_king k = dk_quiet_king_of(&q, from);
         for (dk_bb to = dk_king_reach(v, from, occ); to; to &= to - 1) {
             uint32_t l;
-            int r = owner_of(&c->L, (uint64_t)os * c->K + dk_quiet_rank(&q, others, dk_lsb(to)), &l);
+            int r = owner_of(&c->L, (uint64_t)os * c->K + dk_quiet_rank(&k, dk_lsb(to)), &l);
             if (r == c->L.rank) {
                 here[n] = values + (size_t)l * s->stride;
                 __builtin_prefetch(here[n++]);

@@ -59,6 +59,71 @@ static inline uint64_t dk_comb_rank(dk_bb b, dk_bb skip)
     return r;
 }
 
+/* The ranks (dk_comb_rank over the squares outside skip) of the sets set | {x}, for the squares
+ * x outside set and skip, by how many of set lie below x: x's term and those of the elements
+ * above it shift by one place. Prepared once for a set, a rank then costs two popcounts and two
+ * look-ups instead of a term an element: the generator ranks every move of a king this way. */
+typedef struct dk_comb_plus {
+    dk_bb set, skip;
+    uint64_t part[DK_MATERIAL_MAX_PIECES + 1]; /* the terms of set's elements, by how many lie below x */
+} dk_comb_plus;
+
+/* The numbers of set's squares, lowest first, with those of skip left out; returns how many. */
+static inline int dk_comb_numbers(dk_bb set, dk_bb skip, int c[DK_MATERIAL_MAX_PIECES])
+{
+    int k = 0;
+    for (dk_bb b = set; b; b &= b - 1)
+        c[k++] = dk_lsb(b) - dk_popcount(skip & (dk_bit(dk_lsb(b)) - 1));
+    return k;
+}
+
+/* Prepares p for set (at most DK_MATERIAL_MAX_PIECES - 1 squares) and skip. Pure. */
+static inline void dk_comb_plus_init(dk_comb_plus *p, dk_bb set, dk_bb skip)
+{
+    int c[DK_MATERIAL_MAX_PIECES], k = dk_comb_numbers(set, skip, c);
+    p->set = set;
+    p->skip = skip;
+    p->part[0] = 0;
+    for (int j = 1; j <= k; j++) /* every element above x: place j + 1 */
+        p->part[0] += dk_binom_table[c[j - 1]][j + 1];
+    for (int j = 1; j <= k; j++) /* the j-th below x keeps its place */
+        p->part[j] = p->part[j - 1] - dk_binom_table[c[j - 1]][j + 1] + dk_binom_table[c[j - 1]][j];
+}
+
+/* dk_comb_rank(set | {x}, skip) for a square x outside set and skip. Pure; thread-safe. */
+static inline uint64_t dk_comb_plus_rank(const dk_comb_plus *p, int x)
+{
+    dk_bb below = dk_bit(x) - 1;
+    int j = dk_popcount(p->set & below);
+    return p->part[j] + dk_binom_table[x - dk_popcount(p->skip & below)][j + 1];
+}
+
+/* The ranks (dk_comb_rank) of set over the squares outside skip and one more square x outside
+ * set and skip: the elements above x are numbered one lower. By how many of set lie below x. */
+typedef struct dk_comb_less {
+    dk_bb set;
+    uint64_t part[DK_MATERIAL_MAX_PIECES + 1];
+} dk_comb_less;
+
+/* Prepares l for set (at most DK_MATERIAL_MAX_PIECES - 1 squares) and skip. Pure. */
+static inline void dk_comb_less_init(dk_comb_less *l, dk_bb set, dk_bb skip)
+{
+    int c[DK_MATERIAL_MAX_PIECES], k = dk_comb_numbers(set, skip, c);
+    l->set = set;
+    l->part[0] = 0;
+    /* an element numbered 0 cannot lie above x: its lowered term is never used */
+    for (int j = 1; j <= k; j++)
+        l->part[0] += c[j - 1] ? dk_binom_table[c[j - 1] - 1][j] : 0;
+    for (int j = 1; j <= k; j++)
+        l->part[j] = l->part[j - 1] - (c[j - 1] ? dk_binom_table[c[j - 1] - 1][j] : 0) + dk_binom_table[c[j - 1]][j];
+}
+
+/* dk_comb_rank(set, skip | {x}) for a square x outside set and skip. Pure; thread-safe. */
+static inline uint64_t dk_comb_less_rank(const dk_comb_less *l, int x)
+{
+    return l->part[dk_popcount(l->set & (dk_bit(x) - 1))];
+}
+
 /* Builds the index of material m for variant v (White to move). Returns 0, or -1 if m is not a
  * valid material of v (dk_material_valid) or its size does not fit below 2^62. Thread-safe. */
 int dk_index_init(dk_index *ix, const dk_variant *v, dk_material m);
@@ -103,18 +168,29 @@ static inline dk_quiet_ranker dk_quiet_ranker_of(const dk_index *ix, const dk_po
                              p->pieces[DK_WHITE] & p->kings};
 }
 
-/* The successors' black kings but the one that moves: p's white kings other than the one on
- * `from`, turned (once for all the moves of that king). Pure; thread-safe. */
-static inline dk_bb dk_quiet_others(const dk_quiet_ranker *q, int from)
+/* The successors where p's white king on one square moves: the other white kings of p turned
+ * (the successors' black kings but the one that moves) prepared once for all its moves. */
+typedef struct dk_quiet_king {
+    dk_comb_plus kings;
+    uint64_t base;
+    int last; /* the board's last square: turning a square is last - s */
+} dk_quiet_king;
+
+/* Prepares the moves of p's white king on `from`. Pure; thread-safe. */
+static inline dk_quiet_king dk_quiet_king_of(const dk_quiet_ranker *q, int from)
 {
-    return dk_rotate_bb(q->v, q->kings & ~dk_bit(from));
+    dk_quiet_king k; /* set field by field: parts beyond the set's size stay unwritten */
+    k.base = q->base;
+    k.last = q->v->nsq - 1;
+    dk_comb_plus_init(&k.kings, dk_rotate_bb(q->v, q->kings & ~dk_bit(from)), q->skip);
+    return k;
 }
 
-/* The kings_index of the successor where p's white king on `from` moves to the empty square
- * `to`; `others` is dk_quiet_others(q, from). Pure; thread-safe. */
-static inline uint64_t dk_quiet_rank(const dk_quiet_ranker *q, dk_bb others, int to)
+/* The kings_index of the successor where the king of k moves to the empty square `to`. Pure;
+ * thread-safe. */
+static inline uint64_t dk_quiet_rank(const dk_quiet_king *k, int to)
 {
-    return q->base + dk_comb_rank(others | dk_bit(dk_rotate_sq(q->v, to)), q->skip);
+    return k->base + dk_comb_plus_rank(&k->kings, k->last - to);
 }
 
 /* Ranks the predecessors of q (White to move) by quiet moves of its black kings, turned so that
@@ -137,19 +213,47 @@ static inline dk_unmove_ranker dk_unmove_ranker_of(const dk_index *ix, const dk_
                               dk_rotate_bb(v, q->pieces[DK_WHITE] & q->kings), q->pieces[DK_BLACK] & q->kings};
 }
 
-/* The predecessors' white kings but the one that moved: q's black kings other than the one on
- * `to`, turned (once for all the un-moves of that king). Pure; thread-safe. */
-static inline dk_bb dk_unmove_others(const dk_unmove_ranker *u, int to)
+/* The predecessors where q's black king on one square came from elsewhere: q's other black
+ * kings turned (the predecessors' white kings but the one that moved) prepared once for all its
+ * un-moves, with the predecessors' black kings, whose rank only depends on where the moved king
+ * stood among them. */
+typedef struct dk_unmove_king {
+    dk_comb_plus wk;
+    dk_comb_less bk;
+    uint64_t c_bk;
+    int last;    /* the board's last square: turning a square is last - s */
+    bool direct; /* at most one other king: ranked term by term, cheaper than preparing */
+} dk_unmove_king;
+
+/* Prepares the un-moves of q's black king on `to`. Pure; thread-safe. */
+static inline dk_unmove_king dk_unmove_king_of(const dk_unmove_ranker *u, int to)
 {
-    return dk_rotate_bb(u->ix->v, u->kings & ~dk_bit(to));
+    dk_unmove_king k; /* set field by field: parts beyond the sets' sizes stay unwritten */
+    k.c_bk = u->ix->c_bk;
+    k.last = u->ix->v->nsq - 1;
+    dk_bb others = dk_rotate_bb(u->ix->v, u->kings & ~dk_bit(to));
+    k.direct = dk_popcount(others | u->bk) <= 1;
+    if (k.direct) {
+        k.wk.set = others;
+        k.wk.skip = u->men;
+        k.bk.set = u->bk;
+    } else {
+        dk_comb_plus_init(&k.wk, others, u->men);
+        dk_comb_less_init(&k.bk, u->bk, u->men | others);
+    }
+    return k;
 }
 
-/* The kings_index of the predecessor where q's black king on `to` stood on `from`, a square
- * empty in q; `others` is dk_unmove_others(u, to). Pure; thread-safe. */
-static inline uint64_t dk_unmove_rank(const dk_unmove_ranker *u, dk_bb others, int from)
+/* The kings_index of the predecessor where the king of k stood on `from`, a square empty in q.
+ * Pure; thread-safe. */
+static inline uint64_t dk_unmove_rank(const dk_unmove_king *k, int from)
 {
-    dk_bb wk = others | dk_bit(dk_rotate_sq(u->ix->v, from));
-    return dk_index_kings_rank(u->ix, u->men, wk, u->bk);
+    int f = k->last - from;
+    if (k->direct) {
+        dk_bb wk = k->wk.set | dk_bit(f);
+        return dk_comb_rank(wk, k->wk.skip) * k->c_bk + dk_comb_rank(k->bk.set, k->wk.skip | wk);
+    }
+    return dk_comb_plus_rank(&k->wk, f) * k->c_bk + dk_comb_less_rank(&k->bk, f);
 }
 
 /* The kings with kings_index (< kings_count) given the men on `men`. Pure; thread-safe. */

@@ -435,11 +435,37 @@ static void check_move_rankers(const dk_variant *v, dk_material m)
                 dk_pos f = dk_pos_flip(v, &next);
                 uint64_t men, kings;
                 dk_index_rank_split(&tx, &f, &men, &kings);
-                assert_int_equal(mover == DK_WHITE ? dk_quiet_rank(&q, dk_quiet_others(&q, at), mv.to)
-                                                   : dk_unmove_rank(&u, dk_unmove_others(&u, at), mv.from),
+                dk_quiet_king qk = dk_quiet_king_of(&q, at);
+                dk_unmove_king uk = dk_unmove_king_of(&u, at);
+                assert_int_equal(mover == DK_WHITE ? dk_quiet_rank(&qk, mv.to) : dk_unmove_rank(&uk, mv.from),
                                  kings);
             }
         }
+}
+
+/* dk_comb_plus and dk_comb_less against dk_comb_rank: for random sets of 0 to 9 squares and
+ * squares left out, on 32 and 50 squares, every square x outside both. */
+static void test_comb_parts(void **state)
+{
+    (void)state;
+    dk_binom_init();
+    for (int t = 0; t < (int)(20000 * scale()); t++) {
+        int nsq = t % 2 ? 50 : 32, k = (int)(rnd() % 10), nskip = (int)(rnd() % 12);
+        dk_bb set = 0, skip = 0;
+        while (dk_popcount(set) < k)
+            set |= dk_bit((int)(rnd() % (uint64_t)nsq));
+        while (dk_popcount(skip) < nskip)
+            skip |= dk_bit((int)(rnd() % (uint64_t)nsq)) & ~set;
+        dk_comb_plus p;
+        dk_comb_less l;
+        dk_comb_plus_init(&p, set, skip);
+        dk_comb_less_init(&l, set, skip);
+        for (int x = 0; x < nsq; x++)
+            if (!((set | skip) >> x & 1)) {
+                assert_int_equal(dk_comb_plus_rank(&p, x), dk_comb_rank(set | dk_bit(x), skip));
+                assert_int_equal(dk_comb_less_rank(&l, x), dk_comb_rank(set, skip | dk_bit(x)));
+            }
+    }
 }
 
 static void test_move_rankers(void **state)
@@ -929,6 +955,7 @@ int main(void)
         cmocka_unit_test(test_closed_forms),
         cmocka_unit_test(test_large_round_trips),
         cmocka_unit_test(test_large_workgraph),
+        cmocka_unit_test(test_comb_parts),
         cmocka_unit_test(test_move_rankers),
         cmocka_unit_test(test_subslice_iter),
         cmocka_unit_test(test_level_counts),
