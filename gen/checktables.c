@@ -203,40 +203,16 @@ static int tables_child(void *ctx, dk_material m, const dk_pos *p, dk_value out[
     return dk_check_tables_value(ctx, m, p, out, err, errlen);
 }
 
-/* Material m's table, opened if it is not. */
-static check_table *tables_of(dk_check_tables *t, dk_material m, char *err, size_t errlen)
+int dk_check_tables_value(dk_check_tables *t, dk_material m, const dk_pos *p, dk_value out[2], char *err,
+                          size_t errlen)
 {
     const int k = dk_tb_material_slot(m);
     if (k < 0)
-        return tables_error(m, err, errlen, "no material tables hold"), NULL;
-    return t->tables[k] ? t->tables[k] : (t->tables[k] = tables_open(t, m, err, errlen));
-}
-
-int dk_check_tables_locate(dk_check_tables *t, dk_material m, const dk_pos *p, uint64_t *at, char *err,
-                           size_t errlen)
-{
-    check_table *c = tables_of(t, m, err, errlen);
-    if (!c)
+        return tables_error(m, err, errlen, "no material tables hold");
+    check_table *c = t->tables[k];
+    if (!c && !(c = t->tables[k] = tables_open(t, m, err, errlen)))
         return -1;
     const uint64_t i = dk_index_rank_memo(&t->men, c->ix, p), b = i / c->block;
-    if (c->slot_of[b] >= 0) {
-        const uint8_t *s = dk_block_pool_get(t->pool, c->slot_of, b);
-        const uint32_t j = (uint32_t)(i % c->block);
-        __builtin_prefetch(s + c->known + j / 8);
-        for (int x = 0; x < t->nmetrics; x++)
-            __builtin_prefetch(s + c->at[x] + (size_t)j * dk_ctable_get_info(c->ct[x])->width);
-    }
-    *at = i;
-    return 0;
-}
-
-int dk_check_tables_value_at(dk_check_tables *t, dk_material m, const dk_pos *p, uint64_t i, dk_value out[2],
-                             char *err, size_t errlen)
-{
-    check_table *c = tables_of(t, m, err, errlen);
-    if (!c)
-        return -1;
-    const uint64_t b = i / c->block;
     const uint32_t j = (uint32_t)(i % c->block);
     uint8_t *s = c->slot_of[b] >= 0 ? dk_block_pool_get(t->pool, c->slot_of, b) : tables_decode(t, c, b, err, errlen);
     if (!s)
@@ -259,12 +235,4 @@ int dk_check_tables_value_at(dk_check_tables *t, dk_material m, const dk_pos *p,
     out[0] = dk_ctable_decode(c->ct[0], s + c->at[0], j);
     out[1] = t->limit ? dk_ctable_decode(c->ct[1], s + c->at[1], j) : DK_RULE_DRAW;
     return 0;
-}
-
-int dk_check_tables_value(dk_check_tables *t, dk_material m, const dk_pos *p, dk_value out[2], char *err,
-                          size_t errlen)
-{
-    uint64_t i;
-    return dk_check_tables_locate(t, m, p, &i, err, errlen) == 0 ? dk_check_tables_value_at(t, m, p, i, out, err, errlen)
-                                                                 : -1;
 }

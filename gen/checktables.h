@@ -44,16 +44,6 @@ void dk_check_tables_set_room(dk_check_tables *t, uint64_t room);
 int dk_check_tables_value(dk_check_tables *t, dk_material m, const dk_pos *p, dk_value out[2], char *err,
                           size_t errlen);
 
-/* Where p's values are (p as for dk_check_tables_value): its index in material m's table,
- * opened if need be, into *at; the processor asked to fetch them if their block is decoded.
- * Returns 0, or -1 with one line in err as dk_check_tables_value. */
-int dk_check_tables_locate(dk_check_tables *t, dk_material m, const dk_pos *p, uint64_t *at, char *err,
-                           size_t errlen);
-
-/* dk_check_tables_value of p, whose index in m's table dk_check_tables_locate found: i. */
-int dk_check_tables_value_at(dk_check_tables *t, dk_material m, const dk_pos *p, uint64_t i, dk_value out[2],
-                             char *err, size_t errlen);
-
 /* What the reader did so far. */
 dk_check_tables_counters dk_check_tables_get_counters(const dk_check_tables *t);
 

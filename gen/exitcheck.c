@@ -32,14 +32,6 @@ typedef struct open_unit {
     dk_unitfile *file; /* keeps a pointer to ug: the slot stays in place while open */
 } open_unit;
 
-/* An exit located ahead of its compare (dk_exit_check_locate), its values asked for. */
-typedef struct located {
-    dk_pos n;    /* the exit */
-    bool valid;
-    place *pl;   /* a man move's: the place of its subslice; NULL: the finished tables */
-    uint64_t at; /* where its values are: in pl's unit, or its index in its table */
-} located;
-
 struct dk_exit_check {
     const dk_workgraph *g;
     dk_groups_cache *gcache;
@@ -51,7 +43,6 @@ struct dk_exit_check {
     uint64_t tick;
     place places[PLACES];
     dk_men_memo men;                /* the placements of man moves' exits, few a subslice */
-    located ahead;
 };
 
 dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir,
@@ -79,7 +70,6 @@ static void close_unit(dk_exit_check *c, open_unit *o)
 {
     if (!o->used)
         return;
-    c->ahead.valid = false; /* it may be at one of o's places */
     for (int i = 0; i < PLACES; i++)
         if (c->places[i].o == o)
             c->places[i].ix = NULL;
@@ -131,10 +121,10 @@ static open_unit *unit_above(dk_exit_check *c, uint32_t u, char *err, size_t err
     return pick;
 }
 
-/* Where the values of position i of ix's material, one of the pair's (an exit by a man move),
- * are: the place of its subslice in the finished unit of the level above that holds it, found
- * from the full index, and *at, its first value there. NULL with one line in err. */
-static place *above_place(dk_exit_check *c, const dk_index *ix, uint64_t i, uint64_t *at, char *err, size_t errlen)
+/* The values of position i of ix's material, one of the pair's (an exit by a man move): from
+ * the finished unit of the level above that holds it, found from the full index. */
+static int above_value(dk_exit_check *c, const dk_index *ix, uint64_t i, dk_value out[2], char *err,
+                       size_t errlen)
 {
     uint64_t kings, men = dk_divmod(&ix->div_kings, i, &kings);
     place *pl = &c->places[((men ^ (uintptr_t)ix) * 0x9E3779B97F4A7C15ull) >> (64 - PLACE_BITS)];
@@ -142,22 +132,17 @@ static place *above_place(dk_exit_check *c, const dk_index *ix, uint64_t i, uint
         int64_t u = dk_workgraph_unit_of(c->g, ix->m, men);
         open_unit *o = u < 0 ? NULL : unit_above(c, (uint32_t)u, err, errlen);
         if (!o)
-            return u < 0 ? dk_errorf(err, errlen, "a man move leads to no unit"), NULL : NULL;
+            return u < 0 ? dk_errorf(err, errlen, "a man move leads to no unit") : -1;
         int member;
         int64_t gi = dk_groups_find(&o->ug, ix->m, men, &member);
         if (gi < 0)
-            return dk_errorf(err, errlen, "a man move leads to a subslice its unit does not hold"), NULL;
+            return dk_errorf(err, errlen, "a man move leads to a subslice its unit does not hold");
         *pl = (place){ix, men, o, o->ug.groups[gi].offset + (uint64_t)member * o->ug.K};
     }
-    *at = (pl->base + kings) * (c->limit ? 2 : 1);
-    return pl;
-}
-
-/* The values at `at` of pl's unit. */
-static int above_read(dk_exit_check *c, const place *pl, uint64_t at, dk_value out[2], char *err, size_t errlen)
-{
+    uint64_t at = pl->base + kings;
+    unsigned stride = c->limit ? 2 : 1;
     out[1] = DK_RULE_DRAW;
-    if (dk_unitfile_read(pl->o->file, at, c->limit ? 2 : 1, out, err, errlen) != 0)
+    if (dk_unitfile_read(pl->o->file, at * stride, stride, out, err, errlen) != 0)
         return -1;
     out[0] = dk_unit_dtw(out[0]);
     return 0;
@@ -184,45 +169,16 @@ static bool same(const dk_exit_check *c, const dk_value a[2], const dk_value b[2
     return a[0] == b[0] && (!c->limit || a[1] == b[1]);
 }
 
-static bool same_pos(const dk_pos *a, const dk_pos *b)
-{
-    return a->pieces[DK_WHITE] == b->pieces[DK_WHITE] && a->pieces[DK_BLACK] == b->pieces[DK_BLACK] &&
-           a->kings == b->kings;
-}
-
-int dk_exit_check_locate(dk_exit_check *c, const dk_wpair *pair, dk_material m, const dk_pos *n, char *err,
-                         size_t errlen)
-{
-    c->ahead.valid = false;
-    if (!n->pieces[DK_WHITE])
-        return 0;
-    const dk_index *ix = dk_material_equal(m, pair->m)      ? &pair->ix
-                         : dk_material_equal(m, pair->twin) ? &pair->ix_twin
-                                                            : NULL;
-    located a = {*n, true, NULL, 0};
-    if (ix) {
-        if (!(a.pl = above_place(c, ix, dk_index_rank_memo(&c->men, ix, n), &a.at, err, errlen)))
-            return -1;
-        dk_unitfile_prefetch(a.pl->o->file, a.at);
-    } else if (dk_check_tables_locate(c->tables, m, n, &a.at, err, errlen) != 0) {
-        return -1;
-    }
-    c->ahead = a;
-    return 0;
-}
-
 int dk_exit_check_compare(dk_exit_check *c, const dk_wpair *pair, const dk_pos *p, dk_material m,
                       const dk_pos *n, const dk_value got[2], char *err, size_t errlen)
 {
     dk_value want[2] = {dk_value_of_dtw(0), dk_rule_loss(0)}; /* no piece left: lost */
-    if (n->pieces[DK_WHITE]) {
-        if ((!c->ahead.valid || !same_pos(&c->ahead.n, n)) && dk_exit_check_locate(c, pair, m, n, err, errlen) != 0)
-            return -1;
-        const located a = c->ahead;
-        c->ahead.valid = false;
-        if ((a.pl ? above_read(c, a.pl, a.at, want, err, errlen)
-                  : dk_check_tables_value_at(c->tables, m, n, a.at, want, err, errlen)) != 0)
-            return -1;
-    }
+    const dk_index *ix = dk_material_equal(m, pair->m)      ? &pair->ix
+                         : dk_material_equal(m, pair->twin) ? &pair->ix_twin
+                                                            : NULL;
+    if (n->pieces[DK_WHITE] &&
+        (ix ? above_value(c, ix, dk_index_rank_memo(&c->men, ix, n), want, err, errlen)
+            : dk_check_tables_value(c->tables, m, n, want, err, errlen)) != 0)
+        return -1;
     return same(c, got, want) ? 0 : differs(c, p, n, got, want, err, errlen);
 }

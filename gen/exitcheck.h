@@ -38,12 +38,6 @@ void dk_exit_check_idle(dk_exit_check *c);
  * dk_exit_check_new) to `bytes`: the blocks held within them stay, the others are dropped. */
 void dk_exit_check_set_room(dk_exit_check *c, uint64_t bytes);
 
-/* Finds where the values of exit n (as for dk_exit_check_compare) are and asks the processor to
- * fetch them, so that the solver's own read of n overlaps the wait: the next compare of n
- * reads them there. Returns 0, or -1 with one line in err (a table or unit cannot be opened). */
-int dk_exit_check_locate(dk_exit_check *c, const dk_wpair *pair, dk_material m, const dk_pos *n, char *err,
-                         size_t errlen);
-
 /* Reads exit n (White to move, of material m) of p (White to move), a position of `pair`,
  * again and compares it with got[0], its DTW value, and got[1], its rule value (with a draw
  * rule), as the solver read them: from the unit of the level above that holds n when m is one

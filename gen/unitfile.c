@@ -93,12 +93,6 @@ int dk_unitfile_read(dk_unitfile *f, uint64_t first, size_t n, dk_value *out, ch
     return 0;
 }
 
-void dk_unitfile_prefetch(dk_unitfile *f, uint64_t first)
-{
-    if (f->ug->nparts == 1 && f->part[0] && first < f->ug->part_size * f->stride)
-        dk_vfile_prefetch(f->part[0], first);
-}
-
 void dk_unitfile_close(dk_unitfile *f)
 {
     if (!f)

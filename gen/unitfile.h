@@ -47,10 +47,6 @@ dk_unitfile *dk_unitfile_open(const dk_groups *ug, const char *dir, unsigned lim
 int dk_unitfile_read(dk_unitfile *f, uint64_t first, size_t n, dk_value *out, char *err,
                      size_t errlen);
 
-/* Asks the processor to fetch value `first` into its cache where its block is decompressed
- * (a unit of one part; a hint, nothing read). */
-void dk_unitfile_prefetch(dk_unitfile *f, uint64_t first);
-
 void dk_unitfile_close(dk_unitfile *f);
 
 /* Whether every file of the unit is present and intact (CRC checked) with the draw rule of

@@ -393,14 +393,6 @@ int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *er
     return 0;
 }
 
-void dk_vfile_prefetch(dk_vfile *t, uint64_t first)
-{
-    const unsigned per_block = t->block * t->info.stride;
-    uint64_t b = first / per_block;
-    if (b < t->nblocks && t->slot_of[b] >= 0)
-        __builtin_prefetch(dk_block_pool_get(t->pool, t->slot_of, b) + (first - b * per_block) * t->info.width);
-}
-
 static int source_read(const dk_value_source *src, uint64_t first, size_t n, dk_value *out,
                        char *err, size_t errlen)
 {

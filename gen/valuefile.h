@@ -82,10 +82,6 @@ const dk_vfile_info *dk_vfile_get_info(const dk_vfile *t);
 int dk_vfile_read(dk_vfile *t, uint64_t first, size_t n, dk_value *out, char *err,
                   size_t errlen);
 
-/* Asks the processor to fetch value `first` into its cache, if its block is decompressed (a
- * hint: nothing is read from the file). */
-void dk_vfile_prefetch(dk_vfile *t, uint64_t first);
-
 /* The file's values as a source (valuesource.h) of count positions, `stride` values each; best
  * read in order. Valid while t is open. */
 dk_value_source dk_vfile_source(dk_vfile *t);
