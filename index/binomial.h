@@ -18,16 +18,7 @@ extern uint64_t dk_binom_table[DK_MAX_SQ + 1][DK_MAX_SQ + 1];
  * k reads one contiguous row. */
 extern uint64_t dk_binom_by_k[DK_MAX_SQ + 1][DK_MAX_SQ + 1];
 
-/* The sets of two and of three numbers below DK_MAX_SQ by their rank in colex order (the
- * combinatorial number system: the rank of {c1 < c2 < c3} is C(c1, 1) + C(c2, 2) + C(c3, 3),
- * whatever the range they are drawn from), the numbers packed lowest first, a byte each:
- * unranking two or three kings is one look-up instead of a search a king. Read them only after
- * dk_binom_init() has returned. */
-enum { DK_COLEX2_SETS = DK_MAX_SQ * (DK_MAX_SQ - 1) / 2,
-       DK_COLEX3_SETS = DK_MAX_SQ * (DK_MAX_SQ - 1) * (DK_MAX_SQ - 2) / 6 };
-extern uint32_t dk_colex2[DK_COLEX2_SETS], dk_colex3[DK_COLEX3_SETS];
-
-/* Builds dk_binom_table, dk_binom_by_k and the colex sets once. Thread-safe (pthread_once); cheap to call again. */
+/* Builds dk_binom_table once. Thread-safe (pthread_once); cheap to call again. */
 void dk_binom_init(void);
 
 /* C(n, k) from the table; 0 when k < 0, k > n or n > DK_MAX_SQ. Needs dk_binom_init(). Thread-safe. */

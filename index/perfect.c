@@ -15,11 +15,6 @@ static inline int expand(int c, dk_bb skip)
 static inline dk_bb comb_unrank(uint64_t x, int k, int n, dk_bb skip, int base)
 {
     dk_bb out = 0;
-    if (k == 2 || k == 3) { /* x < C(n, k) <= C(DK_MAX_SQ, k): looked up */
-        for (uint32_t e = k == 2 ? dk_colex2[x] : dk_colex3[x], i = 0; i < (uint32_t)k; i++, e >>= 8)
-            out |= dk_bit(expand((int)(e & 0xff), skip) + base);
-        return out;
-    }
     int c = n - 1;
     for (int i = k; i >= 1; i--, c--) {
         if (i == 1) {
