@@ -109,13 +109,15 @@ typedef struct dk_comb_less {
 static inline void dk_comb_less_init(dk_comb_less *l, dk_bb set, dk_bb skip)
 {
     int c[DK_MATERIAL_MAX_PIECES], k = dk_comb_numbers(set, skip, c);
+    uint64_t lowered[DK_MATERIAL_MAX_PIECES]; /* each element's term numbered one lower */
     l->set = set;
     l->part[0] = 0;
-    /* an element numbered 0 cannot lie above x: its lowered term is never used */
+    for (int j = 1; j <= k; j++) { /* an element numbered 0 cannot lie above x: never used */
+        lowered[j - 1] = c[j - 1] ? dk_binom_table[c[j - 1] - 1][j] : 0;
+        l->part[0] += lowered[j - 1];
+    }
     for (int j = 1; j <= k; j++)
-        l->part[0] += c[j - 1] ? dk_binom_table[c[j - 1] - 1][j] : 0;
-    for (int j = 1; j <= k; j++)
-        l->part[j] = l->part[j - 1] - (c[j - 1] ? dk_binom_table[c[j - 1] - 1][j] : 0) + dk_binom_table[c[j - 1]][j];
+        l->part[j] = l->part[j - 1] - lowered[j - 1] + dk_binom_table[c[j - 1]][j];
 }
 
 /* dk_comb_rank(set, skip | {x}) for a square x outside set and skip. Pure; thread-safe. */
@@ -220,7 +222,7 @@ static inline dk_unmove_ranker dk_unmove_ranker_of(const dk_index *ix, const dk_
 typedef struct dk_unmove_king {
     dk_comb_plus wk;
     dk_comb_less bk;
-    uint64_t c_bk;
+    const dk_index *ix;
     int last;    /* the board's last square: turning a square is last - s */
     bool direct; /* at most one other king: ranked term by term, cheaper than preparing */
 } dk_unmove_king;
@@ -229,7 +231,7 @@ typedef struct dk_unmove_king {
 static inline dk_unmove_king dk_unmove_king_of(const dk_unmove_ranker *u, int to)
 {
     dk_unmove_king k; /* set field by field: parts beyond the sets' sizes stay unwritten */
-    k.c_bk = u->ix->c_bk;
+    k.ix = u->ix;
     k.last = u->ix->v->nsq - 1;
     dk_bb others = dk_rotate_bb(u->ix->v, u->kings & ~dk_bit(to));
     k.direct = dk_popcount(others | u->bk) <= 1;
@@ -249,11 +251,9 @@ static inline dk_unmove_king dk_unmove_king_of(const dk_unmove_ranker *u, int to
 static inline uint64_t dk_unmove_rank(const dk_unmove_king *k, int from)
 {
     int f = k->last - from;
-    if (k->direct) {
-        dk_bb wk = k->wk.set | dk_bit(f);
-        return dk_comb_rank(wk, k->wk.skip) * k->c_bk + dk_comb_rank(k->bk.set, k->wk.skip | wk);
-    }
-    return dk_comb_plus_rank(&k->wk, f) * k->c_bk + dk_comb_less_rank(&k->bk, f);
+    if (k->direct)
+        return dk_index_kings_rank(k->ix, k->wk.skip, k->wk.set | dk_bit(f), k->bk.set);
+    return dk_comb_plus_rank(&k->wk, f) * k->ix->c_bk + dk_comb_less_rank(&k->bk, f);
 }
 
 /* The kings with kings_index (< kings_count) given the men on `men`. Pure; thread-safe. */
