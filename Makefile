@@ -318,7 +318,8 @@ bench: $(DAMKA) bench-index bench-probe
 	DAMKA=$(DAMKA) scripts/bench-gen 5 "1 2"
 
 # Generation speed against another commit, as a ratio (scripts/bench-against):
-# `make bench-against AGAINST=89874bc [BENCH_PIECES=5 BENCH_RANKS=2 BENCH_ROUNDS=3]`.
+# `make bench-against AGAINST=89874bc [BENCH_PIECES=5 BENCH_RANKS=2 BENCH_ROUNDS=3]`;
+# BENCH_PAIRED=1: both builds at once on a core each, by processor time (far less noisy).
 BENCH_RANKS ?= 2
 BENCH_ROUNDS ?= 3
 .PHONY: bench-against

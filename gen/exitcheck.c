@@ -66,6 +66,11 @@ dk_exit_check *dk_exit_check_new(const dk_workgraph *g, dk_groups_cache *gcache,
 
 void dk_exit_check_set_room(dk_exit_check *c, uint64_t bytes) { dk_check_tables_set_room(c->tables, bytes); }
 
+dk_check_tables_counters dk_exit_check_table_counters(const dk_exit_check *c)
+{
+    return dk_check_tables_get_counters(c->tables);
+}
+
 static void close_unit(dk_exit_check *c, open_unit *o)
 {
     if (!o->used)

@@ -14,6 +14,7 @@
 
 #include "../query/value.h"
 #include "blockpool.h"
+#include "checktables.h"
 #include "groups.h"
 
 typedef struct dk_exit_check dk_exit_check;
@@ -37,6 +38,10 @@ void dk_exit_check_idle(dk_exit_check *c);
 /* Sets the bytes of decoded table blocks the reader may hold (cache_bytes of
  * dk_exit_check_new) to `bytes`: the blocks held within them stay, the others are dropped. */
 void dk_exit_check_set_room(dk_exit_check *c, uint64_t bytes);
+
+/* What the reader of the finished tables did so far: its blocks decoded, its capture
+ * positions resolved. */
+dk_check_tables_counters dk_exit_check_table_counters(const dk_exit_check *c);
 
 /* Reads exit n (White to move, of material m) of p (White to move), a position of `pair`,
  * again and compares it with got[0], its DTW value, and got[1], its rule value (with a draw

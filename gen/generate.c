@@ -81,7 +81,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
         dk_progress_end(&s.pr);
     }
     if (!nothing_to_do && !o->quiet && local_ok)
-        dk_report_end(s.local->w.finished, b, g, nranks, &s.run);
+        dk_report_end(s.local->w.finished, s.local->w.check, b, g, nranks, &s.run);
     if (!s.core.failed) {
         if (dk_manifest_write(o->dir, s.err, sizeof s.err) == 0) {
             dk_rundir_clean_work(o, !nothing_to_do);

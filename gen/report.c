@@ -11,8 +11,8 @@ void dk_report_start(const char *dir, bool all_done, uint32_t total_mat, uint32_
                 (double)done_pos);
 }
 
-void dk_report_end(const dk_finished *f, const dk_budget *b, const dk_workgraph *g, int nranks,
-                   const dk_report_run *run)
+void dk_report_end(const dk_finished *f, const dk_exit_check *check, const dk_budget *b, const dk_workgraph *g,
+                   int nranks, const dk_report_run *run)
 {
     dk_report_splits splits = run->splits;
     dk_finished_counters c = dk_finished_get_counters(f);
@@ -20,6 +20,9 @@ void dk_report_end(const dk_finished *f, const dk_budget *b, const dk_workgraph 
             "to stay within %.0f MiB, at most %.0f MiB held), resolved %llu capture positions\n",
             (unsigned long long)c.loads, (double)c.positions, (unsigned long long)c.evictions,
             b->cache_bytes / 1048576.0, c.peak_bytes / 1048576.0, (unsigned long long)c.resolved);
+    dk_check_tables_counters k = dk_exit_check_table_counters(check);
+    fprintf(stderr, "gen: rank 0's check of the exits decoded %llu blocks of them with its own reader, resolved "
+            "%llu capture positions\n", (unsigned long long)k.loads, (unsigned long long)k.resolved);
     if (splits.every + splits.groups) {
         fprintf(stderr, "gen: %u units above the bound of %llu positions were split: %u solved by all %d ranks "
                 "together", splits.every + splits.groups, (unsigned long long)g->max_positions, splits.every, nranks);

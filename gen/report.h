@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "budget.h"
+#include "exitcheck.h"
 #include "finished.h"
 #include "forecast.h"
 #include "workgraph.h"
@@ -30,10 +31,11 @@ typedef struct dk_report_run {
     double busy[DK_LINK_KINDS];     /* rank-seconds of tasks by kind, each from its hand-out to its report */
 } dk_report_run;
 
-/* At the end: what rank 0's reader of finished tables f decoded within budget b, the split
- * units of graph g solved on nranks ranks, the pairs finished in parts, the ranks' time by
- * kind of task and the share of it spent waiting for a task. */
-void dk_report_end(const dk_finished *f, const dk_budget *b, const dk_workgraph *g, int nranks,
-                   const dk_report_run *run);
+/* At the end: what rank 0's reader of finished tables f decoded within budget b and what its
+ * check read again through its own reader, the split units of graph g solved on nranks ranks,
+ * the pairs finished in parts, the ranks' time by kind of task and the share of it spent
+ * waiting for a task. */
+void dk_report_end(const dk_finished *f, const dk_exit_check *check, const dk_budget *b, const dk_workgraph *g,
+                   int nranks, const dk_report_run *run);
 
 #endif
