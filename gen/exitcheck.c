@@ -7,7 +7,6 @@
 #include "../query/drawrule.h"
 #include "../rules/errors.h"
 #include "../rules/notation.h"
-#include "checktables.h"
 #include "unitfile.h"
 
 /* Units of the level above kept open: man moves from one unit reach a few, and fewer open
