@@ -20,7 +20,7 @@ typedef struct cli_command {
     const char *options; /* one line an option ("  --json             one JSON object"), '\n' after each */
 } cli_command;
 
-extern const cli_command cli_perft, cli_moves, cli_info, cli_gen, cli_plan, cli_verify, cli_stats, cli_query,
+extern const cli_command cli_perft, cli_moves, cli_info, cli_gen, cli_plan, cli_verify, cli_stats, cli_compare, cli_query,
     cli_serve;
 
 /* The --variant line of a command's options. */

@@ -6,7 +6,7 @@
 #include "cli.h"
 
 static const cli_command *const commands[] = {
-    &cli_perft, &cli_moves, &cli_info, &cli_gen, &cli_plan, &cli_verify, &cli_stats, &cli_query, &cli_serve,
+    &cli_perft, &cli_moves, &cli_info, &cli_gen, &cli_plan, &cli_verify, &cli_stats, &cli_compare, &cli_query, &cli_serve,
 };
 enum { NCOMMANDS = sizeof commands / sizeof *commands };
 

@@ -571,6 +571,44 @@ esac
 [ "$(sed -n 2p "$TMP/q" | awk '{print $2, $3, $4, $5}')" = "win in 7 plies" ] || fail "query: the best move is not first"
 
 # ============================================================================================
+echo "-- h. a directory against a published manifest (damka compare)"
+# expect_compare STATUS PATTERN args...: `damka compare args` exits STATUS and its output (stdout
+# and stderr) has a line matching PATTERN.
+expect_compare() {
+    want=$1 pattern=$2
+    shift 2
+    "$DAMKA" compare "$@" >"$TMP/out" 2>&1
+    rc=$?
+    [ "$rc" -eq "$want" ] || fail "damka compare $*: exit status $rc, expected $want: $(head -n 3 "$TMP/out")"
+    grep -q "$pattern" "$TMP/out" || fail "damka compare $*: no line '$pattern': $(tail -n 3 "$TMP/out")"
+}
+PUB=$TMP/published.json
+cp "$BR/manifest.json" "$PUB"
+expect_compare 0 '^41 tables the same, 0 differ, 0 absent, 0 not in the manifest$' "$PUB" "$BR"
+# a subset made again elsewhere, on 2 ranks: its tables are the published ones, the rest absent
+SUB=$TMP/subset
+mpigen 2 --materials 1m1k-0m1k --out "$SUB" --quiet 2>"$TMP/err" || fail "gen --materials 1m1k-0m1k: $(cat "$TMP/err")"
+expect_compare 0 '^brazilian 1m1k-0m1k same$' "$PUB" "$SUB"
+expect_compare 1 'tables of the manifest are absent' --whole "$PUB" "$SUB"
+# the manifest compressed, and one of its figures changed: that table differs, named with it
+zstd -q "$PUB" -o "$PUB.zst"
+expect_compare 0 ' 0 differ' "$PUB.zst" "$SUB"
+sed '/"material": "1m1k-0m1k"/s/"positions": \([0-9]*\)/"positions": 1\1/' "$PUB" >"$TMP/changed.json"
+expect_compare 1 '^damka: compare: brazilian 1m1k-0m1k differs: positions is 1[0-9]* in the manifest, [0-9]* here$' \
+    "$TMP/changed.json" "$SUB"
+# a file of the copy damaged: named, exit 1; a table the manifest does not list: reported
+printf 'x' | dd of="$SUB/brazilian-1m1k-0m1k.dtc" bs=1 seek=40 conv=notrunc 2>/dev/null
+expect_compare 1 '^damka: compare: brazilian 1m1k-0m1k differs: .*brazilian-1m1k-0m1k.dtc' "$PUB" "$SUB"
+grep -v '"material": "0m1k-0m1k"' "$PUB" >"$TMP/less.json"
+expect_compare 0 '^brazilian 0m1k-0m1k not in the manifest$' "$TMP/less.json" "$BR"
+expect_compare 1 'holds no table of the manifest' "$PUB" "$TMP/empty"
+expect_bad compare "$PUB"
+expect_bad compare "$TMP/missing.json" "$BR"
+expect_bad compare "$BR/brazilian-0m1k-0m1k.stats" "$BR"
+expect_bad compare "$PUB" "$TMP/missing"
+expect_bad compare --frobnicate "$PUB" "$BR"
+
+# ============================================================================================
 echo "-- Brazilian three kings against one king"
 if [ -x "$THREE_KINGS" ]; then
     DK_TABLES=$BR "$THREE_KINGS" || fail "tests/test_three_kings"
