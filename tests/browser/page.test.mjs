@@ -254,6 +254,9 @@ try {
         'the PDN: ' + pdn);
   await page.hover('#moves button.move');
   await page.screenshot({ path: join(shots, 'serve-page.png') });
+  await page.keyboard.press('End');
+  await shown(page, 'brazilian', 'B:WK4:B', 0);
+  check((await text(page, '#value')) === 'Black has no piece left and has lost.', 'the end of the best line: ' + await text(page, '#value'));
 
   // the rule's limit: from counter 29 a quiet king move reaches 30, a draw; nothing asked past it
   await page.evaluate(() => { location.hash = 'brazilian/W:WK25,K29:BK4/29'; });
