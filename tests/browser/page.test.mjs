@@ -12,10 +12,11 @@
 // Usage: node tests/browser/page.test.mjs DAMKA TABLES [SHOTS]
 // Environment: CHROMIUM, the browser (default /usr/bin/chromium).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { paletted } from './png.mjs';
 
 const [damka, tables, shotsArg] = process.argv.slice(2);
 if (!damka || !tables) {
@@ -64,6 +65,8 @@ const POSITIONS = [
 const LABEL = { win: 'win', 'cursed-win': 'cursed win', draw: 'draw', 'blessed-loss': 'blessed loss', loss: 'loss' };
 const plies = (n) => n + (n === 1 ? ' ply' : ' plies');
 
+/* A screenshot of page into SHOTS/name, with a palette (png.mjs) to keep docs/ small. */
+const shot = async (page, name, options) => writeFileSync(join(shots, name), paletted(await page.screenshot(options)));
 const text = (page, sel) => page.$eval(sel, (e) => e.textContent);
 const texts = (page, sel) => page.$$eval(sel, (es) => es.map((e) => e.textContent));
 const pieces = (page) => page.$$eval('#board circle.piece', (es) => es.length);
@@ -164,7 +167,7 @@ try {
   const points = await page.$eval('#board polyline.path', (e) => e.getAttribute('points').split(' ').length);
   check(points === 3 && (await page.$$eval('#board .captured', (es) => es.length)) === 2,
         'the path of ' + await text(page, '#moves .name') + ' hovered: ' + points + ' points');
-  await page.screenshot({ path: join(shots, 'serve-page-10x10.png') });
+  await shot(page, 'serve-page-10x10.png');
 
   // a position outside the tables, a bad FEN: one line, no server path
   await page.evaluate(() => { location.hash = 'brazilian/W:W21,22,23,24:B9/0'; });
@@ -253,7 +256,7 @@ try {
   check(pdn.includes('[GameType "26"]') && pdn.includes('[FEN "W:WK25,K29:BK4"]') && pdn.includes('1. b2-g7 h8xf6 2. a1xh8 *'),
         'the PDN: ' + pdn);
   await page.hover('#moves button.move');
-  await page.screenshot({ path: join(shots, 'serve-page.png') });
+  await shot(page, 'serve-page.png');
   await page.keyboard.press('End');
   await shown(page, 'brazilian', 'B:WK4:B', 0);
   check((await text(page, '#value')) === 'Black has no piece left and has lost.', 'the end of the best line: ' + await text(page, '#value'));
@@ -297,7 +300,7 @@ try {
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   check(box.width > 300 && box.right <= 375 && width <= 375, 'on a phone the board is ' + JSON.stringify(box) + ', the page ' + width);
   check(list.top >= box.bottom, 'on a phone the moves are not below the board');
-  await page.screenshot({ path: join(shots, 'serve-page-phone.png') });
+  await shot(page, 'serve-page-phone.png', { fullPage: true });
   check(errors.length === 0, 'errors in the page: ' + errors.join('; '));
 } finally {
   await browser.close();
