@@ -95,6 +95,7 @@ const asked = [];
 /* A page in a fresh context of `options` (viewport, phone), its errors and requests collected. */
 async function open(options) {
   const page = await (await browser.newContext(options)).newPage();
+  page.setDefaultTimeout(5000);
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('requestfailed', (r) => errors.push('request failed: ' + r.url()));
   page.on('request', (r) => asked.push(r.url()));
@@ -290,6 +291,21 @@ try {
   await other.waitForFunction(() => document.body.dataset.shown !== '' && document.body.dataset.shown !== undefined);
   const got = await other.evaluate(() => [document.body.dataset.shown, document.querySelector('#line').textContent]);
   check(JSON.stringify(got) === JSON.stringify(want) && /\/3\//.test(link), 'the link ' + link + ' shows ' + got + ', not ' + want);
+
+  // a link with a move that is not legal: the line stops before it, said once
+  await other.goto(base + '#brazilian/W:WK25,K29:BK4/0/25-8_9-13');
+  await shown(other, 'brazilian', 'B:WK8,K29:BK4', 1);
+  check((await text(other, '#error')) === 'the move 9-13 is not legal in B:WK8,K29:BK4: the line stops before it' &&
+        (await texts(other, '#line button')).join(' ') === 'b2-g7', 'a link with a bad move: ' + await text(other, '#error'));
+  // the keyboard: a move played with Enter keeps the focus in the list; the PDN copied
+  await other.focus('#moves button.move');
+  await other.keyboard.press('Enter');
+  await shown(other, 'brazilian', 'W:WK29:BK11', 0);
+  check(await other.evaluate(() => document.activeElement.classList.contains('move')), 'after Enter the focus left the moves');
+  await other.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  await other.click('#copypdn');
+  const copied = await other.evaluate(() => navigator.clipboard.readText());
+  check(copied === await other.$eval('#pdn', (e) => e.value) && copied.includes('1. b2-g7 h8xf6 *'), 'the PDN copied: ' + copied);
 
   // a phone: the board fits the screen's width, the moves follow below it
   page = await open({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
