@@ -2,7 +2,18 @@
 // written again with a palette of at most 256 colours (the most frequent of a 15-bit grid, each
 // pixel mapped to the nearest of them), which takes a screenshot of flat colours and text to
 // about a third of its size with no difference one sees.
-import { crc32, deflateSync, inflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
+
+/* PNG's CRC-32 (zlib's crc32 comes only with Node.js 20.15). */
+const CRC = Array.from({ length: 256 }, (_, n) => {
+  for (let k = 0; k < 8; k++) n = n & 1 ? 0xedb88320 ^ (n >>> 1) : n >>> 1;
+  return n >>> 0;
+});
+function crc32(bytes) {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC[(c ^ b) & 255] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
 
 /* The pixels of png (a Buffer): {width, height, rgb: Uint8Array of 3 bytes a pixel}. */
 function decode(png) {
