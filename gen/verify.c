@@ -65,18 +65,22 @@ bool dk_values_pass(const dk_value stored[2], const dk_value expect[2], unsigned
 }
 
 int dk_verify_subslices(const dk_index *ix, uint64_t men_lo, uint64_t men_hi, unsigned limit,
-                        dk_value_fn get, void *ctx, uint64_t *bad, char *err, size_t errlen)
+                        dk_stored_fn stored, dk_value_fn get, void *ctx, uint64_t *bad, char *err,
+                        size_t errlen)
 {
     for (uint64_t men = men_lo; men < men_hi; men++) {
         dk_subslice_iter it;
         dk_subslice_begin(&it, ix, men);
         do {
-            dk_value stored[2], expect[2];
-            if (get(ctx, ix->m, &it.pos, stored, err, errlen) != 0 ||
+            if (dk_can_capture(ix->v, &it.pos, DK_WHITE))
+                continue;
+            const uint64_t i = men * ix->kings_count + it.kings_index;
+            dk_value values[2], expect[2];
+            if (stored(ctx, i, &it.pos, values, err, errlen) != 0 ||
                 dk_expected_values(ix->v, &it.pos, limit, get, ctx, expect, err, errlen) != 0)
                 return -1;
-            if (!dk_values_pass(stored, expect, limit)) {
-                *bad = men * ix->kings_count + it.kings_index;
+            if (!dk_values_pass(values, expect, limit)) {
+                *bad = i;
                 return 1;
             }
         } while (dk_subslice_next(&it));

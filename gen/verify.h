@@ -19,12 +19,21 @@
 typedef int (*dk_value_fn)(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err,
                            size_t errlen);
 
+/* Gives the stored values of position p, index i of the material being checked, whose side to
+ * move has no capture: out[0] its DTW value and, with a draw rule, out[1] its rule value.
+ * Returns 0, or -1 with one line in err. */
+typedef int (*dk_stored_fn)(void *ctx, uint64_t i, const dk_pos *p, dk_value out[2], char *err, size_t errlen);
+
 /* Checks the positions of subslices men_lo..men_hi-1 of the material of ix, reading their
- * values and their successors' through get; limit is the draw rule in plies (0: DTW only).
- * Returns 0 if all pass; 1 with the first failing index in *bad; -1 with one line in err if a
- * value cannot be read. Thread-safe if get is. */
+ * values through stored and their successors' through get; limit is the draw rule in plies (0:
+ * DTW only). A position whose side to move must capture is passed over: the files hold no
+ * value for it (query/FORMAT.md), and a reader resolves it through its captures, whose
+ * positions are checked in their own tables. Returns 0 if all pass; 1 with the first failing
+ * index in *bad; -1 with one line in err if a value cannot be read. Thread-safe if stored and
+ * get are. */
 int dk_verify_subslices(const dk_index *ix, uint64_t men_lo, uint64_t men_hi, unsigned limit,
-                        dk_value_fn get, void *ctx, uint64_t *bad, char *err, size_t errlen);
+                        dk_stored_fn stored, dk_value_fn get, void *ctx, uint64_t *bad, char *err,
+                        size_t errlen);
 
 /* The values p should have given its successors' values (what verification compares with):
  * out[0] DTW, out[1] the rule value (only when limit > 0). Returns 0, or -1 with one line in

@@ -5,47 +5,122 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../query/ctable.h"
 #include "../query/tablebase.h"
 #include "../rules/errors.h"
+#include "../rules/movegen.h"
 #include "../rules/notation.h"
+#include "checktables.h"
 #include "progress.h"
 #include "stats.h"
 #include "tablecheck.h"
 #include "verify.h"
 
-/* Values come from the compressed DTW tables (and DTC tables, with a draw rule); for the
- * material being checked the WLD table is read too and must agree. */
-typedef struct source {
-    dk_tablebase *tb;
-    dk_material m;
-    unsigned limit;
-} source;
+/* The decoded blocks a thread's reader may hold: verification reads each material's blocks in
+ * order and its successors' tables at random, a few blocks at a time. */
+enum { VERIFY_ROOM = 1 << 30 };
 
-static int tb_value(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err,
-                    size_t errlen)
+/* One table of the material being checked, read a block at a time in index order. */
+typedef struct in_order {
+    const dk_ctable *t;
+    uint8_t *block;   /* its decoded block number `no` (UINT64_MAX: none) */
+    size_t bytes;
+    uint64_t no;
+} in_order;
+
+/* A thread's reader of the values: the material being checked in index order, its WLD, DTW and
+ * (with a rule) DTC tables, which must agree; its successors' values through verification's own
+ * reader (checktables.h: decoded blocks found by number, capture positions resolved once). */
+typedef struct reader {
+    dk_check_tables *values;
+    unsigned limit;            /* the draw rule `values` was made for */
+    void *dctx;
+    const dk_index *ix;        /* the material being checked */
+    in_order table[3];         /* its WLD, DTW, DTC tables */
+} reader;
+
+static void reader_free(reader *r)
 {
-    const source *src = ctx;
-    dk_tb_status st = dk_tb_probe_normal(src->tb, m, p, DK_METRIC_DTW, &out[0]);
-    dk_value wld;
-    if (st == DK_TB_OK && src->limit)
-        st = dk_tb_probe_normal(src->tb, m, p, DK_METRIC_DTC, &out[1]);
-    if (st == DK_TB_OK && dk_material_equal(m, src->m))
-        st = dk_tb_probe_normal(src->tb, m, p, DK_METRIC_WLD, &wld);
-    if (st == DK_TB_MISSING)
-        return dk_errorf(err, errlen, "missing table %s", dk_tb_last_error());
-    if (st != DK_TB_OK) /* the message names the file, and whether it is damaged or unreadable */
-        return dk_errorf(err, errlen, "cannot read its tables: %s", dk_tb_last_error());
-    if (dk_material_equal(m, src->m) && dk_code_of(wld) != dk_code_of(out[0])) {
+    dk_check_tables_free(r->values);
+    dk_ctable_dctx_free(r->dctx);
+    for (int k = 0; k < 3; k++)
+        free(r->table[k].block);
+}
+
+/* Sets r to check material ix->m (a rule of `limit` plies) of tb, in dir. Returns 0, or -1 with
+ * one line in err. */
+static int reader_start(reader *r, dk_tablebase *tb, const char *dir, const dk_index *ix, unsigned limit,
+                        uint64_t room, char *err, size_t errlen)
+{
+    if (!r->values || r->limit != limit) {
+        dk_check_tables_free(r->values);
+        r->values = dk_check_tables_new(dir, ix->v, limit, room, room);
+        r->limit = limit;
+    }
+    if (!r->dctx)
+        r->dctx = dk_ctable_dctx_new();
+    if (!r->values || !r->dctx)
+        return dk_errorf(err, errlen, "out of memory");
+    r->ix = ix;
+    for (int k = 0; k < (limit ? 3 : 2); k++) {
+        in_order *o = &r->table[k];
+        dk_tb_status st;
+        o->no = UINT64_MAX;
+        if (!(o->t = dk_tb_table(tb, ix->m, (dk_metric)(DK_METRIC_WLD + k), &st)))
+            return dk_errorf(err, errlen, "cannot read its tables: %s", dk_tb_last_error());
+        size_t need = dk_ctable_max_read_block_bytes(o->t);
+        if (need > o->bytes) {
+            free(o->block);
+            o->bytes = 0;
+            if (!(o->block = malloc(need)))
+                return dk_errorf(err, errlen, "out of memory");
+            o->bytes = need;
+        }
+    }
+    return 0;
+}
+
+/* The value of position i of table o. */
+static int in_order_value(reader *r, in_order *o, uint64_t i, dk_value *out, char *err, size_t errlen)
+{
+    const uint32_t size = dk_ctable_get_info(o->t)->read_block;
+    if (i / size != o->no) {
+        char why[512];
+        if (dk_ctable_read_block(o->t, r->dctx, i / size, o->block, why, sizeof why) != 0)
+            return dk_errorf(err, errlen, "cannot read its tables: %s", why);
+        o->no = i / size;
+    }
+    *out = dk_ctable_decode(o->t, o->block, (uint32_t)(i % size));
+    return 0;
+}
+
+static int stored_values(void *ctx, uint64_t i, const dk_pos *p, dk_value out[2], char *err, size_t errlen)
+{
+    reader *r = ctx;
+    dk_value wld = 0;
+    out[1] = DK_RULE_DRAW;
+    if (in_order_value(r, &r->table[0], i, &wld, err, errlen) != 0 ||
+        in_order_value(r, &r->table[1], i, &out[0], err, errlen) != 0 ||
+        (r->limit && in_order_value(r, &r->table[2], i, &out[1], err, errlen) != 0))
+        return -1;
+    if (dk_code_of(wld) != dk_code_of(out[0])) {
         char fen[DK_FEN_MAX];
-        dk_fen_format(dk_tb_variant(src->tb), p, false, fen, sizeof fen);
+        dk_fen_format(r->ix->v, p, false, fen, sizeof fen);
         return dk_errorf(err, errlen, "the WLD and DTW tables disagree at %s", fen);
     }
     return 0;
 }
 
+static int successor_values(void *ctx, dk_material m, const dk_pos *p, dk_value out[2], char *err, size_t errlen)
+{
+    reader *r = ctx;
+    return dk_check_tables_value(r->values, m, p, out, err, errlen);
+}
+
 typedef struct job {
-    source *src;
+    reader *r;
     const dk_index *ix;
+    unsigned limit;
     uint64_t lo, hi, bad;
     int rc;
     char err[512];
@@ -54,25 +129,31 @@ typedef struct job {
 static void *run_job(void *arg)
 {
     job *j = arg;
-    j->rc = dk_verify_subslices(j->ix, j->lo, j->hi, j->src->limit, tb_value, j->src, &j->bad,
-                                j->err, sizeof j->err);
+    j->rc = dk_verify_subslices(j->ix, j->lo, j->hi, j->limit, stored_values, successor_values, j->r, &j->bad, j->err,
+                                sizeof j->err);
     return NULL;
 }
 
 /* Checks one material with nthreads threads. Returns DK_OK; DK_WRONG_VALUE or DK_FAILED (a
  * value that could not be read) with the line that says so in err. */
-static int verify_material(dk_tablebase *tb, const char *dir, const dk_index *ix, unsigned limit,
-                           int nthreads, char *err, size_t errlen)
+static int verify_material(dk_tablebase *tb, reader *readers, const char *dir, const dk_index *ix,
+                           unsigned limit, int nthreads, char *err, size_t errlen)
 {
-    source src = {tb, ix->m, limit};
     job jobs[64];
     pthread_t th[64];
     int started[64] = {0};
     for (int t = 0; t < nthreads; t++) {
-        jobs[t] = (job){&src, ix, ix->men_count * (uint64_t)t / (uint64_t)nthreads,
+        jobs[t] = (job){&readers[t], ix, limit, ix->men_count * (uint64_t)t / (uint64_t)nthreads,
                         ix->men_count * (uint64_t)(t + 1) / (uint64_t)nthreads, 0, 0, ""};
-        started[t] = t > 0 && pthread_create(&th[t], NULL, run_job, &jobs[t]) == 0;
-        if (t > 0 && !started[t])
+        jobs[t].rc = reader_start(&readers[t], tb, dir, ix, limit, VERIFY_ROOM / (uint64_t)nthreads, jobs[t].err,
+                                  sizeof jobs[t].err);
+    }
+    for (int t = 0; t < nthreads; t++)
+        if (jobs[t].rc != 0)
+            return dk_errorf(err, errlen, "%s: %s", ix->v->name, jobs[t].err);
+    for (int t = 1; t < nthreads; t++) {
+        started[t] = pthread_create(&th[t], NULL, run_job, &jobs[t]) == 0;
+        if (!started[t])
             run_job(&jobs[t]);
     }
     run_job(&jobs[0]);
@@ -133,13 +214,15 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
     char why[8192];
     memset(sum, 0, sizeof *sum);
     threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
-    dk_tb_options o = {(size_t)512 << 20};
-    dk_tablebase *tb = dk_tb_open(dir, v, &o);
+    /* libdamka opens and checks the files; the values are read by the threads' readers */
+    dk_tablebase *tb = dk_tb_open(dir, v, &(dk_tb_options){1});
     size_t n = dk_material_list(v, DK_TB_MAX_PIECES, 0, NULL, 0);
     dk_material *mats = malloc(n * sizeof *mats);
-    if (!tb || !mats) {
+    reader *readers = calloc((size_t)threads, sizeof *readers);
+    if (!tb || !mats || !readers) {
         dk_tb_close(tb);
         free(mats);
+        free(readers);
         failure(ctx, "out of memory");
         sum->failed = 1;
         return DK_FAILED;
@@ -162,7 +245,7 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
             sum->failed++;
             continue;
         }
-        bool bad = verify_material(tb, dir, ix, limit, threads, why, sizeof why) != DK_OK;
+        bool bad = verify_material(tb, readers, dir, ix, limit, threads, why, sizeof why) != DK_OK;
         if (bad)
             failure(ctx, why);
         sum->failed += bad;
@@ -172,6 +255,9 @@ int dk_verify_dir(const char *dir, const dk_variant *v, int threads, FILE *out,
                     (unsigned long long)ix->size, limit ? "wld dtw dtc " : "wld dtw ",
                     bad ? "FAILED" : "ok", dk_now() - t0);
     }
+    for (int t = 0; t < threads; t++)
+        reader_free(&readers[t]);
+    free(readers);
     dk_tb_close(tb);
     free(mats);
     return sum->failed || !sum->tables ? DK_FAILED : DK_OK;

@@ -571,7 +571,7 @@ esac
 [ "$(sed -n 2p "$TMP/q" | awk '{print $2, $3, $4, $5}')" = "win in 7 plies" ] || fail "query: the best move is not first"
 
 # ============================================================================================
-echo "-- h. a directory against a published manifest (damka compare)"
+echo "-- i. a directory against a published manifest (damka compare)"
 # expect_compare STATUS PATTERN args...: `damka compare args` exits STATUS and its output (stdout
 # and stderr) has a line matching PATTERN.
 expect_compare() {
