@@ -203,22 +203,32 @@ static int tables_child(void *ctx, dk_material m, const dk_pos *p, dk_value out[
     return dk_check_tables_value(ctx, m, p, out, err, errlen);
 }
 
-int dk_check_tables_value(dk_check_tables *t, dk_material m, const dk_pos *p, dk_value out[2], char *err,
-                          size_t errlen)
+/* Material m's table (opened the first time), or NULL with one line in err. */
+static check_table *tables_of(dk_check_tables *t, dk_material m, char *err, size_t errlen)
 {
     const int k = dk_tb_material_slot(m);
     if (k < 0)
-        return tables_error(m, err, errlen, "no material tables hold");
-    check_table *c = t->tables[k];
-    if (!c && !(c = t->tables[k] = tables_open(t, m, err, errlen)))
-        return -1;
-    const uint64_t i = dk_index_rank_memo(&t->men, c->ix, p), b = i / c->block;
+        return tables_error(m, err, errlen, "no material tables hold"), NULL;
+    return t->tables[k] ? t->tables[k] : (t->tables[k] = tables_open(t, m, err, errlen));
+}
+
+/* The values of position i of table c: p, or made by pos(pos_ctx) when p is NULL and the
+ * position is needed. */
+static int tables_value(dk_check_tables *t, check_table *c, uint64_t i, const dk_pos *p, dk_check_pos_fn pos,
+                        void *pos_ctx, dk_value out[2], char *err, size_t errlen)
+{
+    const uint64_t b = i / c->block;
     const uint32_t j = (uint32_t)(i % c->block);
     uint8_t *s = c->slot_of[b] >= 0 ? dk_block_pool_get(t->pool, c->slot_of, b) : tables_decode(t, c, b, err, errlen);
     if (!s)
         return -1;
     uint8_t *known = s + c->known + j / 8, bit = (uint8_t)(1u << (j % 8));
     if (!(*known & bit)) {
+        dk_pos made;
+        if (!p) {
+            pos(pos_ctx, &made);
+            p = &made;
+        }
         if (dk_can_capture(t->v, p, DK_WHITE)) {
             /* the reads below may take this block's slot: it is looked up again after them */
             if (dk_expected_values(t->v, p, t->limit, tables_child, t, out, err, errlen) != 0)
@@ -235,4 +245,18 @@ int dk_check_tables_value(dk_check_tables *t, dk_material m, const dk_pos *p, dk
     out[0] = dk_ctable_decode(c->ct[0], s + c->at[0], j);
     out[1] = t->limit ? dk_ctable_decode(c->ct[1], s + c->at[1], j) : DK_RULE_DRAW;
     return 0;
+}
+
+int dk_check_tables_value(dk_check_tables *t, dk_material m, const dk_pos *p, dk_value out[2], char *err,
+                          size_t errlen)
+{
+    check_table *c = tables_of(t, m, err, errlen);
+    return c ? tables_value(t, c, dk_index_rank_memo(&t->men, c->ix, p), p, NULL, NULL, out, err, errlen) : -1;
+}
+
+int dk_check_tables_value_at(dk_check_tables *t, dk_material m, uint64_t i, dk_check_pos_fn pos, void *pos_ctx,
+                             dk_value out[2], char *err, size_t errlen)
+{
+    check_table *c = tables_of(t, m, err, errlen);
+    return c ? tables_value(t, c, i, NULL, pos, pos_ctx, out, err, errlen) : -1;
 }

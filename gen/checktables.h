@@ -44,6 +44,15 @@ void dk_check_tables_set_room(dk_check_tables *t, uint64_t room);
 int dk_check_tables_value(dk_check_tables *t, dk_material m, const dk_pos *p, dk_value out[2], char *err,
                           size_t errlen);
 
+/* Makes the position a caller reads by its index (dk_check_tables_value_at) into *out. */
+typedef void (*dk_check_pos_fn)(void *ctx, dk_pos *out);
+
+/* dk_check_tables_value for the position of index i of material m (White to move, pieces on both
+ * sides), which pos(pos_ctx, ...) makes only when the reader needs it: the first time the
+ * position is read, to see whether it must capture. Returns what dk_check_tables_value does. */
+int dk_check_tables_value_at(dk_check_tables *t, dk_material m, uint64_t i, dk_check_pos_fn pos, void *pos_ctx,
+                             dk_value out[2], char *err, size_t errlen);
+
 /* What the reader did so far. */
 dk_check_tables_counters dk_check_tables_get_counters(const dk_check_tables *t);
 

@@ -24,16 +24,32 @@ typedef int (*dk_value_fn)(void *ctx, dk_material m, const dk_pos *p, dk_value o
  * Returns 0, or -1 with one line in err. */
 typedef int (*dk_stored_fn)(void *ctx, uint64_t i, const dk_pos *p, dk_value out[2], char *err, size_t errlen);
 
-/* Checks the positions of subslices men_lo..men_hi-1 of the material of ix, reading their
- * values through stored and their successors' through get; limit is the draw rule in plies (0:
- * DTW only). A position whose side to move must capture is passed over: the files hold no
- * value for it (query/FORMAT.md), and a reader resolves it through its captures, whose
- * positions are checked in their own tables. Returns 0 if all pass; 1 with the first failing
- * index in *bad; -1 with one line in err if a value cannot be read. Thread-safe if stored and
- * get are. */
+/* Gives the values of the successor of p by the quiet king move from `from` to `to`: the
+ * position of index i of the material `turned` (p's material turned, dk_verify_reads). The
+ * reader may make the successor (dk_apply, dk_pos_flip) if it needs it. Returns 0, or -1 with one
+ * line in err. */
+typedef int (*dk_quiet_value_fn)(void *ctx, uint64_t i, const dk_pos *p, int from, int to, dk_value out[2],
+                                 char *err, size_t errlen);
+
+/* How verification reads values: the positions checked through stored, their successors by
+ * quiet king moves through quiet (ranked by dk_quiet_rank in `turned`, the index of the checked
+ * material turned), the others (man moves) through get. */
+typedef struct dk_verify_reads {
+    dk_stored_fn stored;
+    dk_quiet_value_fn quiet;
+    dk_value_fn get;
+    const dk_index *turned;
+    void *ctx;
+} dk_verify_reads;
+
+/* Checks the positions of subslices men_lo..men_hi-1 of the material of ix, reading values
+ * through r; limit is the draw rule in plies (0: DTW only). A position whose side to move must
+ * capture is passed over: the files hold no value for it (query/FORMAT.md), and a reader
+ * resolves it through its captures, whose positions are checked in their own tables. Returns 0
+ * if all pass; 1 with the first failing index in *bad; -1 with one line in err if a value cannot
+ * be read. Thread-safe if r's functions are. */
 int dk_verify_subslices(const dk_index *ix, uint64_t men_lo, uint64_t men_hi, unsigned limit,
-                        dk_stored_fn stored, dk_value_fn get, void *ctx, uint64_t *bad, char *err,
-                        size_t errlen);
+                        const dk_verify_reads *r, uint64_t *bad, char *err, size_t errlen);
 
 /* The values p should have given its successors' values (what verification compares with):
  * out[0] DTW, out[1] the rule value (only when limit > 0). Returns 0, or -1 with one line in

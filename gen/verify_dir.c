@@ -36,6 +36,7 @@ typedef struct reader {
     unsigned limit;            /* the draw rule `values` was made for */
     void *dctx;
     const dk_index *ix;        /* the material being checked */
+    const dk_index *turned;    /* its twin, where its quiet king moves lead */
     in_order table[3];         /* its WLD, DTW, DTC tables */
 } reader;
 
@@ -61,10 +62,12 @@ static int reader_start(reader *r, dk_tablebase *tb, const char *dir, const dk_i
         r->dctx = dk_ctable_dctx_new();
     if (!r->values || !r->dctx)
         return dk_errorf(err, errlen, "out of memory");
+    dk_tb_status st;
     r->ix = ix;
+    if (!(r->turned = dk_tb_index(tb, dk_material_twin(ix->m), DK_METRIC_DTW, &st)))
+        return dk_errorf(err, errlen, "cannot read the tables of its twin: %s", dk_tb_last_error());
     for (int k = 0; k < (limit ? 3 : 2); k++) {
         in_order *o = &r->table[k];
-        dk_tb_status st;
         o->no = UINT64_MAX;
         if (!(o->t = dk_tb_table(tb, ix->m, (dk_metric)(DK_METRIC_WLD + k), &st)))
             return dk_errorf(err, errlen, "cannot read its tables: %s", dk_tb_last_error());
@@ -117,6 +120,29 @@ static int successor_values(void *ctx, dk_material m, const dk_pos *p, dk_value 
     return dk_check_tables_value(r->values, m, p, out, err, errlen);
 }
 
+/* A successor by a quiet king move, made only when the reader needs it. */
+typedef struct quiet_move {
+    const dk_variant *v;
+    const dk_pos *p;
+    int from, to;
+} quiet_move;
+
+static void make_successor(void *ctx, dk_pos *out)
+{
+    const quiet_move *q = ctx;
+    dk_move m = {.from = (uint8_t)q->from, .to = (uint8_t)q->to};
+    dk_pos after = dk_apply(q->p, &m);
+    *out = dk_pos_flip(q->v, &after);
+}
+
+static int quiet_values(void *ctx, uint64_t i, const dk_pos *p, int from, int to, dk_value out[2], char *err,
+                        size_t errlen)
+{
+    reader *r = ctx;
+    quiet_move q = {r->ix->v, p, from, to};
+    return dk_check_tables_value_at(r->values, r->turned->m, i, make_successor, &q, out, err, errlen);
+}
+
 typedef struct job {
     reader *r;
     const dk_index *ix;
@@ -129,8 +155,8 @@ typedef struct job {
 static void *run_job(void *arg)
 {
     job *j = arg;
-    j->rc = dk_verify_subslices(j->ix, j->lo, j->hi, j->limit, stored_values, successor_values, j->r, &j->bad, j->err,
-                                sizeof j->err);
+    const dk_verify_reads reads = {stored_values, quiet_values, successor_values, j->r->turned, j->r};
+    j->rc = dk_verify_subslices(j->ix, j->lo, j->hi, j->limit, &reads, &j->bad, j->err, sizeof j->err);
     return NULL;
 }
 
