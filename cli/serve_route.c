@@ -96,7 +96,8 @@ serve_tables *serve_tables_open(const char *dir, char *err, size_t len)
 {
     dk_tb_dir held;
     if (dk_tb_dir_scan(dir, &held) != 0) {
-        snprintf(err, len, "cannot read the table directory %s: %s", dir, strerror(errno));
+        char why[128]; /* strerror_r (GNU): reloads run beside the request threads */
+        snprintf(err, len, "cannot read the table directory %s: %s", dir, strerror_r(errno, why, sizeof why));
         return NULL;
     }
     if (!held.variants) {

@@ -521,9 +521,12 @@ def main():
               h.get("cache-control") == "no-store" and "etag" not in h, "a missing table%s: %s %s" % (tail, obj, h))
     obj, _ = get_json(port, "/brazilian/batch", method="POST", body="W:W22,K29:BK4\nW:WK25:BK4")
     check(obj and "error" in obj[0] and obj[1]["category"] == "win", "a batch with a missing table: %s" % obj)
+    os.remove(os.path.join(damaged, "brazilian-2m0k-0m1k.dtw"))  # under the running server
+    obj, h = get_json(port, url("W:W21,22:BK4"), 503)
+    check(obj and "brazilian-2m0k-0m1k.dtw" in obj["error"], "a table deleted under the server: %s" % obj)
     obj, _ = get_json(port, "/health")
-    check(obj and obj["status"] == "degraded" and obj["missing"] == ["brazilian-1m1k-0m1k.dtw"] and
-          obj["missing_count"] == 1, "/health with a table missing: %s" % obj)
+    check(obj and obj["status"] == "degraded" and obj["missing"] == ["brazilian-1m1k-0m1k.dtw", "brazilian-2m0k-0m1k.dtw"]
+          and obj["missing_count"] == 2, "/health with tables missing: %s" % obj)
     obj, _ = get_json(port, url("W:W14,15,29,30:B20,24"))  # outside the tables: still 200
     check(obj and obj["category"] == "unknown", "outside the tables with a table missing: %s" % obj)
     p.send_signal(signal.SIGTERM)
