@@ -10,6 +10,7 @@ to 3; SHORT: Brazilian up to 3 pieces under a 1-move draw rule, rich in cursed w
 scratch space)."""
 import gzip
 import http.client
+import atexit
 import json
 import random
 import os
@@ -28,6 +29,8 @@ DAMKA, TABLES, SHORT, TMP = sys.argv[1:5]
 CAT = {"loss": -2, "blessed-loss": -1, "draw": 0, "cursed-win": 1, "win": 2}
 NAME = {v: k for k, v in CAT.items()}
 fails = []
+servers = []  # every server started: killed at exit if a check raised before it was stopped
+atexit.register(lambda: [p.kill() for p in servers if p.poll() is None])
 
 
 def check(ok, what):
@@ -43,6 +46,7 @@ def start(tables, name, *options):
     log = open(log_path, "w")
     p = subprocess.Popen([DAMKA, "serve", "--tables", tables, "--listen", "127.0.0.1:0", "--threads", "2"] + list(options),
                          stderr=log, stdout=subprocess.DEVNULL)
+    servers.append(p)
     deadline = time.time() + 30
     while time.time() < deadline:
         m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", open(log_path).read())
