@@ -15,8 +15,9 @@ SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-o
 # MPI is for gen/ and the executable only: the probe layers never see it.
 MPI_CFLAGS = $(shell pkg-config --cflags ompi-c)
 MPI_LIBS   = $(shell pkg-config --libs ompi-c)
-# libmicrohttpd: the HTTP server of `damka serve` (cli/serve.c), linked by the executable only.
-MHD_LIBS   = $(shell pkg-config --libs libmicrohttpd)
+# libmicrohttpd and zlib (gzip): the HTTP server of `damka serve` (cli/serve*.c), linked by the
+# executable only.
+MHD_LIBS   = $(shell pkg-config --libs libmicrohttpd zlib)
 
 # libdamka: the layers an engine links; the generator (gen/) and the executable (cli/) sit above
 # them, and `make test` checks that no lower layer reaches up (scripts/check-layers).
@@ -285,7 +286,7 @@ FUZZ_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno
 FUZZ_HARNESS := $(filter-out tests/fuzz/support.c,$(wildcard tests/fuzz/*.c))
 FUZZERS      := $(FUZZ_HARNESS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
 FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/generate.c gen/transport.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c cli/answer.c cli/serve_route.c \
-                cli/serve_answer.c \
+                cli/serve_answer.c cli/serve_uci.c cli/serve_headers.c \
                 tests/fuzz/support.c
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB     := $(FUZZ_BUILD)/libfuzzed.a

@@ -13,12 +13,13 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "serve.h"
+#include "serve_mhd.h"
 
 int cmd_serve(int argc, char **argv);
 
 const cli_command cli_serve = {
-    "serve", cmd_serve, "[--tables DIR] [--listen ADDR:PORT] [--threads N]",
+    "serve", cmd_serve,
+    "[--tables DIR] [--listen ADDR:PORT] [--threads N] [--per-client N] [--connections N] [--deadline S]",
     "serve the tables over HTTP: a JSON API and a web page",
     "Serves every variant DIR holds over HTTP/1.1: GET /{variant}?fen=FEN[&counter=PLIES] (a\n"
     "position and its moves, best first, as JSON), GET /{variant}/mainline?fen=FEN, POST\n"
@@ -28,7 +29,12 @@ const cli_command cli_serve = {
     "  --tables DIR           the tables (default $DAMKA_TABLES, else ./tables)\n"
     "  --listen ADDR:PORT     the address to listen on (default 127.0.0.1:8080; [::1]:8080 for\n"
     "                         IPv6; port 0: any free port, printed at start)\n"
-    "  --threads N            threads answering requests, 1 to 256 (default: the processors)\n",
+    "  --threads N            threads answering requests, 1 to 256 (default: the processors)\n"
+    "  --per-client N         connections open at once from one address, 0 for no limit (behind\n"
+    "                         a proxy) (default 32)\n"
+    "  --connections N        connections open at once in all, 1 to 10000 (default 1000)\n"
+    "  --deadline S           seconds a request's headers and body may take to arrive, 1 to 3600;\n"
+    "                         a connection idle as long is closed too (default 10)\n",
 };
 
 typedef struct server {
@@ -36,6 +42,7 @@ typedef struct server {
     serve_tables *tables; /* the set in use, replaced under `lock` */
     pthread_rwlock_t lock;
     serve_counters counters;
+    serve_guard guard;
 } server;
 
 /* A request's body as it arrives (POST): kept up to SERVE_BODY_MAX bytes, then only counted. */
@@ -45,64 +52,11 @@ typedef struct upload {
     bool too_large, answered; /* answered: a reply is queued, whatever comes next is ignored */
 } upload;
 
-static uint64_t fnv1a(const char *s, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3u;
-    return h;
-}
-
-static bool add_header(struct MHD_Response *r, const char *name, const char *value)
-{
-    return MHD_add_response_header(r, name, value) == MHD_YES;
-}
-
-/* Sends reply r (and frees its body): CORS and cache headers; a cacheable answer carries an
- * ETag (the table set's stamp and a hash of the body) and is 304 when the request had it. */
+/* Queues r on conn: the request is whole, its deadline stops. */
 static enum MHD_Result send_reply(struct MHD_Connection *conn, server *srv, serve_reply *r, const char *stamp)
 {
-    char etag[96] = "";
-    if (r->cacheable && r->status == 200) {
-        snprintf(etag, sizeof etag, "\"%s-%016llx\"", stamp, (unsigned long long)fnv1a(r->body, r->len));
-        const char *inm = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-        if (inm && strstr(inm, etag)) {
-            free(r->body);
-            r->body = NULL, r->len = 0, r->status = 304;
-        }
-    }
-    atomic_fetch_add(&srv->counters.requests, 1);
-    atomic_fetch_add(&srv->counters.by_class[r->status / 100 % 6], 1);
-    struct MHD_Response *resp = r->body ? MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE)
-                                        : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-    if (!resp) {
-        free(r->body);
-        return MHD_NO;
-    }
-    bool ok = add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, "*") &&
-              add_header(resp, "X-Content-Type-Options", "nosniff");
-    if (r->type)
-        ok = ok && add_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->type);
-    if (r->cacheable && (r->status == 200 || r->status == 304))
-        ok = ok && add_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=3600") &&
-             add_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-    else
-        ok = ok && add_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    if (r->allow)
-        ok = ok && add_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
-    if (r->status == 503)
-        ok = ok && add_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-    if (r->status == 204)
-        ok = ok && add_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_METHODS, "GET, POST, OPTIONS") &&
-             add_header(resp, "Access-Control-Allow-Headers", "Content-Type, If-None-Match") &&
-             add_header(resp, "Access-Control-Max-Age", "86400");
-    if (r->type && strncmp(r->type, "text/html", 9) == 0)
-        ok = ok && add_header(resp, "Content-Security-Policy",
-                              "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                              "img-src data:; connect-src 'self'");
-    enum MHD_Result rc = ok ? MHD_queue_response(conn, r->status, resp) : MHD_NO;
-    MHD_destroy_response(resp);
-    return rc;
+    serve_guard_answering(&srv->guard, conn);
+    return serve_send(conn, &srv->counters, r, stamp);
 }
 
 /* libmicrohttpd's request handler: called first with the headers, then with each piece of the
@@ -146,10 +100,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
     u->answered = true;
-    if (strcmp(method, "OPTIONS") == 0) {
-        r = (serve_reply){.status = 204};
-        return send_reply(conn, srv, &r, "");
-    }
     if (u->too_large) {
         serve_error(&r, 413, "the body holds more than %d bytes", SERVE_BODY_MAX);
         return send_reply(conn, srv, &r, "");
@@ -169,7 +119,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)cls, (void)conn, (void)toe;
+    (void)toe;
+    server *srv = cls;
+    serve_guard_answered(&srv->guard, conn);
     upload *u = *con_cls;
     if (u) {
         free(u->data);
@@ -222,18 +174,25 @@ static void reload(server *srv, const char *why)
     fprintf(stderr, "damka serve: tables opened again (%s)\n", why);
 }
 
-/* Waits for SIGTERM or SIGINT, reloading on SIGHUP or a new manifest.json. */
+/* Waits for SIGTERM or SIGINT, reloading on SIGHUP or a new manifest.json (looked at every 2
+ * s), and shutting connections down at their request's deadline (every quarter second). */
 static void wait_for_stop(server *srv, const sigset_t *set)
 {
-    struct timespec tick = {2, 0};
+    struct timespec tick = {0, 250 * 1000 * 1000};
+    double looked = serve_now();
     for (;;) {
         int sig = sigtimedwait(set, NULL, &tick);
         if (sig == SIGTERM || sig == SIGINT)
             return;
+        double now = serve_now();
+        serve_guard_sweep(&srv->guard, now);
         if (sig == SIGHUP) {
             reload(srv, "SIGHUP");
             continue;
         }
+        if (now - looked < 2)
+            continue;
+        looked = now;
         char stamp[sizeof srv->tables->stamp];
         serve_stamp(srv->dir, stamp, sizeof stamp);
         if (strcmp(stamp, srv->tables->stamp) != 0) /* only this thread writes tables */
@@ -243,14 +202,18 @@ static void wait_for_stop(server *srv, const sigset_t *set)
 
 int cmd_serve(int argc, char **argv)
 {
-    const char *dir = getenv("DAMKA_TABLES"), *listen = "127.0.0.1:8080", *threads_text = NULL;
+    const char *dir = getenv("DAMKA_TABLES"), *listen = "127.0.0.1:8080", *threads_text = NULL, *per_text = NULL,
+               *conn_text = NULL, *deadline_text = NULL;
     int status = 0;
     if (!dir)
         dir = "tables";
     for (int i = 1; i < argc; i++) {
         if (cli_option_value(argc, argv, &i, "--tables", &dir, &status) ||
             cli_option_value(argc, argv, &i, "--listen", &listen, &status) ||
-            cli_option_value(argc, argv, &i, "--threads", &threads_text, &status)) {
+            cli_option_value(argc, argv, &i, "--threads", &threads_text, &status) ||
+            cli_option_value(argc, argv, &i, "--per-client", &per_text, &status) ||
+            cli_option_value(argc, argv, &i, "--connections", &conn_text, &status) ||
+            cli_option_value(argc, argv, &i, "--deadline", &deadline_text, &status)) {
             if (status)
                 return status;
         } else if (cli_is_option(argv[i])) {
@@ -262,6 +225,14 @@ int cmd_serve(int argc, char **argv)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN), threads = cpus > 0 ? (cpus < 256 ? cpus : 256) : 1;
     if (threads_text && !cli_parse_int(threads_text, 1, 256, &threads))
         return cli_error("serve: --threads must be a whole number from 1 to 256, got '%s'", threads_text);
+    long per_client = 32, connections = 1000, deadline = 10;
+    if (per_text && !cli_parse_int(per_text, 0, 10000, &per_client))
+        return cli_error("serve: --per-client must be a whole number from 0 to 10000, got '%s'", per_text);
+    if (conn_text && !cli_parse_int(conn_text, 1, 10000, &connections))
+        return cli_error("serve: --connections must be a whole number from 1 to 10000, got '%s'", conn_text);
+    if (deadline_text && !cli_parse_int(deadline_text, 1, 3600, &deadline))
+        return cli_error("serve: --deadline must be a whole number of seconds from 1 to 3600, got '%s'",
+                         deadline_text);
     struct sockaddr_storage addr;
     bool v6;
     if (!parse_listen(listen, &addr, &v6))
@@ -289,14 +260,19 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* libmicrohttpd's bounds: connections in all and from one address, an idle timeout, 32 KiB
+     * of headers a connection; the guard adds the deadline of a request */
+    serve_guard_start(&srv.guard, (double)deadline);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (v6 ? MHD_USE_IPv6 : 0);
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, &srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)(threads > 1 ? threads : 0), MHD_OPTION_CONNECTION_TIMEOUT, 10u,
-        MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32 * 1024,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, 256u, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv, MHD_OPTION_NOTIFY_CONNECTION, serve_guard_notify,
+        &srv.guard, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(threads > 1 ? threads : 0),
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)deadline, MHD_OPTION_CONNECTION_LIMIT, (unsigned)connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)per_client, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)32 * 1024, MHD_OPTION_LISTEN_BACKLOG_SIZE, 256u, MHD_OPTION_END);
     if (!d) {
+        serve_guard_end(&srv.guard);
         serve_tables_close(srv.tables);
         return cli_fail("serve: cannot listen on %s (in use, or not an address of this machine)", listen);
     }
@@ -307,7 +283,9 @@ int cmd_serve(int argc, char **argv)
             info ? info->port : 0u, dir, threads);
     wait_for_stop(&srv, &set);
     MHD_stop_daemon(d);
-    fprintf(stderr, "damka serve: stopped after %llu requests\n", (unsigned long long)atomic_load(&srv.counters.requests));
+    fprintf(stderr, "damka serve: stopped after %llu requests (%llu connections cut at their deadline)\n",
+            (unsigned long long)atomic_load(&srv.counters.requests), srv.guard.cut);
+    serve_guard_end(&srv.guard);
     serve_tables_close(srv.tables);
     pthread_rwlock_destroy(&srv.lock);
     return 0;

@@ -26,6 +26,11 @@ enum {
 typedef struct serve_tables {
     answer_src src[DK_NVARIANTS];
     char stamp[40];
+    /* the table files the set is made of, sorted: those manifest.json lists, or without one
+     * those in the directory when the set was opened. One of them gone is a fault of the
+     * server (503 for its positions, /health degraded), not a position outside the tables. */
+    char **files;
+    size_t nfiles;
 } serve_tables;
 
 /* Counters of the running server, updated by every thread. */
@@ -50,12 +55,16 @@ typedef struct serve_reply {
     size_t len;
     const char *type;  /* Content-Type */
     bool cacheable;    /* the same request gets the same body while the tables stay */
-    const char *allow; /* 405: the methods the path takes */
+    const char *allow; /* 405 and a preflight: the methods the path takes */
+    bool preflight;    /* a 204 answering a CORS preflight (OPTIONS) */
 } serve_reply;
 
 /* Opens every variant dir holds, with a block cache of 256 MiB each, and stamps the set; NULL
  * with one line in err when dir cannot be read, holds no tables or memory runs out. */
 serve_tables *serve_tables_open(const char *dir, char *err, size_t len);
+
+/* Whether file (a name or a path: its last component counts) is one of the set's. Thread-safe. */
+bool serve_tables_has(const serve_tables *t, const char *file);
 
 /* Closes a set (NULL allowed); no request may be using it. */
 void serve_tables_close(serve_tables *t);
@@ -80,14 +89,29 @@ void serve_json_close(serve_json *b, serve_reply *out, unsigned status);
 /* Sets *out to the JSON error {"error": message} with `status`. */
 void serve_error(serve_reply *out, unsigned status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* The answers about positions (serve_answer.c), each the body of a 200 reply or an error:
- * one position (GET /{variant}), its main line (GET /{variant}/mainline), a batch (POST
- * /{variant}/batch, body one FEN a line or a JSON array of strings). fen is not yet parsed;
- * counter is the query's text or NULL. Thread-safe. */
-void serve_position(const answer_src *s, serve_counters *c, const char *fen, const char *counter, serve_reply *out);
-void serve_mainline(const answer_src *s, serve_counters *c, const char *fen, const char *counter, serve_reply *out);
-void serve_batch(const answer_src *s, serve_counters *c, const char *body, size_t len, const char *counter,
-                 serve_reply *out);
+/* The answers about positions of t's variant s (serve_answer.c), each the body of a 200 reply
+ * or an error: one position (GET /{variant}), its main line (GET /{variant}/mainline), a batch
+ * (POST /{variant}/batch, body one FEN a line or a JSON array of strings). fen is not yet
+ * parsed; counter is the query's text or NULL. Thread-safe. */
+void serve_position(const serve_tables *t, const answer_src *s, serve_counters *c, const char *fen,
+                    const char *counter, serve_reply *out);
+void serve_mainline(const serve_tables *t, const answer_src *s, serve_counters *c, const char *fen,
+                    const char *counter, serve_reply *out);
+void serve_batch(const serve_tables *t, const answer_src *s, serve_counters *c, const char *body, size_t len,
+                 const char *counter, serve_reply *out);
+
+/* Move m of p in lidraughts' `uci` form into buf: the two-digit PDN numbers of the squares its
+ * piece stands on, from the first to the last, every landing square of a capture between them.
+ * Returns 0, or -1 when buf is too small (2 * (m->ncaptures + 1) + 1 bytes always fit) or m
+ * is no capture of p. Pure; thread-safe. */
+int serve_uci(const dk_variant *v, const dk_pos *p, const dk_move *m, char *buf, size_t len);
+
+/* Whether an Accept-Encoding header (NULL: none) takes gzip: a "gzip" or "*" coding whose q is
+ * not 0. Pure; thread-safe. */
+bool serve_accepts_gzip(const char *accept_encoding);
+
+/* Whether an If-None-Match header names etag (weak or strong), or is "*". Pure; thread-safe. */
+bool serve_etag_matches(const char *if_none_match, const char *etag);
 
 /* The web page served at / (serve_page.html, built into the executable). */
 extern const char serve_page_html[];

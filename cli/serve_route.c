@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -19,14 +20,84 @@ void serve_tables_close(serve_tables *t)
         return;
     for (int id = 0; id < DK_NVARIANTS; id++)
         dk_tb_close(t->src[id].tb);
+    for (size_t i = 0; i < t->nfiles; i++)
+        free(t->files[i]);
+    free(t->files);
     free(t);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds a copy of name's first n bytes to t's files; false when out of memory. */
+static bool add_file(serve_tables *t, size_t *cap, const char *name, size_t n)
+{
+    if (t->nfiles == *cap) {
+        char **grown = realloc(t->files, (*cap = *cap ? 2 * *cap : 256) * sizeof *grown);
+        if (!grown)
+            return false;
+        t->files = grown;
+    }
+    return (t->files[t->nfiles] = strndup(name, n)) && ++t->nfiles;
+}
+
+/* Whether the n bytes at name are the name of a table file: <variant>-<material>.wld, .dtw or
+ * .dtc. */
+static bool table_file(const char *name, size_t n)
+{
+    return n > 4 && memchr(name, '-', n) && !memchr(name, '/', n) &&
+           (!memcmp(name + n - 4, ".wld", 4) || !memcmp(name + n - 4, ".dtw", 4) || !memcmp(name + n - 4, ".dtc", 4));
+}
+
+/* The set's table files into t->files, sorted: every "file" manifest.json lists (the
+ * generator writes it: one name a string, no escapes), or without one the table files in dir
+ * now. False when out of memory. */
+static bool list_files(serve_tables *t, const char *dir)
+{
+    char path[4200];
+    size_t cap = 0;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    FILE *f = fopen(path, "r");
+    char *text = NULL;
+    size_t len = 0;
+    bool ok = true;
+    if (f && getdelim(&text, &len, 0, f) > 0) {
+        static const char key[] = "\"file\": \"";
+        for (const char *at = text; ok && (at = strstr(at, key)); at += strlen(key)) {
+            const char *name = at + strlen(key), *end = strchr(name, '"');
+            if (end && table_file(name, (size_t)(end - name)))
+                ok = add_file(t, &cap, name, (size_t)(end - name));
+        }
+    } else {
+        DIR *d = opendir(dir);
+        for (struct dirent *e; ok && d && (e = readdir(d));)
+            if (table_file(e->d_name, strlen(e->d_name)))
+                ok = add_file(t, &cap, e->d_name, strlen(e->d_name));
+        if (d)
+            closedir(d);
+    }
+    free(text);
+    if (f)
+        fclose(f);
+    if (t->nfiles)
+        qsort(t->files, t->nfiles, sizeof *t->files, by_name);
+    return ok;
+}
+
+bool serve_tables_has(const serve_tables *t, const char *file)
+{
+    const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
+    return t->nfiles && bsearch(&name, t->files, t->nfiles, sizeof *t->files, by_name) != NULL;
 }
 
 serve_tables *serve_tables_open(const char *dir, char *err, size_t len)
 {
     dk_tb_dir held;
     if (dk_tb_dir_scan(dir, &held) != 0) {
-        snprintf(err, len, "cannot read the table directory %s: %s", dir, strerror(errno));
+        char why[128]; /* strerror_r (GNU): reloads run beside the request threads */
+        snprintf(err, len, "cannot read the table directory %s: %s", dir, strerror_r(errno, why, sizeof why));
         return NULL;
     }
     if (!held.variants) {
@@ -52,6 +123,11 @@ serve_tables *serve_tables_open(const char *dir, char *err, size_t len)
         s->limit = dk_tb_rule_limit(s->tb);
     }
     serve_stamp(dir, t->stamp, sizeof t->stamp);
+    if (!list_files(t, dir)) {
+        serve_tables_close(t);
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
     return t;
 }
 
@@ -137,20 +213,51 @@ void serve_json_close(serve_json *b, serve_reply *out, unsigned status)
     out->cacheable = status == 200;
 }
 
-/* {"status": "ok", "variants": [...]} */
+enum { HEALTH_NAMES = 20 }; /* missing files /health names */
+
+/* The names of the set's table files that are gone, into names (at most HEALTH_NAMES); returns
+ * how many are gone. */
+static int missing_files(const serve_tables *t, const char *dir, char names[][64])
+{
+    int n = 0;
+    for (size_t i = 0; i < t->nfiles; i++) {
+        char path[4200];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, t->files[i]);
+        if (stat(path, &st) == 0 || errno != ENOENT)
+            continue;
+        if (n < HEALTH_NAMES)
+            snprintf(names[n], sizeof names[n], "%s", t->files[i]);
+        n++;
+    }
+    return n;
+}
+
+/* {"status": "ok" or "degraded", "variants": [...], "missing": [file names], "missing_count": n}:
+ * degraded when a table file of the set is gone (its positions get 503). */
 static void health(const serve_tables *t, serve_reply *out)
 {
+    char names[HEALTH_NAMES][64];
+    const char *dir = NULL;
+    for (int id = 0; id < DK_NVARIANTS && !dir; id++)
+        dir = t->src[id].tb ? t->src[id].dir : NULL;
+    int missing = dir ? missing_files(t, dir, names) : 0;
     serve_json b;
     if (!serve_json_open(&b, out))
         return;
     dk_json *w = &b.w;
     dk_json_object(w, NULL);
-    dk_json_string(w, "status", "ok");
+    dk_json_string(w, "status", missing ? "degraded" : "ok");
     dk_json_array(w, "variants");
     for (int id = 0; id < DK_NVARIANTS; id++)
         if (t->src[id].tb)
             dk_json_string(w, NULL, t->src[id].v->name);
     dk_json_end(w);
+    dk_json_array(w, "missing");
+    for (int i = 0; i < missing && i < HEALTH_NAMES; i++)
+        dk_json_string(w, NULL, names[i]);
+    dk_json_end(w);
+    dk_json_u64(w, "missing_count", (uint64_t)missing);
     dk_json_end(w);
     serve_json_close(&b, out, 200);
     out->cacheable = false;
@@ -199,13 +306,16 @@ static void stats(const serve_tables *t, serve_counters *c, serve_reply *out)
 }
 
 /* Whether rq's method is `allowed` ("GET" or "POST"; HEAD goes with GET). Sets a 405 reply
- * when it is not. */
+ * when it is not, and the 204 of a CORS preflight for OPTIONS (false too: that is the reply). */
 static bool method_ok(const serve_request *rq, const char *allowed, serve_reply *out)
 {
     bool get = strcmp(allowed, "GET") == 0;
     if (strcmp(rq->method, allowed) == 0 || (get && strcmp(rq->method, "HEAD") == 0))
         return true;
-    serve_error(out, 405, "%s takes %s, not %.32s", rq->path, allowed, rq->method);
+    if (strcmp(rq->method, "OPTIONS") == 0)
+        *out = (serve_reply){.status = 204, .preflight = true};
+    else
+        serve_error(out, 405, "%s takes %s, not %.32s", rq->path, allowed, rq->method);
     out->allow = get ? "GET, HEAD, OPTIONS" : "POST, OPTIONS";
     return false;
 }
@@ -223,6 +333,11 @@ void serve_route(const serve_tables *t, serve_counters *c, const serve_request *
             return;
         }
         memcpy(out->body, serve_page_html, out->len);
+        return;
+    }
+    if (strcmp(path, "/favicon.ico") == 0) { /* browsers ask for it: no icon, and no error */
+        if (method_ok(rq, "GET", out))
+            *out = (serve_reply){.status = 204, .cacheable = true};
         return;
     }
     if (strcmp(path, "/health") == 0) {
@@ -252,9 +367,9 @@ void serve_route(const serve_tables *t, serve_counters *c, const serve_request *
         return;
     }
     if (!*rest)
-        serve_position(s, c, rq->fen, rq->counter, out);
+        serve_position(t, s, c, rq->fen, rq->counter, out);
     else if (strcmp(rest, "/mainline") == 0)
-        serve_mainline(s, c, rq->fen, rq->counter, out);
+        serve_mainline(t, s, c, rq->fen, rq->counter, out);
     else
-        serve_batch(s, c, rq->body ? rq->body : "", rq->body_len, rq->counter, out);
+        serve_batch(t, s, c, rq->body ? rq->body : "", rq->body_len, rq->counter, out);
 }

@@ -2,8 +2,10 @@
  * table set of tests/fuzz/tables ($DAMKA_FUZZ_TABLES if set). The first input byte chooses the
  * method (GET, POST, HEAD, OPTIONS, DELETE) and whether fen and counter are given; the rest is
  * split at NUL bytes into the path, the fen, the counter and a POST body. Besides not crashing
- * or leaking: the status is one docs/api.md lists, and every JSON body is one object or array
- * ending in a newline. */
+ * or leaking: the status is one docs/api.md lists, a 204 (a preflight, the icon) has no body,
+ * and every JSON body is one object or array ending in a newline. The counter's text is also
+ * read as an Accept-Encoding and an If-None-Match header (serve_headers.c): a list naming the
+ * fen as an ETag matches it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,11 +52,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rq.body_len = len - at;
     serve_reply r;
     serve_route(tables, &counters, &rq, &r);
-    static const unsigned statuses[] = {200, 400, 404, 405, 413, 500, 503};
+    static const unsigned statuses[] = {200, 204, 400, 404, 405, 413, 500, 503};
     bool known = false;
     for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++)
         known |= r.status == statuses[i];
     FUZZ_CHECK(known, "status %u", r.status);
+    FUZZ_CHECK(r.status != 204 || (!r.body && r.len == 0), "a 204 with a body");
+    FUZZ_CHECK(!r.preflight || strcmp(rq.method, "OPTIONS") == 0, "a preflight answering %s", rq.method);
+    serve_accepts_gzip(counter);
+    if (!strpbrk(fen, ", \t") && strlen(fen) < 250) {
+        char list[600];
+        snprintf(list, sizeof list, "%.250s, W/%.250s", counter, fen);
+        FUZZ_CHECK(serve_etag_matches(list, fen) || !*fen, "If-None-Match naming %s does not match it", fen);
+    }
     if (r.type && strcmp(r.type, "application/json") == 0) {
         FUZZ_CHECK(r.body && r.len >= 3, "an empty JSON body");
         FUZZ_CHECK((r.body[0] == '{' && r.body[r.len - 2] == '}') || (r.body[0] == '[' && r.body[r.len - 2] == ']'),
