@@ -45,6 +45,55 @@ static dk_value value(const dk_pos *p)
     return x;
 }
 
+/* The moves of fen, each with what it brings the side to move ("win", "draw" or "loss"), as
+ * "move value" pairs in the order of generation; *x is the value of fen. */
+static void moves_of(const char *fen, char *out, size_t len, dk_value *x)
+{
+    dk_pos p;
+    char err[DK_ERR_MAX];
+    assert_int_equal(dk_fen_parse(V, fen, &p, err, sizeof err), 0);
+    *x = value(&p);
+    dk_movelist ml;
+    dk_gen_moves(V, &p, &ml);
+    out[0] = '\0';
+    for (int k = 0; k < ml.n; k++) {
+        dk_pos q = dk_apply(&p, &ml.m[k]);
+        dk_value y = value(&q);
+        char mv[DK_MOVE_TEXT_MAX];
+        dk_move_format(V, &ml, k, false, mv, sizeof mv);
+        const char *what = dk_value_is_draw(y) ? "draw" : dk_value_is_loss(y) ? "win" : "loss";
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%s %s", used ? ", " : "", mv, what);
+    }
+}
+
+/* A position of docs/international-kings.md: its value (a DTW, or a draw) and, unless NULL, a
+ * move with its result ("27-22 win", "26x3 loss") that is the only move of that result. */
+typedef struct {
+    const char *fen;
+    int dtw; /* -1: a draw */
+    const char *only;
+} example;
+
+enum { DRAWN = -1 };
+
+static void check_examples(const example *e, size_t n)
+{
+    char got[4096];
+    dk_value x;
+    for (size_t i = 0; i < n; i++) {
+        moves_of(e[i].fen, got, sizeof got, &x);
+        bool value_ok = e[i].dtw == DRAWN ? dk_value_is_draw(x) : x == dk_value_of_dtw((unsigned)e[i].dtw);
+        if (!value_ok)
+            fail_msg("%s: not %s %d", e[i].fen, e[i].dtw == DRAWN ? "a draw" : "a value of DTW", e[i].dtw);
+        if (!e[i].only)
+            continue;
+        const char *kind = strchr(e[i].only, ' '), *first = strstr(got, kind);
+        if (!strstr(got, e[i].only) || strstr(first + 1, kind)) /* one move of that result */
+            fail_msg("%s: %s is not the only move of its result: %s", e[i].fen, e[i].only, got);
+    }
+}
+
 /* The classes of a position with the kings to move (lone: the lone king's colour). */
 enum { S_CAPTURE, S_FORTRESS, S_ON_DIAG, S_OFF_HELD, S_OFF_FREE, NS };
 static const char *S_NAME[NS] = {
@@ -242,10 +291,18 @@ static void test_four_kings_to_move(void **state)
     };
     assert_counts(s.count, want);
     assert_int_equal(s.longest, 15);
+    assert_int_equal(s.fortress_dtw[13], 10778); /* the longest wins against the fortress */
+    assert_int_equal(s.fortress_dtw[15], 0);
     assert_int_equal(s.sacrifice_only, 3694);
     assert_int_equal(s.blocks, 28558);
     /* every draw is a position where each move leaves a king en prise */
     assert_int_equal(s.attacked_draws, 90 + 8 + 14848 + 5612);
+    static const example e[] = {
+        {"W:WK7,K20,K21,K27:BK36", 15, NULL}, /* the longest win */
+        {"W:WK1,K2,K3,K4:BK46", 5, NULL},     /* the long diagonal does not hold */
+        {"W:WK1,K7,K9,K20:BK14", DRAWN, NULL}, /* every move leaves a king en prise */
+    };
+    check_examples(e, sizeof e / sizeof e[0]);
 }
 
 /* What a scan of the lone king to move finds. */
@@ -400,29 +457,8 @@ static void test_lone_king_against_four(void **state)
     assert_int_equal(s.leave_diag, 32);
 }
 
-/* The moves of fen (White to move) that keep its value: each one's notation and the value of the
- * position after it, as "move value" pairs in the order of generation. */
-static void moves_of(const char *fen, char *out, size_t len, dk_value *x)
-{
-    dk_pos p;
-    char err[DK_ERR_MAX];
-    assert_int_equal(dk_fen_parse(V, fen, &p, err, sizeof err), 0);
-    *x = value(&p);
-    dk_movelist ml;
-    dk_gen_moves(V, &p, &ml);
-    out[0] = '\0';
-    for (int k = 0; k < ml.n; k++) {
-        dk_pos q = dk_apply(&p, &ml.m[k]);
-        dk_value y = value(&q);
-        char mv[DK_MOVE_TEXT_MAX];
-        dk_move_format(V, &ml, k, false, mv, sizeof mv);
-        const char *what = dk_value_is_draw(y) ? "draw" : dk_value_is_loss(y) ? "win" : "loss";
-        size_t used = strlen(out);
-        snprintf(out + used, len - used, "%s%s %s", used ? ", " : "", mv, what);
-    }
-}
-
-/* The positions of the Polish Draughts chapter of Hoyle's Games (docs/international-kings.md). */
+/* The positions of the Polish Draughts chapter of Hoyle's Games, and the examples of three kings
+ * against one (docs/international-kings.md). */
 static void test_literature(void **state)
 {
     (void)state;
@@ -436,23 +472,24 @@ static void test_literature(void **state)
     assert_true(dk_value_is_draw(x));
     assert_string_equal(got, "46-5 loss, 46-10 loss, 46-14 loss, 46-19 loss, 46-23 draw, 46-28 draw, "
                              "46-32 loss, 46-37 draw, 46-41 draw");
-    /* the three kings hold the line: the first and second coups and the twentieth move */
-    static const struct {
-        const char *fen, *only_win;
-        unsigned dtw;
-    } coups[] = {
-        {"W:WK46,K37,K27:BK11", "27-22 win", 3},
-        {"W:WK19,K27,K37:BK11", "27-22 win", 5},
-        {"W:WK13,K25,K41:BK26", "13-8 win", 5},
+    static const example e[] = {
+        /* the three kings hold the line: the first and second coups */
+        {"W:WK46,K37,K27:BK11", 3, "27-22 win"},
+        {"W:WK19,K27,K37:BK11", 5, "27-22 win"},
+        /* the twentieth move: a sacrifice on 8, the lone king lands on 3, a second one on 14 */
+        {"W:WK13,K25,K41:BK26", 5, "13-8 win"},
+        {"B:WK8,K25,K41:BK26", 4, "26x3 loss"},
+        {"W:WK25,K41:BK3", 3, "41-14 win"},
+        /* the longest win against the fortress, by a sacrifice */
+        {"W:WK1,K7,K35:BK28", 9, "35-44 win"},
+        {"B:WK1,K7,K44:BK28", 8, "28x50 loss"},
+        {"W:WK6,K22,K27:BK49", 15, "27-16 win"}, /* the longest win */
+        {"W:WK3,K6,K7:BK1", 1, NULL},       /* 3-12 shuts the lone king in: */
+        {"B:WK6,K7,K12:BK1", 0, NULL},
+        {"W:WK1,K16,K28:BK8", DRAWN, NULL}, /* White holds the diagonal, and draws */
+        {"W:WK2,6:BK50", 9, NULL},          /* the longest win of a king and a man */
     };
-    for (size_t i = 0; i < sizeof coups / sizeof coups[0]; i++) {
-        moves_of(coups[i].fen, got, sizeof got, &x);
-        assert_true(x == dk_value_of_dtw(coups[i].dtw));
-        const char *w = strstr(got, " win");
-        assert_non_null(w);
-        assert_null(strstr(w + 1, " win")); /* one winning move */
-        assert_non_null(strstr(got, coups[i].only_win));
-    }
+    check_examples(e, sizeof e / sizeof e[0]);
 }
 
 /* The longest win of the stronger side in material m, from both sides to move, in moves of
