@@ -3,14 +3,16 @@
 # longest wins of docs/rules.md ("Longest International wins"), identical files for 1, 2 and 4
 # ranks and for small units, kill-and-restart, `verify` catching altered values, a second run
 # doing nothing, bad input, and `query` output. Runs tests/test_three_kings on the Brazilian
-# tables it makes.
+# tables it makes, and tests/test_intl_kings on International king endings it makes.
 # Usage: tests/gen.sh path/to/damka-test (the test programs are found beside it, in tests/).
-# DK_GEN_SCALE=small (make test) generates International up to 3 pieces; full (make test-full) 4.
+# DK_GEN_SCALE=small (make test) generates International up to 3 pieces; full (make test-full) 4,
+# and four kings against one.
 set -u
 DAMKA=${1:?usage: tests/gen.sh path/to/damka-test}
 BIN=$(dirname "$DAMKA")
 TAMPER=$BIN/tests/tools/tamper
 THREE_KINGS=$BIN/tests/test_three_kings
+INTL_KINGS=$BIN/tests/test_intl_kings
 SCALE=${DK_GEN_SCALE:-full}
 
 . "$(dirname "$0")/lib.sh"
@@ -614,6 +616,17 @@ if [ -x "$THREE_KINGS" ]; then
     DK_TABLES=$BR "$THREE_KINGS" || fail "tests/test_three_kings"
 else
     fail "$THREE_KINGS is missing (make builds it)"
+fi
+
+echo "-- International king endings"
+# Three kings against one and the FMJD's short counts; four kings against one (5 pieces, about
+# 45 s of one core) only at full scale.
+if [ "$SCALE" = small ]; then KINGS_MAT=0m3k-0m1k,1m1k-0m1k FIVE=0; else KINGS_MAT=0m4k-0m1k,1m1k-0m1k FIVE=1; fi
+if [ ! -x "$INTL_KINGS" ]; then
+    fail "$INTL_KINGS is missing (make builds it)"
+elif timed "international $KINGS_MAT, 2 ranks" \
+    mpigen 2 --variant international --materials "$KINGS_MAT" --out "$TMP/intl-kings" --quiet; then
+    DK_TABLES=$TMP/intl-kings DK_FIVE=$FIVE "$INTL_KINGS" || fail "tests/test_intl_kings"
 fi
 
 if [ "$fails" -ne 0 ]; then
