@@ -103,10 +103,11 @@ static void move_extra(dk_json *w, const answer *a, int i, void *ctx)
     json_lichess(w, true, cat, dtc_known, dtc, !dk_value_is_draw(v), dtw, dk_value_is_win(v) && dk_value_dtw(v) == 1);
 }
 
-/* Parses the counter's text (NULL: 0) and fen, lidraughts' trailing :H<n> and :F<n> fields
- * dropped. Returns 0, or 400 with the reason in err. */
-static unsigned parse_input(const answer_src *s, const char *fen, const char *counter, dk_pos *p, unsigned *c,
-                            char *err, size_t len)
+/* Parses the counter's text (NULL: 0) and fen (fen_len bytes: a %00 of the query is a NUL among
+ * them) with the parser every interface uses (dk_fen_read: lidraughts' :H<n> and :F<n> fields
+ * accepted and ignored). Returns 0, or 400 with the reason in err. */
+static unsigned parse_input(const answer_src *s, const char *fen, size_t fen_len, const char *counter, dk_pos *p,
+                            unsigned *c, char *err, size_t len)
 {
     long n = 0;
     if (counter && (!cli_parse_int(counter, 0, DK_RULE_MAX_LIMIT, &n) || (unsigned)n > s->limit)) {
@@ -118,21 +119,12 @@ static unsigned parse_input(const answer_src *s, const char *fen, const char *co
         return 400;
     }
     *c = (unsigned)n;
-    if (!fen || !*fen) {
+    if (!fen || !fen_len) {
         snprintf(err, len, "missing fen (GET /%s?fen=FEN)", s->v->name);
         return 400;
     }
-    size_t k = strlen(fen);
-    if (k > SERVE_FEN_MAX) {
-        snprintf(err, len, "fen too long: %zu bytes, at most %d", k, SERVE_FEN_MAX);
-        return 400;
-    }
-    char text[SERVE_FEN_MAX + 1], why[DK_ERR_MAX];
-    memcpy(text, fen, k + 1);
-    for (char *colon; (colon = strrchr(text, ':')) && (colon[1] == 'H' || colon[1] == 'F') && colon[2] &&
-                      strspn(colon + 2, "0123456789") == strlen(colon + 2);)
-        *colon = 0;
-    if (dk_fen_parse(s->v, text, p, why, sizeof why) != 0) {
+    char why[DK_ERR_MAX];
+    if (dk_verdict_refused(dk_fen_read(s->v, fen, fen_len, p, why, sizeof why))) {
         snprintf(err, len, "bad FEN for %s: %s", s->v->name, why);
         return 400;
     }
@@ -160,13 +152,14 @@ static void json_error_object(dk_json *w, const char *fen, const char *err)
 /* Writes the answer to fen met with counter (its text) into w: the position's object (category
  * unknown outside the tables), or {"fen", "error"}. Returns the status it stands for. */
 static unsigned write_answer(dk_json *w, const answer_src *s, serve_counters *c, const char *fen,
-                             const char *counter, answer *a)
+                             size_t fen_len, const char *counter, answer *a)
 {
     char err[4096], canon[DK_FEN_MAX];
     dk_pos p;
-    unsigned n, status = parse_input(s, fen, counter, &p, &n, err, sizeof err);
-    if (status) {
-        json_error_object(w, fen, err);
+    unsigned n, status = parse_input(s, fen, fen_len, counter, &p, &n, err, sizeof err);
+    if (status) { /* the FEN echoed as every interface quotes input: escaped, cut */
+        char quoted[DK_QUOTE_MAX];
+        json_error_object(w, fen ? dk_quote(fen, fen_len, quoted, sizeof quoted) : NULL, err);
         return status;
     }
     dk_tb_status st = answer_probe(s, &p, n, a);
@@ -193,7 +186,8 @@ static unsigned write_answer(dk_json *w, const answer_src *s, serve_counters *c,
     return 200;
 }
 
-void serve_position(const answer_src *s, serve_counters *c, const char *fen, const char *counter, serve_reply *out)
+void serve_position(const answer_src *s, serve_counters *c, const char *fen, size_t fen_len, const char *counter,
+                    serve_reply *out)
 {
     serve_json b;
     answer *a = malloc(sizeof *a);
@@ -205,16 +199,17 @@ void serve_position(const answer_src *s, serve_counters *c, const char *fen, con
         free(a);
         return;
     }
-    unsigned status = write_answer(&b.w, s, c, fen, counter, a);
+    unsigned status = write_answer(&b.w, s, c, fen, fen_len, counter, a);
     serve_json_close(&b, out, status);
     free(a);
 }
 
-void serve_mainline(const answer_src *s, serve_counters *c, const char *fen, const char *counter, serve_reply *out)
+void serve_mainline(const answer_src *s, serve_counters *c, const char *fen, size_t fen_len, const char *counter,
+                    serve_reply *out)
 {
     char err[4096], canon[DK_FEN_MAX];
     dk_pos p;
-    unsigned n, status = parse_input(s, fen, counter, &p, &n, err, sizeof err);
+    unsigned n, status = parse_input(s, fen, fen_len, counter, &p, &n, err, sizeof err);
     if (status) {
         serve_error(out, status, "%s", err);
         return;
@@ -370,7 +365,7 @@ void serve_batch(const answer_src *s, serve_counters *c, const char *body, size_
         dk_json_array(&b.w, NULL);
         for (int i = 0; i < n; i++) {
             dk_json_newline(&b.w, 1);
-            write_answer(&b.w, s, c, fens[i], counter, a);
+            write_answer(&b.w, s, c, fens[i], strlen(fens[i]), counter, a);
         }
         if (n)
             dk_json_newline(&b.w, 0);
