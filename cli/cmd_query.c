@@ -177,10 +177,11 @@ static void print_text(const query_ctx *q, const answer *a, const char *canon)
     }
 }
 
-/* Answers one FEN (len bytes, a NUL after them) on stdout; returns 0, or after reporting why there is no answer
- * (on stderr, or as its answer line in batch mode) 2 for bad input (dk_fen_read refuses it), 1
- * for a position the tables do not answer. The text echoes a Brazilian FEN in the squares it was
- * written in; --json's fen is numeric, the key .stats, manifest.json and libdamka use. */
+/* Answers one FEN (len bytes, a NUL after them) on stdout; returns 0, or after reporting why
+ * there is no answer (on stderr, or as its answer line in batch mode) 2 for bad input
+ * (dk_fen_read refuses it), 1 for a position the tables do not answer. The text echoes a
+ * Brazilian FEN in the squares it was written in; --json's fen is numeric, the key .stats,
+ * manifest.json and libdamka use. */
 static int answer_fen(const query_ctx *q, const char *fen, size_t len)
 {
     dk_pos p;

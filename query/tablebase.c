@@ -348,8 +348,7 @@ dk_tb_status dk_tb_holds(const dk_tablebase *tb, const dk_pos *p)
         return DK_TB_BAD_POSITION;
     }
     if (p->pieces[p->side] && pieces > most) { /* a side to move without pieces has lost: no table needed */
-        snprintf(last_error, sizeof last_error, "%d pieces: no %s table holds more than %d", pieces, tb->v->name,
-                 most);
+        snprintf(last_error, sizeof last_error, "%d pieces: no table holds more than %d", pieces, most);
         return DK_TB_MISSING;
     }
     return DK_TB_OK;
