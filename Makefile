@@ -190,7 +190,7 @@ TABLE_TESTS := $(addprefix $(BUILD)/tests/,test_probe test_three_kings test_intl
 # at FAULTS_SCALE: full (Brazilian up to 4 pieces, every fault chain, about 80 s) in every plain
 # `make test`, small (3 pieces) under the sanitizers. TEST_SHELL: the shell tests to run.
 TEST_SCALE ?= small
-TEST_SHELL ?= cli gen probe drawrule cluster reliability faults serve
+TEST_SHELL ?= cli gen probe drawrule cluster reliability faults serve verdict
 FAULTS_SCALE ?= full
 test: $(TESTS) $(TOOLS) $(FAULT_LIB) $(DAMKA) $(DAMKA_TEST) lib
 	@scripts/check-layers $(STATIC_LIB) $(GEN_OBJ)

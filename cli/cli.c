@@ -6,7 +6,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../rules/errors.h"
 #include "../rules/notation.h"
+
+/* The command running (main sets it), which names itself in the errors of the shared option
+ * parsers; NULL before one is chosen. The process parses its options on one thread. */
+static const cli_command *running;
+
+void cli_set_command(const cli_command *c) { running = c; }
+
+/* "damka: NAME: <message>" (just "damka: <message>" before a command is chosen); returns 2. */
+static int command_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int command_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "damka: %s%s", running ? running->name : "", running ? ": " : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return CLI_BAD_INPUT;
+}
+
+const char *cli_quote(const char *s, char *buf, size_t len) { return dk_quote(s, strlen(s), buf, len); }
 
 static void print_error(const char *fmt, va_list ap)
 {
@@ -67,7 +89,9 @@ int cli_usage_error(const cli_command *c, const char *fmt, ...)
 
 int cli_unknown_option(const cli_command *c, const char *arg)
 {
-    return cli_error("%s: unknown option '%s' (damka %s --help lists them)", c->name, arg, c->name);
+    char q[DK_QUOTE_MAX];
+    return cli_error("%s: unknown option '%s' (damka %s --help lists them)", c->name, cli_quote(arg, q, sizeof q),
+                     c->name);
 }
 
 bool cli_option_value(int argc, char **argv, int *i, const char *name, const char **value,
@@ -82,7 +106,7 @@ bool cli_option_value(int argc, char **argv, int *i, const char *name, const cha
     } else if (*i + 1 < argc) {
         *value = argv[++*i];
     } else {
-        *status = cli_error("%s needs a value", name);
+        *status = command_error("%s needs a value", name);
         *value = NULL;
     }
     return true;
@@ -95,18 +119,20 @@ bool cli_variant_option(int argc, char **argv, int *i, const dk_variant **v, int
         return false;
     if (!name)
         return true;
+    char q[DK_QUOTE_MAX];
     *v = dk_variant_find(name);
     if (!*v)
-        *status = cli_error("unknown variant '%s' (brazilian, international, 26 or 20)", name);
+        *status = command_error("unknown variant '%s' (brazilian, international, 26 or 20)",
+                                cli_quote(name, q, sizeof q));
     return true;
 }
 
 bool cli_parse_fen(const dk_variant *v, const char *fen, dk_pos *p)
 {
-    char err[DK_ERR_MAX];
-    if (dk_fen_parse(v, fen, p, err, sizeof err) == 0)
+    char err[DK_ERR_MAX], q[DK_QUOTE_MAX];
+    if (!dk_verdict_refused(dk_fen_read(v, fen, strlen(fen), p, err, sizeof err)))
         return true;
-    cli_error("bad FEN '%s' for %s: %s", fen, v->name, err);
+    command_error("bad FEN '%s' for %s: %s", cli_quote(fen, q, sizeof q), v->name, err);
     return false;
 }
 

@@ -4,6 +4,7 @@
 #define DK_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include "../rules/position.h"
 
@@ -49,6 +50,14 @@ int cli_unknown_option(const cli_command *c, const char *arg);
  * kind). */
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_BAD_INPUT = 2 };
 
+/* Makes c the command whose name the shared option parsers' errors start with ("damka: NAME:
+ * --tables needs a value"). main calls it before running c. */
+void cli_set_command(const cli_command *c);
+
+/* An argument quoted for a message, into buf (DK_QUOTE_MAX bytes, rules/errors.h): control
+ * characters escaped, cut after 60 characters with "...". Returns buf. */
+const char *cli_quote(const char *s, char *buf, size_t len);
+
 /* Prints "damka: <message>" as one line on stderr; returns CLI_BAD_INPUT. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -56,16 +65,19 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* If argv[*i] is "--variant V" or "--variant=V", sets *v (exit status in *status on an unknown
- * variant) and advances *i; returns whether it consumed the option. */
+ * variant, after "damka: NAME: unknown variant ..." on stderr) and advances *i; returns whether
+ * it consumed the option. */
 bool cli_variant_option(int argc, char **argv, int *i, const dk_variant **v, int *status);
 
 /* If argv[*i] is option `name` with a value ("--out DIR" or "--out=DIR"), sets *value and
- * advances *i; a missing value sets *status to 2 after printing one line. Returns whether it
- * consumed the option. */
+ * advances *i; a missing value sets *status to 2 after printing one line ("damka: NAME: --out
+ * needs a value"). Returns whether it consumed the option. */
 bool cli_option_value(int argc, char **argv, int *i, const char *name, const char **value,
                       int *status);
 
-/* Parses a FEN argument for variant v; on error prints one line and returns false. */
+/* Parses a FEN argument for variant v (dk_fen_read: a position, or a side to move without pieces,
+ * which has lost); on bad input prints one line ("damka: NAME: bad FEN '...' for V: why", the FEN
+ * quoted by cli_quote) and returns false. */
 bool cli_parse_fen(const dk_variant *v, const char *fen, dk_pos *p);
 
 /* Parses a whole non-negative decimal number within [lo, hi]; returns false otherwise. */

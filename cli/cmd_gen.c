@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../gen/generate.h"
+#include "../rules/errors.h"
 #include "cli.h"
 #include "runopts.h"
 
@@ -32,6 +33,7 @@ const cli_command cli_gen = {
 
 static int parse_args(int argc, char **argv, dk_gen_options *o, dk_material *mats, int cap)
 {
+    char q[DK_QUOTE_MAX];
     cli_run_args a = {0};
     int status = 0;
     for (int i = 1; i < argc; i++) {
@@ -47,7 +49,7 @@ static int parse_args(int argc, char **argv, dk_gen_options *o, dk_material *mat
             o->dictionary = true;
         } else {
             return cli_is_option(argv[i]) ? cli_unknown_option(&cli_gen, argv[i])
-                                           : cli_usage_error(&cli_gen, "unexpected argument '%s'", argv[i]);
+                                           : cli_usage_error(&cli_gen, "unexpected argument '%s'", cli_quote(argv[i], q, sizeof q));
         }
     }
     if (!o->dir || !*o->dir)

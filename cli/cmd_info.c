@@ -8,6 +8,7 @@
 #include "../gen/setup.h"
 #include "../gen/subslice.h"
 #include "../gen/workgraph.h"
+#include "../rules/errors.h"
 #include "cli.h"
 #include "runopts.h"
 
@@ -175,6 +176,7 @@ static void print_json(const dk_variant *v, int pieces, int per_side, const mate
 
 int cmd_info(int argc, char **argv)
 {
+    char q[DK_QUOTE_MAX];
     const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
     bool json = false;
     long pieces = 0;
@@ -201,14 +203,14 @@ int cmd_info(int argc, char **argv)
         } else if (cli_is_option(argv[i])) {
             return cli_unknown_option(&cli_info, argv[i]);
         } else {
-            return cli_usage_error(&cli_info, "unexpected argument '%s'", argv[i]);
+            return cli_usage_error(&cli_info, "unexpected argument '%s'", cli_quote(argv[i], q, sizeof q));
         }
     }
     if (!pieces_text)
         return cli_usage_error(&cli_info, "missing --pieces");
     if (!cli_parse_int(pieces_text, 2, dk_material_max_pieces(v), &pieces))
         return cli_error("info: --pieces needs a whole number from 2 to %d (%s), got '%s'", dk_material_max_pieces(v),
-                         v->name, pieces_text);
+                         v->name, cli_quote(pieces_text, q, sizeof q));
     if (per_side_text && cli_parse_per_side("info", v, per_side_text, &per_side) != 0)
         return 2;
 

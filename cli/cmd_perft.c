@@ -6,6 +6,7 @@
 #include "../rules/movegen.h"
 #include "../rules/notation.h"
 #include "../rules/perft.h"
+#include "../rules/errors.h"
 #include "cli.h"
 
 int cmd_perft(int argc, char **argv);
@@ -29,6 +30,7 @@ static double now(void)
 
 int cmd_perft(int argc, char **argv)
 {
+    char q[DK_QUOTE_MAX];
     const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
     bool divide = false;
     const char *args[2];
@@ -51,7 +53,7 @@ int cmd_perft(int argc, char **argv)
         return cli_usage_error(&cli_perft, "missing DEPTH");
     long depth;
     if (!cli_parse_int(args[nargs - 1], 0, 64, &depth))
-        return cli_error("perft: DEPTH must be a whole number from 0 to 64, got '%s'", args[nargs - 1]);
+        return cli_error("perft: DEPTH must be a whole number from 0 to 64, got '%s'", cli_quote(args[nargs - 1], q, sizeof q));
     dk_pos p = dk_pos_start(v);
     if (nargs == 2 && !cli_parse_fen(v, args[0], &p))
         return 2;

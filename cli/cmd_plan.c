@@ -8,6 +8,7 @@
 #include "../gen/json.h"
 #include "../gen/progress.h"
 #include "../gen/setup.h"
+#include "../rules/errors.h"
 #include "cli.h"
 #include "runopts.h"
 
@@ -82,6 +83,7 @@ typedef struct plan_args {
 
 static int parse_args(int argc, char **argv, plan_args *p, dk_material *mats, int cap)
 {
+    char q[DK_QUOTE_MAX];
     cli_run_args a = {0};
     const char *ranks = NULL, *rate = NULL, *speed = NULL;
     int status = 0;
@@ -96,24 +98,24 @@ static int parse_args(int argc, char **argv, plan_args *p, dk_material *mats, in
             p->json = true;
         } else {
             return cli_is_option(argv[i]) ? cli_unknown_option(&cli_plan, argv[i])
-                                           : cli_usage_error(&cli_plan, "unexpected argument '%s'", argv[i]);
+                                           : cli_usage_error(&cli_plan, "unexpected argument '%s'", cli_quote(argv[i], q, sizeof q));
         }
     }
     if (!ranks)
         return cli_usage_error(&cli_plan, "--ranks R is required");
     if (!cli_parse_int(ranks, 1, 1L << 24, &p->ranks))
-        return cli_error("plan: --ranks must be a whole number from 1 to %ld, got '%s'", 1L << 24, ranks);
+        return cli_error("plan: --ranks must be a whole number from 1 to %ld, got '%s'", 1L << 24, cli_quote(ranks, q, sizeof q));
     if (rate) {
         char *end;
         p->rate = strtod(rate, &end);
         if (end == rate || *end || !(p->rate >= 1 && p->rate <= 1e12))
-            return cli_error("plan: --rate must be positions a second a rank, from 1 to 1e12, got '%s'", rate);
+            return cli_error("plan: --rate must be positions a second a rank, from 1 to 1e12, got '%s'", cli_quote(rate, q, sizeof q));
     }
     if (speed) {
         char *end;
         p->speed = strtod(speed, &end);
         if (end == speed || *end || !(p->speed >= 0.001 && p->speed <= 1000))
-            return cli_error("plan: --speed must be a factor from 0.001 to 1000, got '%s'", speed);
+            return cli_error("plan: --speed must be a factor from 0.001 to 1000, got '%s'", cli_quote(speed, q, sizeof q));
         if (rate)
             return cli_error("plan: --rate and --speed both scale the model's times: give one");
     }

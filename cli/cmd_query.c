@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../rules/errors.h"
 #include "../rules/notation.h"
 #include "answer.h"
 #include "cli.h"
@@ -98,38 +99,44 @@ static bool written_algebraic(const dk_variant *v, const char *fen)
     return v->algebraic && strpbrk(fen, "abcdefgh") != NULL;
 }
 
-/* Why fen does not parse for the variant, into err; for a FEN on the command line without
- * --variant, a hint when it is a FEN of another variant (a batch's answers keep libdamka's
- * words, "bad FEN for V: ...", which programs compare). */
-static void bad_fen(const query_ctx *q, const char *fen, const char *why, char *err, size_t len)
+/* Why fen (len bytes) is bad input for the variant (verdict k), into err; for a FEN on the
+ * command line without --variant that does not parse here but is a position of another variant,
+ * a hint (a batch's answers keep libdamka's words, "bad FEN for V: ...", which programs compare;
+ * and an impossible position here, a man on its promotion row say, is not a matter of variant). */
+static void bad_fen(const query_ctx *q, const char *fen, size_t len, dk_verdict k, const char *why, char *err,
+                    size_t errlen)
 {
-    int at = snprintf(err, len, "bad FEN for %s: %s", q->src.v->name, why);
-    for (int id = 0; id < DK_NVARIANTS && !q->variant_given && !q->batch && at > 0 && (size_t)at < len; id++) {
+    int at = snprintf(err, errlen, "bad FEN for %s: %s", q->src.v->name, why);
+    bool hint = k == DK_VERDICT_MALFORMED && !q->variant_given && !q->batch;
+    for (int id = 0; id < DK_NVARIANTS && hint && at > 0 && (size_t)at < errlen; id++) {
         const dk_variant *w = dk_variant_get((dk_variant_id)id);
         dk_pos p;
         char ignored[DK_ERR_MAX];
-        if (w != q->src.v && dk_fen_parse(w, fen, &p, ignored, sizeof ignored) == 0) {
-            snprintf(err + at, len - (size_t)at, " (a FEN of %s: pass --variant %s%s)", w->name, w->name,
+        if (w != q->src.v && !dk_verdict_refused(dk_fen_read(w, fen, len, &p, ignored, sizeof ignored))) {
+            snprintf(err + at, errlen - (size_t)at, " (a FEN of %s: pass --variant %s%s)", w->name, w->name,
                      q->src.held.variants >> id & 1 ? "" : " and tables of that variant");
             break;
         }
     }
 }
 
-/* Reports that fen has no answer: on stderr, or in batch mode as its answer line (a JSON object
- * with "error", or FEN, "error" and the message separated by tabs). Returns `status`. */
-static int answer_error(const query_ctx *q, const char *fen, const char *err, int status)
+/* Reports that fen (len bytes) has no answer: on stderr, or in batch mode as its answer line (a
+ * JSON object with "error", or FEN, "error" and the message separated by tabs, the FEN quoted by
+ * dk_quote so that no control character or tab of the input reaches the columns). Returns
+ * `status`. */
+static int answer_error(const query_ctx *q, const char *fen, size_t len, const char *err, int status)
 {
+    char quoted[DK_QUOTE_MAX];
     if (q->batch && q->json) {
         dk_json w;
         dk_json_start(&w, stdout);
         dk_json_object(&w, NULL);
-        dk_json_string(&w, "fen", fen);
+        dk_json_string(&w, "fen", dk_quote(fen, len, quoted, sizeof quoted));
         dk_json_string(&w, "error", err);
         dk_json_end(&w);
         fputc('\n', stdout);
     } else if (q->batch) {
-        printf("%s\terror\t%s\n", fen, err);
+        printf("%s\terror\t%s\n", dk_quote(fen, len, quoted, sizeof quoted), err);
     } else {
         cli_fail("query: %s", err);
     }
@@ -170,23 +177,25 @@ static void print_text(const query_ctx *q, const answer *a, const char *canon)
     }
 }
 
-/* Answers one FEN on stdout; returns 0, or after reporting why there is no answer (on stderr,
- * or as its answer line in batch mode) 2 for a FEN that does not parse, 1 for a position the
- * tables do not answer. The text echoes a Brazilian FEN in the squares it was written in;
- * --json's fen is numeric, the key .stats, manifest.json and libdamka use. */
-static int answer_fen(const query_ctx *q, const char *fen)
+/* Answers one FEN (len bytes, a NUL after them) on stdout; returns 0, or after reporting why
+ * there is no answer (on stderr, or as its answer line in batch mode) 2 for bad input
+ * (dk_fen_read refuses it), 1 for a position the tables do not answer. The text echoes a
+ * Brazilian FEN in the squares it was written in; --json's fen is numeric, the key .stats,
+ * manifest.json and libdamka use. */
+static int answer_fen(const query_ctx *q, const char *fen, size_t len)
 {
     dk_pos p;
     char err[4096], why[DK_ERR_MAX];
     static answer a; /* one at a time: the command is single-threaded */
-    if (dk_fen_parse(q->src.v, fen, &p, why, sizeof why) != 0) {
-        bad_fen(q, fen, why, err, sizeof err);
-        return answer_error(q, fen, err, 2);
+    dk_verdict k = dk_fen_read(q->src.v, fen, len, &p, why, sizeof why);
+    if (dk_verdict_refused(k)) {
+        bad_fen(q, fen, len, k, why, err, sizeof err);
+        return answer_error(q, fen, len, err, 2);
     }
     dk_tb_status st = answer_probe(&q->src, &p, q->counter, &a);
     if (st != DK_TB_OK) {
         answer_why_not(&q->src, &p, st, err, sizeof err);
-        return answer_error(q, fen, err, 1);
+        return answer_error(q, fen, len, err, 1);
     }
     char canon[DK_FEN_MAX];
     dk_fen_format(q->src.v, &p, !q->json && written_algebraic(q->src.v, fen), canon, sizeof canon);
@@ -209,12 +218,11 @@ static int answer_fen(const query_ctx *q, const char *fen)
     return 0;
 }
 
-/* One line of a batch file: its first bytes, NUL-terminated (room for the longest line, a
- * byte-order mark and a CR); its length without the LF; whether it holds a NUL byte. */
+/* One line of a batch file: its first bytes, `kept` of them, NUL bytes kept and a NUL after them
+ * (room for the longest line, a byte-order mark and a CR); its length without the LF. */
 typedef struct batch_line {
     char text[BATCH_LINE_MAX + 5];
     size_t len, kept;
-    bool nul;
 } batch_line;
 
 /* Reads the next line of in into *l; false at the end of the input or on a read error. */
@@ -222,26 +230,18 @@ static bool read_line(FILE *in, batch_line *l)
 {
     int c;
     l->len = l->kept = 0;
-    l->nul = false;
     while ((c = getc_unlocked(in)) != EOF && c != '\n') {
         if (l->kept < sizeof l->text - 1)
             l->text[l->kept++] = (char)c;
-        l->nul |= c == 0;
         l->len++;
     }
     l->text[l->kept] = 0;
     return c == '\n' || l->len > 0;
 }
 
-/* The start of a line that has no answer, echoed in its error answer (up to a NUL byte). */
-static const char *echo_of(const char *s, char *buf, size_t len)
-{
-    snprintf(buf, len, "%.40s%s", s, strlen(s) > 40 ? "..." : "");
-    return buf;
-}
-
 /* Answers line `no` of a batch file unless it is blank or a comment (within the bound); returns
- * 1 if it got an error answer. The file's first line loses a UTF-8 byte-order mark. */
+ * 1 if it got an error answer. The file's first line loses a UTF-8 byte-order mark. A NUL byte
+ * goes to the parser with the rest of the line, which refuses it as every interface does. */
 static int batch_answer(const query_ctx *q, batch_line *l, unsigned long no)
 {
     if (no == 1 && l->kept >= 3 && memcmp(l->text, "\xef\xbb\xbf", 3) == 0) {
@@ -250,24 +250,20 @@ static int batch_answer(const query_ctx *q, batch_line *l, unsigned long no)
         l->len -= 3;
     }
     size_t cr = l->len && l->len == l->kept && l->text[l->len - 1] == '\r';
-    char *s = l->text, err[128], echo[64];
+    char *s = l->text, err[128];
     if (l->len - cr > BATCH_LINE_MAX) { /* a comment too: the bound is every line's */
         snprintf(err, sizeof err, "line %lu is too long: %zu bytes, a line holds at most %d", no,
                  l->len - cr, BATCH_LINE_MAX);
-        return answer_error(q, echo_of(s, echo, sizeof echo), err, 1);
+        return answer_error(q, s, l->kept, err, 1);
     }
-    while (*s == ' ' || *s == '\t')
-        s++;
-    if (*s == '#')
+    size_t n = l->kept;
+    while (n && (*s == ' ' || *s == '\t'))
+        s++, n--;
+    if (n && *s == '#')
         return 0;
-    if (l->nul) {
-        snprintf(err, sizeof err, "line %lu holds a NUL byte", no);
-        return answer_error(q, echo_of(s, echo, sizeof echo), err, 1);
-    }
-    size_t n = strlen(s);
     while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
         s[--n] = 0;
-    return *s && answer_fen(q, s) != 0 ? 1 : 0;
+    return n && answer_fen(q, s, n) != 0 ? 1 : 0;
 }
 
 /* Answers every line of in (`name` in messages). Returns 0; 1 if a line got an error answer;
@@ -315,6 +311,7 @@ static int open_dir(query_ctx *q)
 
 int cmd_query(int argc, char **argv)
 {
+    char quoted[DK_QUOTE_MAX];
     query_ctx q = {{NULL, getenv("DAMKA_TABLES"), {0, {0}}, dk_variant_get(DK_BRAZILIAN), 0}, false, false, false, 0};
     const char *arg = NULL, *counter = NULL;
     int status = 0;
@@ -345,7 +342,7 @@ int cmd_query(int argc, char **argv)
         return cli_usage_error(&cli_query, "missing FEN");
     long n = 0;
     if (counter && !cli_parse_int(counter, 0, DK_RULE_MAX_LIMIT, &n))
-        return cli_error("query: --counter must be a whole number of plies, got '%s'", counter);
+        return cli_error("query: --counter must be a whole number of plies, got '%s'", cli_quote(counter, quoted, sizeof quoted));
     if ((status = open_dir(&q)) != 0)
         return status;
     FILE *in = stdin;
@@ -369,7 +366,7 @@ int cmd_query(int argc, char **argv)
         rc = cli_error("query: --counter %u: the %u-move rule draws the game at %u plies, so the counter goes "
                        "from 0 to %u", q.counter, q.src.limit / 2, q.src.limit, q.src.limit);
     else
-        rc = q.batch ? run_batch(&q, in, name) : answer_fen(&q, arg);
+        rc = q.batch ? run_batch(&q, in, name) : answer_fen(&q, arg, strlen(arg));
     if (in != stdin)
         fclose(in);
     dk_tb_close(q.src.tb);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../gen/manifest.h"
+#include "../rules/errors.h"
 #include "cli.h"
 
 int cmd_stats(int argc, char **argv);
@@ -19,6 +20,7 @@ const cli_command cli_stats = {
 
 int cmd_stats(int argc, char **argv)
 {
+    char q[DK_QUOTE_MAX];
     const dk_variant *v = NULL;
     const char *dir = NULL;
     bool json = false;
@@ -32,7 +34,7 @@ int cmd_stats(int argc, char **argv)
         } else if (cli_is_option(argv[i])) {
             return cli_unknown_option(&cli_stats, argv[i]);
         } else if (dir) {
-            return cli_usage_error(&cli_stats, "unexpected argument '%s'", argv[i]);
+            return cli_usage_error(&cli_stats, "unexpected argument '%s'", cli_quote(argv[i], q, sizeof q));
         } else {
             dir = argv[i];
         }

@@ -5,6 +5,7 @@
 
 #include "../gen/manifest.h"
 #include "../gen/verify_dir.h"
+#include "../rules/errors.h"
 #include "cli.h"
 
 int cmd_verify(int argc, char **argv);
@@ -32,6 +33,7 @@ static void print_failure(void *ctx, const char *line)
 
 int cmd_verify(int argc, char **argv)
 {
+    char q[DK_QUOTE_MAX];
     const dk_variant *v = NULL;
     const char *dir = NULL, *threads = NULL;
     bool quiet = false;
@@ -46,7 +48,7 @@ int cmd_verify(int argc, char **argv)
         } else if (cli_is_option(argv[i])) {
             return cli_unknown_option(&cli_verify, argv[i]);
         } else if (dir) {
-            return cli_usage_error(&cli_verify, "unexpected argument '%s'", argv[i]);
+            return cli_usage_error(&cli_verify, "unexpected argument '%s'", cli_quote(argv[i], q, sizeof q));
         } else {
             dir = argv[i];
         }

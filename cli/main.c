@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../query/damka.h"
+#include "../rules/errors.h"
 #include "cli.h"
 
 static const cli_command *const commands[] = {
@@ -35,13 +36,14 @@ static const cli_command *find(const char *name)
 
 int main(int argc, char **argv)
 {
+    char q[DK_QUOTE_MAX];
     if (argc < 2)
         return cli_error("missing command (try 'damka --help')");
     if (is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
         if (argc > 2 && strcmp(argv[1], "help") == 0) { /* damka help COMMAND */
             const cli_command *c = find(argv[2]);
             if (!c)
-                return cli_error("unknown command '%s' (try 'damka --help')", argv[2]);
+                return cli_error("unknown command '%s' (try 'damka --help')", cli_quote(argv[2], q, sizeof q));
             cli_print_help(c, stdout);
             return 0;
         }
@@ -56,7 +58,8 @@ int main(int argc, char **argv)
     }
     const cli_command *c = find(argv[1]);
     if (!c)
-        return cli_error("unknown command '%s' (try 'damka --help')", argv[1]);
+        return cli_error("unknown command '%s' (try 'damka --help')", cli_quote(argv[1], q, sizeof q));
+    cli_set_command(c);
     /* --help or -h anywhere among the command's arguments: its help, nothing run (gen does
      * not even start MPI) */
     for (int i = 2; i < argc; i++)

@@ -7,12 +7,14 @@
 #include "../gen/setup.h"
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
+#include "../rules/errors.h"
 #include "cli.h"
 
 /* Parses "2m1k-0m1k,1m1k-1m0k" into at most cap materials; returns how many, or -1 after one
  * line on stderr. */
 static int parse_materials(const char *cmd, const dk_variant *v, const char *list, dk_material *out, int cap)
 {
+    char q[DK_QUOTE_MAX];
     int n = 0;
     char *copy = strdup(list), *save = NULL;
     if (!copy)
@@ -22,7 +24,7 @@ static int parse_materials(const char *cmd, const dk_variant *v, const char *lis
             dk_material_pieces(out[n]) > dk_material_max_pieces(v)) {
             cli_error("%s: '%s' is not a %s material of at most %d pieces (write it as 2m1k-0m1k: "
                       "white men, white kings, black men, black kings)",
-                      cmd, tok, v->name, dk_material_max_pieces(v));
+                      cmd, cli_quote(tok, q, sizeof q), v->name, dk_material_max_pieces(v));
             free(copy);
             return -1;
         }
@@ -49,10 +51,11 @@ bool cli_run_option(int argc, char **argv, int *i, cli_run_args *a, dk_gen_optio
 
 int cli_parse_unit_positions(const char *cmd, const char *s, uint64_t *out)
 {
+    char q[DK_QUOTE_MAX];
     long n;
     if (!cli_parse_int(s, 1, (long)DK_SETUP_UNIT_MAX, &n))
         return cli_error("%s: --unit-positions, --split-positions and --finish-positions take a whole number of positions from 1 "
-                         "to 2^40, got '%s'", cmd, s);
+                         "to 2^40, got '%s'", cmd, cli_quote(s, q, sizeof q));
     *out = (uint64_t)n;
     return 0;
 }
@@ -68,23 +71,25 @@ int cli_check_unit_count(const char *cmd, uint64_t positions, uint64_t unit)
 
 int cli_parse_per_side(const char *cmd, const dk_variant *v, const char *s, int *out)
 {
+    char q[DK_QUOTE_MAX];
     long n;
     if (!cli_parse_int(s, 1, v->men_per_side, &n))
         return cli_error("%s: --per-side must be a whole number from 1 to %d (%s), got '%s'", cmd, v->men_per_side,
-                         v->name, s);
+                         v->name, cli_quote(s, q, sizeof q));
     *out = (int)n;
     return 0;
 }
 
 int cli_run_finish(const char *cmd, const cli_run_args *a, dk_gen_options *o, dk_material *mats, int cap)
 {
+    char q[DK_QUOTE_MAX];
     long n;
     if (!a->pieces == !a->materials)
         return cli_error("%s: give either --pieces N or --materials LIST", cmd);
     if (a->pieces) {
         if (!cli_parse_int(a->pieces, 2, dk_material_max_pieces(o->v), &n))
             return cli_error("%s: --pieces must be a whole number from 2 to %d (%s), got '%s'", cmd,
-                             dk_material_max_pieces(o->v), o->v->name, a->pieces);
+                             dk_material_max_pieces(o->v), o->v->name, cli_quote(a->pieces, q, sizeof q));
         o->pieces = (int)n;
     }
     if (a->per_side && !a->pieces)
@@ -102,12 +107,12 @@ int cli_run_finish(const char *cmd, const cli_run_args *a, dk_gen_options *o, dk
     if (a->rule) {
         if (!cli_parse_int(a->rule, 0, DK_RULE_MAX_LIMIT / 2, &n))
             return cli_error("%s: --draw-rule must be a whole number of moves a player from 0 (no "
-                             "rule-aware tables) to %d, got '%s'", cmd, DK_RULE_MAX_LIMIT / 2, a->rule);
+                             "rule-aware tables) to %d, got '%s'", cmd, DK_RULE_MAX_LIMIT / 2, cli_quote(a->rule, q, sizeof q));
         o->rule_limit = 2 * (unsigned)n;
     }
     if (a->memory && dk_budget_parse_size(a->memory, &o->memory_per_rank) != 0)
         return cli_error("%s: --memory-per-rank must be a size such as 2G, 512M or 3000000000, got '%s'", cmd,
-                         a->memory);
+                         cli_quote(a->memory, q, sizeof q));
     if (a->split && cli_parse_unit_positions(cmd, a->split, &o->split_positions) != 0)
         return 2;
     if (a->finish && cli_parse_unit_positions(cmd, a->finish, &o->finish_positions) != 0)

@@ -108,8 +108,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         serve_error(&r, 503, "the tables are being replaced: try again in a moment");
         return send_reply(conn, srv, &r, "");
     }
-    serve_request rq = {method, url, MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "fen"),
-                        MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "counter"), u->data, u->len};
+    serve_request rq = {method, url, NULL, MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "counter"),
+                        u->data, u->len, 0};
+    /* with its length: a %00 decodes to a NUL, which the parser must see to refuse */
+    if (MHD_lookup_connection_value_n(conn, MHD_GET_ARGUMENT_KIND, "fen", 3, &rq.fen, &rq.fen_len) != MHD_YES)
+        rq.fen = NULL;
     serve_route(srv->tables, &srv->counters, &rq, &r);
     char stamp[sizeof srv->tables->stamp];
     memcpy(stamp, srv->tables->stamp, sizeof stamp);

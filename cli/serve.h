@@ -47,6 +47,7 @@ typedef struct serve_request {
     const char *fen, *counter; /* the query's arguments, decoded; NULL when absent */
     const char *body;          /* a POST's body (not NUL-terminated), body_len bytes */
     size_t body_len;
+    size_t fen_len;            /* fen's decoded bytes, a %00 decoded to a NUL among them (0: strlen) */
 } serve_request;
 
 typedef struct serve_reply {
@@ -91,11 +92,11 @@ void serve_error(serve_reply *out, unsigned status, const char *fmt, ...) __attr
 
 /* The answers about positions of t's variant s (serve_answer.c), each the body of a 200 reply
  * or an error: one position (GET /{variant}), its main line (GET /{variant}/mainline), a batch
- * (POST /{variant}/batch, body one FEN a line or a JSON array of strings). fen is not yet
- * parsed; counter is the query's text or NULL. Thread-safe. */
-void serve_position(const serve_tables *t, const answer_src *s, serve_counters *c, const char *fen,
+ * (POST /{variant}/batch, body one FEN a line or a JSON array of strings). fen (fen_len bytes,
+ * NULs refused) is not yet parsed; counter is the query's text or NULL. Thread-safe. */
+void serve_position(const serve_tables *t, const answer_src *s, serve_counters *c, const char *fen, size_t fen_len,
                     const char *counter, serve_reply *out);
-void serve_mainline(const serve_tables *t, const answer_src *s, serve_counters *c, const char *fen,
+void serve_mainline(const serve_tables *t, const answer_src *s, serve_counters *c, const char *fen, size_t fen_len,
                     const char *counter, serve_reply *out);
 void serve_batch(const serve_tables *t, const answer_src *s, serve_counters *c, const char *body, size_t len,
                  const char *counter, serve_reply *out);

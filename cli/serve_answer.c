@@ -134,43 +134,23 @@ static unsigned parse_counter(const answer_src *s, const char *counter, unsigned
     return 0;
 }
 
-/* Parses fen and the counter's text (see parse_counter; NULL: the FEN's :H field, else 0),
- * lidraughts' trailing :H<n> and :F<n> fields dropped; :H is lidraughts' count of plies since
- * the last capture or man move, taken as the rule's counter (as lila-tablebase takes the FEN's
- * halfmove clock), at most the limit. `route` names the request in the message of a missing
- * fen. Returns 0, or 400 with the reason in err. */
-static unsigned parse_input(const answer_src *s, const char *fen, const char *counter, const char *route, dk_pos *p,
-                            unsigned *c, char *err, size_t len)
+/* Parses fen (fen_len bytes: a %00 of the query is a NUL among them) with the parser every
+ * interface uses (dk_fen_read: lidraughts' :H<n> and :F<n> fields accepted and ignored, since
+ * lidraughts' H counts the plies since a drawn material appeared, not the draw rule's counter)
+ * and the counter's text (see parse_counter; NULL: 0). `route` names the request in the message
+ * of a missing fen. Returns 0, or 400 with the reason in err. */
+static unsigned parse_input(const answer_src *s, const char *fen, size_t fen_len, const char *counter,
+                            const char *route, dk_pos *p, unsigned *c, char *err, size_t len)
 {
     *c = 0;
     if (counter && parse_counter(s, counter, c, err, len))
         return 400;
-    if (!fen) {
+    if (!fen || !fen_len) {
         snprintf(err, len, "missing fen (%s?fen=FEN)", route);
         return 400;
     }
-    if (!*fen) {
-        snprintf(err, len, "an empty fen");
-        return 400;
-    }
-    size_t k = strlen(fen);
-    if (k > SERVE_FEN_MAX) {
-        snprintf(err, len, "fen too long: %zu bytes, at most %d", k, SERVE_FEN_MAX);
-        return 400;
-    }
-    char text[SERVE_FEN_MAX + 1], why[DK_ERR_MAX];
-    memcpy(text, fen, k + 1);
-    for (char *colon; (colon = strrchr(text, ':')) && (colon[1] == 'H' || colon[1] == 'F') && colon[2] &&
-                      strspn(colon + 2, "0123456789") == strlen(colon + 2);) {
-        if (colon[1] == 'H' && !counter && s->limit) {
-            unsigned h = 0;
-            for (const char *d = colon + 2; *d && h <= s->limit; d++)
-                h = h * 10 + (unsigned)(*d - '0');
-            *c = h < s->limit ? h : s->limit;
-        }
-        *colon = 0;
-    }
-    if (dk_fen_parse(s->v, text, p, why, sizeof why) != 0) {
+    char why[DK_ERR_MAX];
+    if (dk_verdict_refused(dk_fen_read(s->v, fen, fen_len, p, why, sizeof why))) {
         snprintf(err, len, "bad FEN for %s: %s", s->v->name, why);
         return 400;
     }
@@ -198,13 +178,15 @@ static void json_error_object(dk_json *w, const char *fen, const char *err)
     dk_json_end(w);
 }
 
-/* Sets *out to the error {"fen": fen, "error": err} with `status`. */
-static void fen_error(serve_reply *out, unsigned status, const char *fen, const char *err)
+/* Sets *out to the error {"fen": fen (fen_len bytes, quoted as every interface quotes input), "error":
+ * err} with `status`. */
+static void fen_error(serve_reply *out, unsigned status, const char *fen, size_t fen_len, const char *err)
 {
     serve_json b;
+    char quoted[DK_QUOTE_MAX];
     if (!serve_json_open(&b, out))
         return;
-    json_error_object(&b.w, fen, err);
+    json_error_object(&b.w, fen ? dk_quote(fen, fen_len, quoted, sizeof quoted) : NULL, err);
     serve_json_close(&b, out, status);
 }
 
@@ -212,13 +194,14 @@ static void fen_error(serve_reply *out, unsigned status, const char *fen, const 
  * unknown outside the tables), or {"fen", "error"}. Returns the status it stands for: 503 when
  * a table of the set is missing (its answer must not be cached). */
 static unsigned write_answer(dk_json *w, const serve_tables *t, const answer_src *s, serve_counters *c, const char *fen,
-                             const char *counter, const char *route, answer *a)
+                             size_t fen_len, const char *counter, const char *route, answer *a)
 {
     char err[4096], canon[DK_FEN_MAX];
     dk_pos p;
-    unsigned n, status = parse_input(s, fen, counter, route, &p, &n, err, sizeof err);
-    if (status) {
-        json_error_object(w, fen, err);
+    unsigned n, status = parse_input(s, fen, fen_len, counter, route, &p, &n, err, sizeof err);
+    if (status) { /* the FEN echoed as every interface quotes input: escaped, cut */
+        char quoted[DK_QUOTE_MAX];
+        json_error_object(w, fen ? dk_quote(fen, fen_len, quoted, sizeof quoted) : NULL, err);
         return status;
     }
     dk_tb_status st = answer_probe(s, &p, n, a);
@@ -245,7 +228,8 @@ static unsigned write_answer(dk_json *w, const serve_tables *t, const answer_src
     return 200;
 }
 
-void serve_position(const serve_tables *t, const answer_src *s, serve_counters *c, const char *fen, const char *counter, serve_reply *out)
+void serve_position(const serve_tables *t, const answer_src *s, serve_counters *c, const char *fen, size_t fen_len,
+                    const char *counter, serve_reply *out)
 {
     char route[64];
     serve_json b;
@@ -259,19 +243,20 @@ void serve_position(const serve_tables *t, const answer_src *s, serve_counters *
         return;
     }
     snprintf(route, sizeof route, "GET /%s", s->v->name);
-    unsigned status = write_answer(&b.w, t, s, c, fen, counter, route, a);
+    unsigned status = write_answer(&b.w, t, s, c, fen, fen_len, counter, route, a);
     serve_json_close(&b, out, status);
     free(a);
 }
 
-void serve_mainline(const serve_tables *t, const answer_src *s, serve_counters *c, const char *fen, const char *counter, serve_reply *out)
+void serve_mainline(const serve_tables *t, const answer_src *s, serve_counters *c, const char *fen, size_t fen_len,
+                    const char *counter, serve_reply *out)
 {
     char err[4096], canon[DK_FEN_MAX], route[64];
     dk_pos p;
     snprintf(route, sizeof route, "GET /%s/mainline", s->v->name);
-    unsigned n, status = parse_input(s, fen, counter, route, &p, &n, err, sizeof err);
+    unsigned n, status = parse_input(s, fen, fen_len, counter, route, &p, &n, err, sizeof err);
     if (status) {
-        fen_error(out, status, fen, err);
+        fen_error(out, status, fen, fen_len, err);
         return;
     }
     serve_json b;
@@ -284,7 +269,7 @@ void serve_mainline(const serve_tables *t, const answer_src *s, serve_counters *
     if (st != DK_TB_OK) {
         answer_why_not(s, &p, st, err, sizeof err);
         free(a);
-        fen_error(out, status_of(t, st, 404), fen, err);
+        fen_error(out, status_of(t, st, 404), fen, fen_len, err);
         return;
     }
     if (!serve_json_open(&b, out)) {
@@ -340,7 +325,7 @@ void serve_mainline(const serve_tables *t, const answer_src *s, serve_counters *
     serve_json_close(&b, out, 200);
     if (status == 503 && out->status == 200) { /* a table of the line is missing: no line to cache */
         free(out->body);
-        fen_error(out, 503, fen, err);
+        fen_error(out, 503, fen, fen_len, err);
     }
 }
 
@@ -492,7 +477,7 @@ void serve_batch(const serve_tables *t, const answer_src *s, serve_counters *c, 
         dk_json_array(&b.w, NULL);
         for (int i = 0; i < n; i++) {
             dk_json_newline(&b.w, 1);
-            write_answer(&b.w, t, s, c, fens[i], counter, route, a);
+            write_answer(&b.w, t, s, c, fens[i], strlen(fens[i]), counter, route, a);
         }
         if (n)
             dk_json_newline(&b.w, 0);

@@ -366,10 +366,11 @@ void serve_route(const serve_tables *t, serve_counters *c, const serve_request *
         serve_error(out, 404, "no %s tables on this server", v->name);
         return;
     }
+    size_t fen_len = rq->fen && !rq->fen_len ? strlen(rq->fen) : rq->fen_len;
     if (!*rest)
-        serve_position(t, s, c, rq->fen, rq->counter, out);
+        serve_position(t, s, c, rq->fen, fen_len, rq->counter, out);
     else if (strcmp(rest, "/mainline") == 0)
-        serve_mainline(t, s, c, rq->fen, rq->counter, out);
+        serve_mainline(t, s, c, rq->fen, fen_len, rq->counter, out);
     else
         serve_batch(t, s, c, rq->body ? rq->body : "", rq->body_len, rq->counter, out);
 }

@@ -120,30 +120,36 @@ static damka_position to_public(const dk_pos *p)
     return q;
 }
 
-/* Converts and checks a position: OK or BAD_POSITION (with the reason in the error line). */
+/* Converts and checks a position: OK (PLAY or GAME_OVER, dk_pos_verdict) or BAD_POSITION (with
+ * the reason in the error line). */
 static damka_status from_public(const dk_variant *v, const damka_position *p, dk_pos *out)
 {
     out->pieces[DK_WHITE] = p->white;
     out->pieces[DK_BLACK] = p->black;
     out->kings = p->kings;
     out->side = p->black_to_move ? DK_BLACK : DK_WHITE;
-    dk_pos_error e = dk_pos_check(v, out);
-    if (e != DK_POS_OK)
-        return fail(DAMKA_BAD_POSITION, "%s", dk_pos_error_text(e));
+    char why[DK_ERR_MAX];
+    if (dk_verdict_refused(dk_pos_verdict(v, out, why, sizeof why)))
+        return fail(DAMKA_BAD_POSITION, "%s", why);
     return DAMKA_OK;
 }
 
-damka_status damka_position_from_fen(const damka_tb *tb, const char *fen, damka_position *out)
+damka_status damka_position_from_fen_n(const damka_tb *tb, const char *fen, size_t len, damka_position *out)
 {
     dk_tb_clear_error();
     if (!tb || !fen || !out)
         return fail(DAMKA_BAD_ARGUMENT, "NULL argument");
     dk_pos p = {{0, 0}, 0, DK_WHITE};
-    char why[256];
-    if (dk_fen_parse(tb->v, fen, &p, why, sizeof why) != 0)
+    char why[DK_ERR_MAX];
+    if (dk_verdict_refused(dk_fen_read(tb->v, fen, len, &p, why, sizeof why)))
         return fail(DAMKA_BAD_POSITION, "%s", why);
     *out = to_public(&p);
     return DAMKA_OK;
+}
+
+damka_status damka_position_from_fen(const damka_tb *tb, const char *fen, damka_position *out)
+{
+    return damka_position_from_fen_n(tb, fen, fen ? strlen(fen) : 0, out);
 }
 
 damka_status damka_position_to_fen(const damka_tb *tb, const damka_position *p, char *buf,
@@ -189,8 +195,8 @@ static damka_value to_value(dk_value v, dk_metric metric)
     return r;
 }
 
-/* Checks p for probing: legal, the side not to move has a piece, not more pieces than any
- * table holds (NOT_IN_TABLES). */
+/* Checks p for probing: a legal position (from_public), which the tables can hold (dk_tb_holds,
+ * the check of every probe: more pieces than any table is NOT_IN_TABLES). */
 static damka_status probe_ready(const damka_tb *tb, const damka_position *p, dk_pos *q)
 {
     dk_tb_clear_error();
@@ -199,14 +205,10 @@ static damka_status probe_ready(const damka_tb *tb, const damka_position *p, dk_
     damka_status st = from_public(tb->v, p, q);
     if (st != DAMKA_OK)
         return st;
-    if (!dk_occupied(q))
-        return fail(DAMKA_BAD_POSITION, "no piece on the board");
-    if (q->pieces[q->side] && !q->pieces[q->side ^ 1])
-        return fail(DAMKA_BAD_POSITION, "the side not to move has no piece");
-    if (q->pieces[q->side] && dk_popcount(dk_occupied(q)) > dk_material_max_pieces(tb->v))
-        return fail(DAMKA_NOT_IN_TABLES, "%d pieces: no table holds more than %d",
-                    dk_popcount(dk_occupied(q)), dk_material_max_pieces(tb->v));
-    return DAMKA_OK;
+    dk_tb_status held = dk_tb_holds(tb->tb, q);
+    if (held == DK_TB_MISSING)
+        return fail(DAMKA_NOT_IN_TABLES, "%s", dk_tb_last_error());
+    return held == DK_TB_OK ? DAMKA_OK : fail(DAMKA_BAD_POSITION, "%s", dk_tb_last_error());
 }
 
 static damka_status probe(damka_tb *tb, const damka_position *p, dk_metric metric, unsigned flags,

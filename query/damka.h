@@ -72,10 +72,11 @@ typedef enum {
                           * I/O error: damka_last_error names the file and says which); a
                           * damaged file stays so for the handle, a failed read is tried again
                           * at the next probe */
-    DAMKA_BAD_POSITION,  /* not a legal position of the variant: two pieces on a square, a
+    DAMKA_BAD_POSITION,  /* not a position any game reaches: two pieces on a square, a
                           * square the board lacks, a king bit without a piece, a man on its
-                          * own promotion row, too many pieces, the side not to move without
-                          * pieces; or a FEN that does not parse */
+                          * own promotion row, more pieces on a side than it starts with, the
+                          * side not to move without pieces (an empty board too); or a FEN
+                          * that does not parse */
     DAMKA_BAD_ARGUMENT,  /* a NULL pointer where one is required, an unknown variant */
     DAMKA_NO_MEMORY,     /* out of memory (tried again at the next call) */
     DAMKA_NO_DIRECTORY,  /* damka_open: the directory does not exist or cannot be read */
@@ -136,10 +137,21 @@ DAMKA_API int damka_squares(const damka_tb *tb);
 DAMKA_API int damka_max_pieces(const damka_tb *tb);
 
 /* Parses a PDN FEN of tb's variant ("W:W31-50:B1-20", "B:WK3,28:B12,K40", on 8x8 also
- * algebraic squares "W:Wa1,c3:Bh8") into *out. Returns OK, BAD_POSITION (malformed, or not a
- * legal position; damka_last_error says why) or BAD_ARGUMENT (a NULL pointer). Thread-safe. */
+ * algebraic squares "W:Wa1,c3:Bh8"; lidraughts' trailing :H<n> and :F<n> fields are accepted
+ * and ignored) into *out, with the parser and the verdicts of every damka interface (docs/cli.md):
+ * a side to move without pieces is a position (it has lost: probes answer a loss in 0 plies).
+ * Returns OK, BAD_POSITION (malformed: over 255 bytes, a control character, ...; or a position
+ * no game reaches: a man on its own promotion row, too many pieces on a side, the side not to
+ * move without pieces; damka_last_error says why) or BAD_ARGUMENT (a NULL pointer).
+ * Thread-safe. */
 DAMKA_API damka_status damka_position_from_fen(const damka_tb *tb, const char *fen,
                                                damka_position *out);
+
+/* The same for the len bytes at fen, which need not end with a NUL: a NUL among them is
+ * refused (BAD_POSITION) where damka_position_from_fen would stop reading, for callers whose
+ * strings may hold one (a binding, a server's decoded query). Thread-safe. */
+DAMKA_API damka_status damka_position_from_fen_n(const damka_tb *tb, const char *fen, size_t len,
+                                                 damka_position *out);
 
 /* Writes p as a PDN FEN with numeric squares into buf (len bytes; 128 are always enough on
  * 8x8, 256 on 10x10). Returns OK, BAD_POSITION, or BAD_ARGUMENT (a NULL pointer, or len too

@@ -340,6 +340,20 @@ dk_tb_status dk_tb_probe_normal_dtw_dtc(dk_tablebase *tb, dk_material m, const d
     return probe_metrics(tb, m, p, both, 2, flags, out);
 }
 
+dk_tb_status dk_tb_holds(const dk_tablebase *tb, const dk_pos *p)
+{
+    int pieces = dk_popcount(dk_occupied(p)), most = dk_material_max_pieces(tb->v);
+    if (!p->pieces[p->side ^ 1]) { /* an empty board too */
+        snprintf(last_error, sizeof last_error, "the side not to move has no piece");
+        return DK_TB_BAD_POSITION;
+    }
+    if (p->pieces[p->side] && pieces > most) { /* a side to move without pieces has lost: no table needed */
+        snprintf(last_error, sizeof last_error, "%d pieces: no table holds more than %d", pieces, most);
+        return DK_TB_MISSING;
+    }
+    return DK_TB_OK;
+}
+
 dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out)
 {
     return dk_tb_probe_flags(tb, p, metric, 0, out);
@@ -348,12 +362,13 @@ dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk
 dk_tb_status dk_tb_probe_flags(dk_tablebase *tb, const dk_pos *p, dk_metric metric, unsigned flags,
                                dk_value *out)
 {
+    dk_tb_status st = dk_tb_holds(tb, p);
+    if (st != DK_TB_OK)
+        return st;
     if (!p->pieces[p->side]) {
         *out = no_piece_value(metric);
         return DK_TB_OK;
     }
-    if (!p->pieces[p->side ^ 1])
-        return DK_TB_BAD_POSITION;
     dk_pos n = dk_normal_form(tb->v, p);
     return probe_normal(tb, dk_material_of(&n), &n, metric, flags, out);
 }

@@ -77,6 +77,13 @@ int dk_tb_path(const char *dir, const dk_variant *v, dk_material m, const char *
  * with another limit is DK_TB_DAMAGED. Thread-safe. */
 dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out);
 
+/* Whether tables of tb's variant can hold p, a position dk_pos_verdict calls PLAY or GAME_OVER
+ * (what every probe of a whole position checks first): DK_TB_OK; DK_TB_MISSING (the side to move
+ * has a piece and there are more pieces than any table of the variant holds: a legal position
+ * beyond the tables) or DK_TB_BAD_POSITION (the side
+ * not to move has no piece), with dk_tb_last_error saying so. Thread-safe. */
+dk_tb_status dk_tb_holds(const dk_tablebase *tb, const dk_pos *p);
+
 /* dk_tb_probe with `flags` (DK_TB_NO_CAPTURES, DK_TB_CACHE_ONLY, or both): 0 is dk_tb_probe.
  * A table is opened when first needed (its header and block index are read), with or without
  * DK_TB_CACHE_ONLY. With DK_TB_CACHE_ONLY and not DK_TB_NO_CAPTURES, a position that must

@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static void format(char *err, size_t errlen, const char *fmt, va_list ap)
 {
@@ -25,4 +26,32 @@ int dk_statusf(int status, char *err, size_t errlen, const char *fmt, ...)
     format(err, errlen, fmt, ap);
     va_end(ap);
     return status;
+}
+
+const char *dk_quote(const char *s, size_t len, char *buf, size_t buflen)
+{
+    size_t k = 0, i = 0;
+    if (!buflen)
+        return buf;
+    for (; i < len && i < DK_QUOTE_CHARS; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char one[8];
+        if (c == '\\' || c == '\t' || c == '\n' || c == '\r')
+            snprintf(one, sizeof one, "\\%c", c == '\\' ? '\\' : c == '\t' ? 't' : c == '\n' ? 'n' : 'r');
+        else if (c < 0x20 || c > 0x7e)
+            snprintf(one, sizeof one, "\\x%02x", c);
+        else
+            one[0] = (char)c, one[1] = 0;
+        size_t n = strlen(one);
+        if (k + n + 4 > buflen) /* room for "..." and the NUL */
+            break;
+        memcpy(buf + k, one, n);
+        k += n;
+    }
+    if (i < len && k + 4 <= buflen) {
+        memcpy(buf + k, "...", 3);
+        k += 3;
+    }
+    buf[k] = 0;
+    return buf;
 }

@@ -23,4 +23,14 @@ int dk_errorf(char *err, size_t errlen, const char *fmt, ...) __attribute__((for
 int dk_statusf(int status, char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* How much of an input a message quotes: DK_QUOTE_CHARS characters at most, then "...". */
+enum { DK_QUOTE_CHARS = 60, DK_QUOTE_MAX = 4 * DK_QUOTE_CHARS + 4 };
+
+/* Quotes the len bytes at s (NULs included) for a message, into buf (DK_QUOTE_MAX bytes are
+ * always enough): printable ASCII as it is, a backslash doubled, a tab, line feed or carriage
+ * return as \t, \n, \r, any other byte (a control character, a NUL, a byte above 0x7e) as
+ * \xNN, so that a quote never carries a control character to a terminal or a tab into a
+ * column; cut after DK_QUOTE_CHARS characters with "...". Returns buf. Thread-safe. */
+const char *dk_quote(const char *s, size_t len, char *buf, size_t buflen);
+
 #endif

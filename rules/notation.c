@@ -109,6 +109,8 @@ static int parse_pieces(const dk_variant *v, const char **text, dk_pos *p, int c
             if (king)
                 p->kings |= dk_bit(s);
         }
+        if (*t == ',' && (!t[1] || t[1] == ':'))
+            return bad_square(v, "square", t + 1, err, errlen);
         if (*t == ',')
             t++;
         else if (*t && *t != ':')
@@ -118,48 +120,105 @@ static int parse_pieces(const dk_variant *v, const char **text, dk_pos *p, int c
     return 0;
 }
 
-int dk_fen_parse(const dk_variant *v, const char *fen, dk_pos *out, char *err, size_t errlen)
+/* Refuses what no FEN holds before parsing (so that every quote of the text in a message is
+ * plain ASCII): more than DK_FEN_TEXT_MAX bytes, a NUL, a space or another blank inside, a
+ * control character or a byte above 0x7e. Copies the text without the surrounding blanks,
+ * quotes and final period into buf (DK_FEN_TEXT_MAX + 1 bytes). Returns 0 or -1 with err. */
+static int plain_text(const char *text, size_t len, char *buf, char *err, size_t errlen)
 {
-    char buf[1024];
-    const char *t = fen;
-    while (isspace((unsigned char)*t) || *t == '"')
-        t++;
-    size_t n = strlen(t);
-    if (n >= sizeof buf)
-        return dk_errorf(err, errlen, "FEN too long");
-    memcpy(buf, t, n + 1);
-    while (n && (isspace((unsigned char)buf[n - 1]) || buf[n - 1] == '"' || buf[n - 1] == '.'))
-        buf[--n] = 0;
-    for (char *c = buf; *c; c++)
-        if (isspace((unsigned char)*c))
-            return dk_errorf(err, errlen, "FEN contains a space");
-    t = buf;
+    char q[DK_QUOTE_MAX];
+    if (len > DK_FEN_TEXT_MAX)
+        return dk_errorf(err, errlen, "FEN too long: %zu bytes, at most %d", len, DK_FEN_TEXT_MAX);
+    const char *nul = memchr(text, 0, len);
+    if (nul)
+        return dk_errorf(err, errlen, "FEN holds a NUL byte (byte %zu)", (size_t)(nul - text) + 1);
+    size_t a = 0, b = len;
+    while (a < b && (isspace((unsigned char)text[a]) || text[a] == '"'))
+        a++;
+    while (b > a && (isspace((unsigned char)text[b - 1]) || text[b - 1] == '"' || text[b - 1] == '.'))
+        b--;
+    for (size_t i = a; i < b; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == ' ')
+            return dk_errorf(err, errlen, "FEN contains a space (byte %zu)", i + 1);
+        if (c < 0x21 || c > 0x7e)
+            return dk_errorf(err, errlen, "FEN holds a character no FEN has: '%s' (byte %zu)",
+                             dk_quote(text + i, 1, q, sizeof q), i + 1);
+    }
+    memcpy(buf, text + a, b - a);
+    buf[b - a] = 0;
+    return 0;
+}
+
+/* Parses lidraughts' field "H<n>" (its halfmove clock) or "F<n>" (the move number) at *t:
+ * accepted and ignored (see dk_fen_read). Returns 0, or -1 with err. */
+static int lidraughts_field(const char **t, bool *seen, char *err, size_t errlen)
+{
+    const char *s = *t;
+    int k = *s == 'H' ? 0 : 1;
+    size_t n = strspn(s + 1, "0123456789");
+    if (n == 0 || n > 9 || (s[1 + n] && s[1 + n] != ':'))
+        return dk_errorf(err, errlen, "bad field '%.*s': lidraughts' %c field is %c and a number", token_len(s),
+                         s, *s, *s);
+    if (seen[k])
+        return dk_errorf(err, errlen, "the %c field is given twice", *s);
+    seen[k] = true;
+    *t = s + 1 + n;
+    return 0;
+}
+
+dk_verdict dk_fen_read(const dk_variant *v, const char *text, size_t len, dk_pos *out, char *err,
+                       size_t errlen)
+{
+    char buf[DK_FEN_TEXT_MAX + 1];
+    if (plain_text(text, len, buf, err, errlen))
+        return DK_VERDICT_MALFORMED;
+    const char *t = buf;
     dk_pos p = {{0, 0}, 0, DK_WHITE};
-    if ((*t != 'W' && *t != 'B') || t[1] != ':')
-        return dk_errorf(err, errlen, "FEN must start with 'W:' or 'B:' (side to move)");
+    if ((*t != 'W' && *t != 'B') || t[1] != ':') {
+        dk_errorf(err, errlen, "FEN must start with 'W:' or 'B:' (side to move)");
+        return DK_VERDICT_MALFORMED;
+    }
     p.side = *t == 'W' ? DK_WHITE : DK_BLACK;
     t += 2;
-    bool seen[2] = {false, false};
+    bool seen[2] = {false, false}, extra[2] = {false, false};
     while (*t) {
         int colour = *t == 'W' ? DK_WHITE : *t == 'B' ? DK_BLACK : -1;
-        if (colour < 0)
-            return dk_errorf(err, errlen, "expected 'W' or 'B' before a piece list, got '%c'", *t);
-        if (seen[colour])
-            return dk_errorf(err, errlen, "the %s pieces are listed twice", colour ? "black" : "white");
-        seen[colour] = true;
-        t++;
-        if (parse_pieces(v, &t, &p, colour, err, errlen))
-            return -1;
-        if (*t == ':')
+        if (seen[0] && seen[1] && (*t == 'H' || *t == 'F')) {
+            if (lidraughts_field(&t, extra, err, errlen))
+                return DK_VERDICT_MALFORMED;
+        } else if (colour < 0 || extra[0] || extra[1]) {
+            dk_errorf(err, errlen, "expected %s, got '%.*s'", seen[0] && seen[1] ? "lidraughts' H<n> or F<n> field"
+                      : "'W' or 'B' before a piece list", token_len(t) ? token_len(t) : 1, t);
+            return DK_VERDICT_MALFORMED;
+        } else {
+            if (seen[colour]) {
+                dk_errorf(err, errlen, "the %s pieces are listed twice", colour ? "black" : "white");
+                return DK_VERDICT_MALFORMED;
+            }
+            seen[colour] = true;
             t++;
+            if (parse_pieces(v, &t, &p, colour, err, errlen))
+                return DK_VERDICT_MALFORMED;
+        }
+        if (*t == ':' && !*++t) {
+            dk_errorf(err, errlen, "an empty field after the last ':'");
+            return DK_VERDICT_MALFORMED;
+        }
     }
-    if (!seen[0] || !seen[1])
-        return dk_errorf(err, errlen, "FEN needs a white (W) and a black (B) piece list");
-    dk_pos_error e = dk_pos_check(v, &p);
-    if (e)
-        return dk_errorf(err, errlen, "illegal position: %s", dk_pos_error_text(e));
-    *out = p;
-    return 0;
+    if (!seen[0] || !seen[1]) {
+        dk_errorf(err, errlen, "FEN needs a white (W) and a black (B) piece list");
+        return DK_VERDICT_MALFORMED;
+    }
+    dk_verdict k = dk_pos_verdict(v, &p, err, errlen);
+    if (!dk_verdict_refused(k))
+        *out = p;
+    return k;
+}
+
+int dk_fen_parse(const dk_variant *v, const char *fen, dk_pos *out, char *err, size_t errlen)
+{
+    return dk_verdict_refused(dk_fen_read(v, fen, strlen(fen), out, err, errlen)) ? -1 : 0;
 }
 
 int dk_fen_format(const dk_variant *v, const dk_pos *p, bool algebraic, char *buf, size_t len)

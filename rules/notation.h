@@ -14,9 +14,21 @@ int dk_square_parse(const dk_variant *v, const char **text);
 /* Writes square s, numeric or algebraic; returns the length. */
 int dk_square_format(const dk_variant *v, int s, bool algebraic, char *buf, size_t len);
 
-/* Parses a PDN FEN such as "W:W31-50:B1-20", "B:WK3,28:B12", or on 8x8 "W:Wa1,c3:Bh8":
- * side to move, then the white and the black pieces in either order, ranges, K for kings.
- * Checks the position (dk_pos_check). Returns 0, or -1 with one line in err. Pure. */
+/* The most bytes of a FEN as given (surrounding blanks and quotes included). */
+enum { DK_FEN_TEXT_MAX = 255 };
+
+/* Reads the len bytes at text (NULs included: a NUL is refused, not an end) as a PDN FEN of v,
+ * the one parser of every interface: "W:W31-50:B1-20", "B:WK3,28:B12", on 8x8 "W:Wa1,c3:Bh8";
+ * the side to move, then the white and the black pieces in either order, ranges, K for kings;
+ * surrounding blanks and quotes and a final period are dropped; lidraughts' fields :H<n> (its
+ * halfmove clock, which counts moves since a drawn material appeared: not the draw rule's
+ * counter) and :F<n> (the move number) may follow the pieces and are ignored. Returns the
+ * verdict (dk_verdict): PLAY or GAME_OVER with the position in *out; IMPOSSIBLE or MALFORMED
+ * with one line in err (*out untouched). Pure; thread-safe. */
+dk_verdict dk_fen_read(const dk_variant *v, const char *text, size_t len, dk_pos *out, char *err,
+                       size_t errlen);
+
+/* dk_fen_read of a NUL-terminated fen: 0 for PLAY or GAME_OVER, else -1 with err. Pure. */
 int dk_fen_parse(const dk_variant *v, const char *fen, dk_pos *out, char *err, size_t errlen);
 
 /* Writes p as FEN with numeric squares (or algebraic); returns the length. */

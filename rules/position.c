@@ -1,5 +1,7 @@
 #include "position.h"
 
+#include "errors.h"
+
 dk_pos_error dk_pos_check(const dk_variant *v, const dk_pos *p)
 {
     if (p->side != DK_WHITE && p->side != DK_BLACK)
@@ -30,6 +32,25 @@ const char *dk_pos_error_text(dk_pos_error e)
     case DK_POS_BAD_SIDE: return "side to move is neither white nor black";
     }
     return "unknown position error";
+}
+
+dk_verdict dk_pos_verdict(const dk_variant *v, const dk_pos *p, char *err, size_t errlen)
+{
+    dk_pos_error e = dk_pos_check(v, p);
+    if (e != DK_POS_OK) {
+        dk_errorf(err, errlen, "impossible position: %s", dk_pos_error_text(e));
+        return DK_VERDICT_IMPOSSIBLE;
+    }
+    if (!dk_occupied(p)) {
+        dk_errorf(err, errlen, "impossible position: no piece on the board");
+        return DK_VERDICT_IMPOSSIBLE;
+    }
+    if (!p->pieces[p->side ^ 1]) {
+        dk_errorf(err, errlen, "impossible position: %s, not to move, has no piece (a move never "
+                  "takes the mover's own pieces)", p->side == DK_WHITE ? "Black" : "White");
+        return DK_VERDICT_IMPOSSIBLE;
+    }
+    return p->pieces[p->side] ? DK_VERDICT_PLAY : DK_VERDICT_GAME_OVER;
 }
 
 dk_pos dk_pos_start(const dk_variant *v)

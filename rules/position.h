@@ -3,6 +3,7 @@
 #define DK_POSITION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "variant.h"
 
 typedef struct dk_pos {
@@ -50,6 +51,25 @@ dk_pos_error dk_pos_check(const dk_variant *v, const dk_pos *p);
 
 /* One line describing the error (static string). */
 const char *dk_pos_error_text(dk_pos_error e);
+
+/* What a position (or a FEN, dk_fen_read) is to the game: the one classification every
+ * interface answers by (docs/cli.md has the table of its answers). */
+typedef enum dk_verdict {
+    DK_VERDICT_PLAY = 0,   /* a legal position with a piece on each side: the tables' business */
+    DK_VERDICT_GAME_OVER,  /* legal, and the side to move has no piece: it has lost (a loss in
+                            * 0 plies, without any table) */
+    DK_VERDICT_IMPOSSIBLE, /* no game reaches it: dk_pos_check fails (a man on its own promotion
+                            * row, too many pieces on a side, ...), or the side not to move has
+                            * no piece (no move loses the mover's own pieces; an empty board) */
+    DK_VERDICT_MALFORMED,  /* a text that is not a FEN of the variant (dk_fen_read only) */
+} dk_verdict;
+
+/* Whether a verdict is bad input, refused before any work (exit status 2, HTTP 400). */
+static inline bool dk_verdict_refused(dk_verdict k) { return k >= DK_VERDICT_IMPOSSIBLE; }
+
+/* Classifies p for v: PLAY, GAME_OVER, or IMPOSSIBLE with one line in err (err may be NULL).
+ * Pure; thread-safe. */
+dk_verdict dk_pos_verdict(const dk_variant *v, const dk_pos *p, char *err, size_t errlen);
 
 /* The start position, White to move. */
 dk_pos dk_pos_start(const dk_variant *v);

@@ -280,7 +280,15 @@ awk 'BEGIN { for (i = 0; i < 3000; i++) printf "W:WK25:BK4"; print ""; print "W:
 [ "$(batch_answers "$TMP/b2" --json)" = 2 ] || fail "--batch --json, a line of 30000 bytes: $(wc -l <"$TMP/out") answers"
 printf 'W:WK25:\000BK4\nW:W6:B7,8\n' >"$TMP/b3"
 [ "$(batch_answers "$TMP/b3")" = 2 ] || fail "--batch, a NUL byte: $(cat "$TMP/out")"
-head -n 1 "$TMP/out" | grep -q '	error	line 1 holds a NUL byte' || fail "--batch, a NUL byte: $(head -n 1 "$TMP/out")"
+head -n 1 "$TMP/out" | grep -qF 'W:WK25:\x00BK4	error	bad FEN for brazilian: FEN holds a NUL byte (byte 8)' ||
+    fail "--batch, a NUL byte: $(head -n 1 "$TMP/out")"
+# the input echoed in an error answer has its control characters escaped (3 columns, one line
+# each) and is cut after 60 characters
+printf 'W:W\t5:B1\033[2J\nW:W%0200d:B1x\n' 5 >"$TMP/b5"
+[ "$(batch_answers "$TMP/b5")" = 2 ] && [ "$(awk -F '\t' 'NF != 3' "$TMP/out")" = "" ] &&
+    head -n 1 "$TMP/out" | grep -qF 'W:W\t5:B1\x1b[2J	error	bad FEN for brazilian: FEN holds a character no FEN has' &&
+    [ "$(tail -n 1 "$TMP/out" | cut -f 1)" = "W:W$(printf '%057d' 0)..." ] ||
+    fail "--batch, control characters and a long line: $(cat -A "$TMP/out" | cut -c 1-200)"
 printf '\357\273\277W:WK25:BK4\r\n# c\r\n\r\n%4086sW:WK25:BK4\r\n' '' >"$TMP/b4"
 [ "$(batch_answers "$TMP/b4")" = 2 ] && [ "$(cut -f 1,2 "$TMP/out" | sort -u)" = "W:WK25:BK4	win in 3 plies" ] ||
     fail "--batch, a byte-order mark, CRLF, a line of 4096 bytes: $(cat "$TMP/out")"
@@ -309,6 +317,30 @@ expect_status() {
     [ "$rc" -eq "$want" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^damka: ' "$TMP/err" &&
         grep -qF -- "$part" "$TMP/err" || fail "damka $*: status $rc (expected $want), stderr: $(cat "$TMP/err")"
 }
+# an input quoted in an error line is cut after 60 characters; the shared option parsers name the
+# command (docs/cli.md's form, damka: COMMAND: ...)
+expect_status 2 "bad FEN 'W:W5$(printf ',5%.0s' $(seq 28))...' for brazilian: FEN too long: 5007 bytes" \
+    moves "W:W5$(printf ',5%.0s' $(seq 2500)):B1"
+[ "$(wc -c <"$TMP/err")" -lt 200 ] || fail "moves with a FEN of 5,000 bytes: $(wc -c <"$TMP/err") bytes of error"
+expect_status 2 "damka: query: --counter needs a value" query --counter
+expect_status 2 "damka: query: --tables needs a value" query --tables
+expect_status 2 "damka: gen: --out needs a value" gen --out
+expect_status 2 "damka: plan: --ranks needs a value" plan --ranks
+expect_status 2 "damka: query: unknown variant 'foo' (brazilian, international, 26 or 20)" query --variant foo X
+expect_status 2 "damka: moves: bad FEN 'W:W5,:B1' for brazilian: missing square before ':'" moves W:W5,:B1
+# a man on its promotion row is that, not a FEN of another variant; the side not to move without
+# pieces is refused by every command alike
+expect_status 2 "bad FEN for brazilian: impossible position: a man on its own promotion row" \
+    query --tables "$TMP/t3" W:WK1,K2,K3,K4,K5:B32
+grep -q "variant" "$TMP/err" && fail "query W:WK1,K2,K3,K4,K5:B32 suggests another variant: $(cat "$TMP/err")"
+for cmd in "query --tables $TMP/t3" moves perft; do
+    # shellcheck disable=SC2086
+    expect_status 2 "impossible position: Black, not to move, has no piece" $cmd W:WK5:B $([ "$cmd" = perft ] && echo 1)
+    # shellcheck disable=SC2086
+    expect_status 2 "impossible position: no piece on the board" $cmd W:W:B $([ "$cmd" = perft ] && echo 1)
+done
+"$DAMKA" query --tables "$TMP/t3" B:WK5:B >"$TMP/out" 2>"$TMP/err" && head -n 1 "$TMP/out" | grep -q '^B:WK5:B  loss in 0 plies' ||
+    fail "query B:WK5:B (Black to move without pieces has lost): $(cat "$TMP/out" "$TMP/err")"
 expect_status 2 "cannot read the table directory $TMP/nope: No such file or directory" query --tables "$TMP/nope" W:WK25:BK4
 expect_status 2 "$README is not a directory" query --tables "$README" W:WK25:BK4
 expect_status 2 "the table directory is an empty name" query --tables "" W:WK25:BK4

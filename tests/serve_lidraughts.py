@@ -133,10 +133,16 @@ def tablebase_relevant(variant, fen, pieces):
     return variant in ("standard", "fromPosition", "brazilian") and piece_count(fen) <= pieces
 
 
-def request_path(variant, fen):
-    """explorerXhr.ts tablebase: GET endpoint + '/' + variant with data {fen} (jQuery encodes it)."""
+def request_path(variant, fen, counter=None):
+    """explorerXhr.ts tablebase: GET endpoint + '/' + variant with data {fen} (jQuery encodes it),
+    and, in the changed client, the draw rule's counter (its count of quiet king plies) as
+    `counter`: lidraughts' :H field counts from the move that made a drawn material, which is
+    not that counter, and the server ignores it."""
     v = "standard" if variant == "fromPosition" else variant
-    return "/" + v + "?" + urllib.parse.urlencode({"fen": fen})
+    data = {"fen": fen}
+    if counter is not None:
+        data["counter"] = counter
+    return "/" + v + "?" + urllib.parse.urlencode(data)
 
 
 def fetch_tablebase_hit(fen, res):
@@ -178,16 +184,16 @@ MOVER_GROUP = {"win": "winning", "cursed-win": "winPreventedBy50MoveRule", "draw
 
 
 def check_position(get, check, variant, fen, n, pieces, counter=None):
-    """Asks the server for fen as lidraughts' client does (its FEN with :H<counter>:F<n> when a
-    counter is given) and checks what the changed client makes of the answer. get(path) is the
+    """Asks the server for fen as lidraughts' client does (its FEN with :H and :F fields, and the
+    counter as `counter` when one is given) and checks what the changed client makes of the answer. get(path) is the
     answer's JSON; check(ok, what) records a failure. Returns the answer."""
     sent = fen + (":H%d:F40" % counter if counter is not None else "")
     check(tablebase_relevant(variant, sent, pieces), "%s: not tablebase-relevant for the client" % sent)
-    res = get(request_path(variant, sent))
+    res = get(request_path(variant, sent, counter))
     if res is None:
         return None
     check(res["rule"] is None or res["rule"]["counter"] == min(counter or 0, res["rule"]["limit"]),
-          "%s: the counter is not the FEN's :H" % sent)
+          "%s: the counter is not the one asked for" % sent)
     side, board = parse_fen(res["fen"])
     mover = color_of(sent)
     try:

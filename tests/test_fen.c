@@ -3,9 +3,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "../rules/errors.h"
 #include "../rules/notation.h"
 #include "support.h"
 
@@ -74,9 +76,15 @@ static void test_round_trips(void **state)
             dk_pos p = test_random_pos(v, &r, n, 30);
             for (int alg = 0; alg <= (v->size <= 8); alg++) {
                 char buf[DK_FEN_MAX];
-                assert_true(dk_fen_format(v, &p, alg, buf, sizeof buf) < DK_FEN_MAX);
-                dk_pos q = parse_ok(v, buf);
-                assert_true(dk_pos_equal(&p, &q));
+                int n = dk_fen_format(v, &p, alg, buf, sizeof buf);
+                assert_true(n < DK_FEN_MAX);
+                /* the parser's verdict is the position's (a side may be empty) */
+                dk_pos q;
+                char err[DK_ERR_MAX];
+                dk_verdict k = dk_fen_read(v, buf, (size_t)n, &q, err, sizeof err);
+                assert_int_equal(k, dk_pos_verdict(v, &p, NULL, 0));
+                if (!dk_verdict_refused(k))
+                    assert_true(dk_pos_equal(&p, &q));
             }
         }
     }
@@ -145,8 +153,83 @@ static void test_bad_input(void **state)
     bad(intl(), "W:W30:B46");
     bad(braz(), "W:W30:B1,K1");       /* the same square twice */
     bad(braz(), "W:W30:B1-3,2");
-    dk_pos p = parse_ok(braz(), "W:W30:B"); /* a side may have no piece left: it has lost */
-    assert_int_equal(p.pieces[DK_BLACK], 0);
+    bad(braz(), "W:W5,:B1");          /* an empty square field */
+    bad(braz(), "W:W5,");
+    bad(braz(), "W:W5:B1:");          /* an empty field at the end */
+}
+
+/* One verdict for one text: dk_fen_read's kinds, and the same through dk_fen_parse. */
+static void verdict(const dk_variant *v, const char *text, size_t len, dk_verdict want, const char *says)
+{
+    dk_pos p = {{0, 0}, 0, DK_WHITE};
+    char err[DK_ERR_MAX] = "";
+    dk_verdict k = dk_fen_read(v, text, len, &p, err, sizeof err);
+    if (k != want)
+        fail_msg("'%.*s' for %s: verdict %d, want %d (%s)", (int)len, text, v->name, (int)k, (int)want, err);
+    if (says && !strstr(err, says))
+        fail_msg("'%.*s' for %s: '%s' does not say '%s'", (int)len, text, v->name, err, says);
+    if (dk_verdict_refused(k))
+        assert_true(err[0] && !strchr(err, '\n'));
+    if (len == strlen(text))
+        assert_int_equal(dk_fen_parse(v, text, &p, NULL, 0), dk_verdict_refused(k) ? -1 : 0);
+}
+
+static void test_verdicts(void **state)
+{
+    (void)state;
+    const dk_variant *b = braz();
+#define V(text, want, says) verdict(b, text, sizeof text - 1, want, says)
+    V("W:WK25,K29:BK4", DK_VERDICT_PLAY, NULL);
+    V("B:WK5:B", DK_VERDICT_GAME_OVER, NULL);      /* Black to move has no piece: it has lost */
+    V("W:W:BK5", DK_VERDICT_GAME_OVER, NULL);
+    V("W:WK5:B", DK_VERDICT_IMPOSSIBLE, "Black, not to move, has no piece");
+    V("W:W:B", DK_VERDICT_IMPOSSIBLE, "no piece on the board");
+    V("W:W30:B29", DK_VERDICT_IMPOSSIBLE, "a man on its own promotion row");
+    V("W:WK1,K2,K3,K4,K5:B32", DK_VERDICT_IMPOSSIBLE, "promotion row");
+    V("W:W13-32:B1", DK_VERDICT_IMPOSSIBLE, "more pieces on a side");
+    V("W:W5,:B1", DK_VERDICT_MALFORMED, "missing square before ':'");
+    V("W:W5:B1,", DK_VERDICT_MALFORMED, "missing square at the end");
+    V("W:W5:B1:", DK_VERDICT_MALFORMED, "an empty field");
+    V("W:W5\0:B1", DK_VERDICT_MALFORMED, "NUL byte (byte 5)");
+    V("W:W5\t6:B1", DK_VERDICT_MALFORMED, "'\\t' (byte 5)");
+    V("W:W5\x01:B1", DK_VERDICT_MALFORMED, "'\\x01'");
+    V("W:W5:B1\xff", DK_VERDICT_MALFORMED, "'\\xff'");
+    V("W:W5 6:B1", DK_VERDICT_MALFORMED, "space");
+    /* lidraughts' fields: accepted after the pieces, in either order, each once, with a number */
+    V("W:WK25,K29:BK4:H0:F1", DK_VERDICT_PLAY, NULL);
+    V("W:WK25,K29:BK4:F12:H3", DK_VERDICT_PLAY, NULL);
+    V("B:WK5:B:H0:F1", DK_VERDICT_GAME_OVER, NULL);
+    V("W:WK25,K29:BK4:H", DK_VERDICT_MALFORMED, "bad field 'H'");
+    V("W:WK25,K29:BK4:Hx", DK_VERDICT_MALFORMED, "bad field 'Hx'");
+    V("W:WK25,K29:BK4:H1:H2", DK_VERDICT_MALFORMED, "twice");
+    V("W:WK25,K29:H0:BK4", DK_VERDICT_MALFORMED, "'W' or 'B'");
+    V("W:WK25,K29:BK4:H0:W1", DK_VERDICT_MALFORMED, "lidraughts' H<n> or F<n> field");
+    V("W:WK25,K29:BK4:G3", DK_VERDICT_MALFORMED, "got 'G3'");
+#undef V
+    char big[400];
+    memset(big, '0', sizeof big);
+    memcpy(big, "W:W", 3);
+    verdict(b, big, DK_FEN_TEXT_MAX + 1, DK_VERDICT_MALFORMED, "FEN too long: 256 bytes, at most 255");
+    /* the same position with a padded square is at the bound: it parses */
+    snprintf(big, sizeof big, "W:WK%0*d:BK4", DK_FEN_TEXT_MAX - 8, 25);
+    verdict(b, big, strlen(big), DK_VERDICT_PLAY, NULL);
+}
+
+static void test_quote(void **state)
+{
+    (void)state;
+    char q[DK_QUOTE_MAX], big[200];
+    assert_string_equal(dk_quote("W:W5", 4, q, sizeof q), "W:W5");
+    assert_string_equal(dk_quote("a\tb\0c\x7f\\", 7, q, sizeof q), "a\\tb\\x00c\\x7f\\\\");
+    memset(big, 'x', sizeof big);
+    dk_quote(big, sizeof big, q, sizeof q);
+    assert_int_equal(strlen(q), DK_QUOTE_CHARS + 3);
+    assert_string_equal(q + DK_QUOTE_CHARS, "...");
+    memset(big, 1, sizeof big); /* the longest quote fits DK_QUOTE_MAX */
+    dk_quote(big, sizeof big, q, sizeof q);
+    assert_int_equal(strlen(q), 4 * DK_QUOTE_CHARS + 3);
+    dk_quote(big, sizeof big, q, 10); /* a small buffer: cut, still ended */
+    assert_string_equal(q, "\\x01...");
 }
 
 int main(void)
@@ -157,6 +240,8 @@ int main(void)
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_bad_square_messages),
+        cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_quote),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

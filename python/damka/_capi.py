@@ -84,6 +84,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, List[Any]]] = {
     "damka_max_pieces": (ctypes.c_int, [_TB]),
     "damka_draw_rule": (ctypes.c_int, [_TB]),
     "damka_position_from_fen": (_STATUS, [_TB, ctypes.c_char_p, _P(Position)]),
+    "damka_position_from_fen_n": (_STATUS, [_TB, ctypes.c_char_p, ctypes.c_size_t, _P(Position)]),
     "damka_position_to_fen": (_STATUS, [_TB, _P(Position), ctypes.c_char_p, ctypes.c_size_t]),
     "damka_probe_dtw": (_STATUS, [_TB, _P(Position), _P(Value)]),
     "damka_probe_rule": (_STATUS, [_TB, _P(Position), ctypes.c_int, _P(RuleValue)]),

@@ -48,7 +48,10 @@ class DamagedTable(Error):
 
 
 class BadPosition(Error, ValueError):
-    """DAMKA_BAD_POSITION: a FEN that does not parse, or not a legal position of the variant."""
+    """DAMKA_BAD_POSITION: bad input, refused as every damka interface refuses it (the table of
+    verdicts in docs/cli.md): a FEN that does not parse (a NUL or control character, an empty
+    square field, over 255 bytes, ...) or a position no game reaches (a man on its own promotion
+    row, too many pieces on a side, the side not to move without pieces)."""
 
 
 class BadArgument(Error, ValueError):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, List, NoReturn, Optional, Tuple, Type, Union
 
 from . import _capi
-from .errors import BY_STATUS, BadArgument, BadPosition, Error, NotInTables, TablebaseClosed
+from .errors import BY_STATUS, BadArgument, Error, NotInTables, TablebaseClosed
 
 #: What a directory may be given as: a str, bytes or a path-like object (pathlib.Path).
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
@@ -277,10 +277,9 @@ class Tablebase:
             fen = fen.encode()
         elif not isinstance(fen, bytes):
             raise TypeError(f"a FEN is a str, not {type(fen).__name__}")
-        if b"\0" in fen:  # C would stop reading there
-            raise BadPosition("a FEN cannot hold a NUL character")
         pos = _capi.Position()
-        self._check(self._lib.damka_position_from_fen(tb, fen, ctypes.byref(pos)))
+        # with its length: the library's parser refuses a NUL as every interface does
+        self._check(self._lib.damka_position_from_fen_n(tb, fen, len(fen), ctypes.byref(pos)))
         return pos
 
     def _check(self, status: int, pos: Optional[_capi.Position] = None) -> None:

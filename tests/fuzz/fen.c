@@ -1,8 +1,9 @@
 /* The FEN parser of both variants (dk_fen_parse) and the public dk_fen wrappers of libdamka:
  * no input may crash, and what parses must keep the parser's promises: the position passes
- * dk_pos_check, printing it (numeric, and algebraic on 8x8) and parsing that gives the same
- * position, the printed form is canonical and fits DK_FEN_MAX, and a refusal says why in one
- * line. */
+ * dk_pos_check, the bytes with their length (NULs included) get the same verdict from
+ * dk_fen_read and damka_position_from_fen_n, printing it (numeric, and algebraic on 8x8) and
+ * parsing that gives the same position, the printed form is canonical and fits DK_FEN_MAX, and
+ * a refusal says why in one line. */
 #include <string.h>
 
 #include "../../query/damka.h"
@@ -62,6 +63,24 @@ static void public_api(const dk_variant *v, const char *fen, const dk_pos *p, bo
                "%s: '%s' does not parse back", v->name, text);
 }
 
+/* The bytes as given, NULs included: dk_fen_read and damka_position_from_fen_n agree, and a
+ * verdict is the position's own (dk_pos_verdict). */
+static void with_length(const dk_variant *v, const uint8_t *data, size_t size)
+{
+    dk_pos p;
+    damka_position pos;
+    char err[DK_ERR_MAX] = "";
+    dk_verdict k = dk_fen_read(v, (const char *)data, size, &p, err, sizeof err);
+    damka_status st = damka_position_from_fen_n(tbs[v->id], (const char *)data, size, &pos);
+    FUZZ_CHECK((st == DAMKA_OK) == !dk_verdict_refused(k), "%s: damka_position_from_fen_n says %s, verdict %d",
+               v->name, damka_status_text(st), (int)k);
+    if (!dk_verdict_refused(k))
+        FUZZ_CHECK(dk_pos_verdict(v, &p, NULL, 0) == k, "%s: verdict %d of a position that is %d", v->name, (int)k,
+                   (int)dk_pos_verdict(v, &p, NULL, 0));
+    else
+        FUZZ_CHECK(err[0] && !strchr(err, '\n'), "%s: refusal '%s' is not one line", v->name, err);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *fen = fuzz_string(data, size);
@@ -69,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const dk_variant *v = dk_variant_get((dk_variant_id)id);
         dk_pos p;
         char err[DK_ERR_MAX] = "";
+        with_length(v, data, size);
         bool parsed = dk_fen_parse(v, fen, &p, err, sizeof err) == 0;
         if (parsed) {
             FUZZ_CHECK(dk_pos_check(v, &p) == DK_POS_OK, "%s: accepted an illegal position: %s",

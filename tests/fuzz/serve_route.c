@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text, data + 1, size - 1);
     text[size - 1] = 0;
     size_t len = size - 1, at = 0;
-    serve_request rq = {methods[data[0] % 5], field(text, len, &at), NULL, NULL, NULL, 0};
+    serve_request rq = {methods[data[0] % 5], field(text, len, &at), NULL, NULL, NULL, 0, 0};
     const char *fen = field(text, len, &at), *counter = field(text, len, &at);
     rq.fen = data[0] & 8 ? fen : NULL;
     rq.counter = data[0] & 16 ? counter : NULL;
