@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -63,7 +64,8 @@ void dk_ctable_encode_trailer(uint32_t file_crc, uint8_t t[DK_CTABLE_TRAILER])
 struct dk_ctable {
     dk_ctable_info info;
     int fd;
-    struct timespec mtime;  /* at open, with info.file_size: a read compares them */
+    struct timespec mtime;  /* at open, with info.file_size: reads compare them */
+    _Atomic int64_t checked_ms; /* when a read last compared them (coarse monotonic clock) */
     uint64_t *index;        /* (nblocks + 1) absolute offsets, read at open */
     ZSTD_DDict *ddict;
     dk_wld_codes *codes;    /* WLD */
@@ -215,6 +217,7 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
     free(meta);
     t->mtime = st.st_mtim;
     atomic_init(&t->changed, false);
+    atomic_init(&t->checked_ms, 0);
     snprintf(t->path, sizeof t->path, "%s", path);
     return t;
 fail:
@@ -249,9 +252,22 @@ static int changed(const dk_ctable *t, char *err, size_t errlen)
                      "rewritten in place; a new handle reads it as it is now)", t->path);
 }
 
-/* Whether the file's size or modification time differ from those it was opened with. */
-static bool file_changed(const dk_ctable *t)
+/* The longest a table's reads go without comparing its file's size and modification time
+ * with those at open (fstat): a system call a block read doubled the cost of a cold WLD probe's
+ * read; in this window a changed file is caught by short reads and the blocks' checksums only. */
+enum { CHECK_MS = 10 };
+
+/* Whether the file's size or modification time differ from those it was opened with, looked at
+ * when the last look is CHECK_MS old (always when `now`). */
+static bool file_changed(const dk_ctable *t, bool now)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    int64_t ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    dk_ctable *w = (dk_ctable *)t; /* the clock of the last look is mutable, as `changed` is */
+    if (!now && ms - atomic_load_explicit(&w->checked_ms, memory_order_relaxed) < CHECK_MS)
+        return false;
+    atomic_store_explicit(&w->checked_ms, ms, memory_order_relaxed);
     struct stat st;
     return fstat(t->fd, &st) != 0 || (uint64_t)st.st_size != t->info.file_size ||
            st.st_mtim.tv_sec != t->mtime.tv_sec || st.st_mtim.tv_nsec != t->mtime.tv_nsec;
@@ -284,8 +300,9 @@ static const uint8_t *read_packed(const dk_ctable *t, reader *r, uint64_t from, 
         dk_errorf(err, errlen, "cannot read %s: %s", t->path, strerror(errno));
         return NULL;
     }
-    /* a short read, or any change seen after the read: the bytes may be another file's */
-    if ((size_t)n != len || file_changed(t)) {
+    /* a short read, or a change seen after the read: the bytes may be another file's (a block
+     * that fails its check below makes the look at once) */
+    if ((size_t)n != len || file_changed(t, false)) {
         changed(t, err, errlen);
         return NULL;
     }
@@ -301,6 +318,19 @@ size_t dk_ctable_read_block_bytes(const dk_ctable *t, uint64_t u)
 
 size_t dk_ctable_max_read_block_bytes(const dk_ctable *t) { return dk_ctable_read_block_bytes(t, 0); }
 
+/* A block that fails its check: the file changed under the reader (looked at now), or it is
+ * damaged (sub: the WLD sub-block, or -1; detail: zstd's word, or NULL). */
+static int bad_block(const dk_ctable *t, uint32_t b, long sub, const char *detail, char *err, size_t errlen)
+{
+    if (file_changed(t, true))
+        return changed(t, err, errlen);
+    if (sub >= 0)
+        return dk_errorf(err, errlen, "%s is damaged: block %u, sub-block %ld", t->path, b, sub);
+    if (detail)
+        return dk_errorf(err, errlen, "%s is damaged: block %u (%s)", t->path, b, detail);
+    return dk_errorf(err, errlen, "%s is damaged: block %u", t->path, b);
+}
+
 /* Block b as a zstd frame. */
 static int read_frame(const dk_ctable *t, reader *r, uint32_t b, uint8_t *out, char *err, size_t errlen)
 {
@@ -314,12 +344,11 @@ static int read_frame(const dk_ctable *t, reader *r, uint32_t b, uint8_t *out, c
      * damaged flag could turn the check off */
     if (to - from < 5 || dk_get32(src) != 0xFD2FB528u || !(src[4] & 0x04) ||
         ZSTD_getFrameContentSize(src, to - from) != want)
-        return dk_errorf(err, errlen, "%s is damaged: block %u", t->path, b);
+        return bad_block(t, b, -1, NULL, err, errlen);
     size_t n = t->ddict ? ZSTD_decompress_usingDDict(r->zstd, out, want, src, to - from, t->ddict)
                         : ZSTD_decompressDCtx(r->zstd, out, want, src, to - from);
     if (ZSTD_isError(n) || n != want)
-        return dk_errorf(err, errlen, "%s is damaged: block %u (%s)", t->path, b,
-                         ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size");
+        return bad_block(t, b, -1, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size", err, errlen);
     return 0;
 }
 
@@ -338,12 +367,12 @@ static int read_sub_block(const dk_ctable *t, reader *r, uint64_t u, uint8_t *ou
     if (!src)
         return rc;
     if (len < table || dk_get32(src) != dk_crc32c(0, src + 4, len - 4))
-        return dk_errorf(err, errlen, "%s is damaged: block %u", t->path, b);
+        return bad_block(t, b, -1, NULL, err, errlen);
     size_t a = s ? dk_get16(src + 4 + 2 * (s - 1)) : table, z = s + 1 < subs ? dk_get16(src + 4 + 2 * s) : len;
     uint32_t n = dk_ctable_positions(in->count, in->sub_block, u);
     bool stored = z - a == (n + 3) / 4; /* a code is always shorter */
     if (a < table || z < a || z > len || (!stored && dk_wld_decode(t->codes, src + a, z - a, n, out) != 0))
-        return dk_errorf(err, errlen, "%s is damaged: block %u, sub-block %u", t->path, b, s);
+        return bad_block(t, b, s, NULL, err, errlen);
     if (stored)
         memcpy(out, src + a, z - a);
     return 0;

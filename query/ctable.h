@@ -108,8 +108,9 @@ enum { DK_CTABLE_NO_MEMORY = -2 };
  * it into out (room for dk_ctable_read_block_bytes) with dctx (one per thread), checking it: a
  * zstd frame's checksum and size, or the CRC of the WLD block holding the sub-block and the
  * sub-block's code. A read that ends early, or a file whose size or modification time is no
- * longer what it was at open (truncated, or rewritten in place), fails, and so does every read
- * of t after it (dk_ctable_changed). Returns 0; -1 with one line in err when the block is
+ * longer what it was at open (truncated, or rewritten in place; looked at after a read when the
+ * last look is 10 ms old, and after any block that fails its check), fails, and so does every
+ * read of t after it (dk_ctable_changed). Returns 0; -1 with one line in err when the block is
  * damaged, the file changed or the read failed; DK_CTABLE_NO_MEMORY with a line. Never a
  * signal, whatever happens to the file. Thread-safe with distinct dctx. */
 int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint64_t b, uint8_t *out, char *err,
