@@ -1,6 +1,7 @@
 /* damka: endgame tablebases for Brazilian and International draughts. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "../query/damka.h"
 #include "../rules/errors.h"
@@ -34,9 +35,21 @@ static const cli_command *find(const char *name)
     return NULL;
 }
 
+/* Each table libdamka has open holds a descriptor (three a material: 1,200 for a whole 8-piece
+ * set, two variants in one server): the soft limit, often 1,024, goes up to the hard one. */
+static void raise_open_files(void)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+        r.rlim_cur = r.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &r); /* a refusal leaves the limit as it was: no harm */
+    }
+}
+
 int main(int argc, char **argv)
 {
     char q[DK_QUOTE_MAX];
+    raise_open_files();
     if (argc < 2)
         return cli_error("missing command (try 'damka --help')");
     if (is_help(argv[1]) || strcmp(argv[1], "help") == 0) {

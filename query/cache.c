@@ -149,10 +149,11 @@ dk_cache_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, ui
             dk_errorf(err, errlen, "out of memory reading a block of %s", dk_ctable_path(t));
             return DK_CACHE_NO_MEMORY;
         }
-        if (dk_ctable_read_block(t, s->dctx, block, e->data, err, errlen) != 0) {
+        int rc = dk_ctable_read_block(t, s->dctx, block, e->data, err, errlen);
+        if (rc != 0) {
             free(e);
             pthread_mutex_unlock(&s->lock);
-            return DK_CACHE_DAMAGED;
+            return rc == DK_CTABLE_NO_MEMORY ? DK_CACHE_NO_MEMORY : DK_CACHE_DAMAGED;
         }
         e->block = block;
         e->id = id;

@@ -1,7 +1,8 @@
 /* A bounded cache of decoded read blocks of tables (dk_ctable_read_block: WLD sub-blocks, DTW and DTC
  * blocks), shared by every thread that probes. Split into shards, each with its own lock,
- * eviction clock and decompression context, so that threads probing different blocks rarely
- * wait for each other and no lock covers the whole cache. */
+ * eviction clock and reader's context (decompression context and the buffer a compressed
+ * block is read into), so that threads probing different blocks rarely wait for each other and
+ * no lock covers the whole cache. */
 #ifndef DK_CACHE_H
 #define DK_CACHE_H
 

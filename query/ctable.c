@@ -1,9 +1,13 @@
 #include "ctable.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -54,15 +58,28 @@ void dk_ctable_encode_trailer(uint32_t file_crc, uint8_t t[DK_CTABLE_TRAILER])
 
 /* --- reading --- */
 
+/* A table is read with pread into buffers of its own, never mapped: a file shortened or
+ * rewritten under a reader then gives a short read or a failed check (DAMAGED), where a
+ * mapping gave SIGBUS; and the file's pages stay out of the process's resident memory. */
 struct dk_ctable {
     dk_ctable_info info;
-    const uint8_t *map;
-    size_t map_len;
-    const uint8_t *index; /* (nblocks + 1) absolute offsets */
+    int fd;
+    struct timespec mtime;  /* at open, with info.file_size: reads compare them */
+    _Atomic int64_t checked_ms; /* when a read last compared them (coarse monotonic clock) */
+    uint64_t *index;        /* (nblocks + 1) absolute offsets, read at open */
     ZSTD_DDict *ddict;
-    dk_wld_codes *codes;  /* WLD */
+    dk_wld_codes *codes;    /* WLD */
+    atomic_bool changed;    /* the file was seen changed since it was opened */
     char path[512];
 };
+
+/* What a reader keeps between reads (dk_ctable_dctx_new): zstd's context and the buffer a
+ * compressed block is read into, grown to the largest block read. */
+typedef struct reader {
+    ZSTD_DCtx *zstd;
+    uint8_t *buf;
+    size_t cap;
+} reader;
 
 dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen)
 {
@@ -70,23 +87,55 @@ dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen)
     return dk_ctable_open_why(path, &why, err, errlen);
 }
 
+/* Reads len bytes at off of a file being opened; a short read is a truncated file. */
+static int read_opening(int fd, const char *path, void *buf, size_t len, uint64_t off, dk_open_failure *why,
+                        char *err, size_t errlen)
+{
+    ssize_t n = dk_read_at(fd, buf, len, off);
+    if (n < 0) {
+        *why = errno == ENOMEM ? DK_OPEN_NO_MEMORY : DK_OPEN_IO;
+        return dk_errorf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    }
+    if ((size_t)n != len) {
+        *why = DK_OPEN_DAMAGED;
+        return dk_errorf(err, errlen, "%s is damaged: truncated", path);
+    }
+    return 0;
+}
+
+/* The most bytes block b may take in the file: a zstd frame's bound, or every WLD sub-block
+ * stored as it is, so that a damaged index cannot make a reader allocate more. */
+static uint64_t packed_bound(const dk_ctable_info *in, uint32_t b)
+{
+    if (in->metric == DK_METRIC_WLD)
+        return dk_wld_block_bound(dk_ctable_positions(in->count, in->block_size, b), in->sub_block);
+    return ZSTD_compressBound(dk_ctable_info_block_bytes(in, b));
+}
+
 dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err, size_t errlen)
 {
-    const uint8_t *map = NULL;
-    size_t len = 0;
+    uint8_t h[HEADER], tail[TRAILER], *meta = NULL;
     dk_ctable *t = calloc(1, sizeof *t);
     *why = DK_OPEN_NO_MEMORY;
     if (!t) {
         dk_errorf(err, errlen, "cannot open %s: out of memory", path);
         return NULL;
     }
-    int mapped = dk_map_file(path, HEADER + TRAILER, &map, &len, err, errlen);
-    if (mapped != 0) {
-        *why = mapped == DK_MAP_TRUNCATED ? DK_OPEN_DAMAGED : errno == ENOMEM ? DK_OPEN_NO_MEMORY : DK_OPEN_IO;
+    t->fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (t->fd < 0 || fstat(t->fd, &st) != 0) {
+        *why = errno == ENOMEM ? DK_OPEN_NO_MEMORY : DK_OPEN_IO;
+        dk_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         goto fail;
     }
-    *why = DK_OPEN_DAMAGED; /* from here on, only the bytes can be wrong */
-    const uint8_t *h = map;
+    uint64_t len = (uint64_t)st.st_size;
+    *why = DK_OPEN_DAMAGED; /* from here on, only the bytes can be wrong (or reading them) */
+    if (len < HEADER + TRAILER) {
+        dk_errorf(err, errlen, "%s is damaged: truncated", path);
+        goto fail;
+    }
+    if (read_opening(t->fd, path, h, HEADER, 0, why, err, errlen) != 0)
+        goto fail;
     dk_ctable_info *in = &t->info;
     if (memcmp(h, MAGIC, 8) != 0 || dk_get32(h + 52) != dk_crc32c(0, h, 52)) {
         dk_errorf(err, errlen, "%s is damaged or not a damka table (bad header)", path);
@@ -121,21 +170,33 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
         dk_errorf(err, errlen, "%s is damaged: inconsistent header or truncated", path);
         goto fail;
     }
-    t->index = h + HEADER + in->dict_size;
-    if (dk_get32(h + 48) != dk_crc32c(0, h + HEADER, index_end - HEADER) ||
-        memcmp(h + len - 4, END, 4) != 0) {
+    /* the dictionary (or code table) and the block index, read whole: they are small */
+    size_t meta_len = (size_t)(index_end - HEADER);
+    meta = malloc(meta_len);
+    t->index = malloc(((size_t)in->nblocks + 1) * sizeof *t->index);
+    if (!meta || !t->index) {
+        *why = DK_OPEN_NO_MEMORY;
+        dk_errorf(err, errlen, "cannot open %s: out of memory", path);
+        goto fail;
+    }
+    if (read_opening(t->fd, path, meta, meta_len, HEADER, why, err, errlen) != 0 ||
+        read_opening(t->fd, path, tail, TRAILER, len - TRAILER, why, err, errlen) != 0)
+        goto fail;
+    if (dk_get32(h + 48) != dk_crc32c(0, meta, meta_len) || memcmp(tail + 4, END, 4) != 0) {
         dk_errorf(err, errlen, "%s is damaged: block index or trailer", path);
         goto fail;
     }
     for (uint32_t b = 0; b <= in->nblocks; b++) {
-        uint64_t o = dk_get64(t->index + 8 * (size_t)b);
-        uint64_t prev = b ? dk_get64(t->index + 8 * (size_t)(b - 1)) : index_end;
-        if (o < prev || (b == 0 && o != index_end) || (b == in->nblocks && o != len - TRAILER)) {
+        uint64_t o = dk_get64(meta + in->dict_size + 8 * (size_t)b);
+        uint64_t prev = b ? t->index[b - 1] : index_end;
+        if (o < prev || (b == 0 && o != index_end) || (b == in->nblocks && o != len - TRAILER) ||
+            (b && o - prev > packed_bound(in, b - 1))) {
             dk_errorf(err, errlen, "%s is damaged: block index", path);
             goto fail;
         }
+        t->index[b] = o;
     }
-    in->file_crc = dk_get32(h + len - TRAILER);
+    in->file_crc = dk_get32(tail);
     in->read_block = wld ? in->sub_block : in->block_size; /* WLD: run-length coded sub-blocks */
     in->nread_blocks = in->count / in->read_block + (in->count % in->read_block != 0);
     if (wld) {
@@ -145,22 +206,23 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
             dk_errorf(err, errlen, "cannot open %s: out of memory", path);
             goto fail;
         }
-        if (dk_wld_codes_init(t->codes, h + HEADER) != 0) {
+        if (dk_wld_codes_init(t->codes, meta) != 0) {
             dk_errorf(err, errlen, "%s is damaged: bad code table", path);
             goto fail;
         }
-    } else if (in->dict_size && !(t->ddict = ZSTD_createDDict(h + HEADER, in->dict_size))) {
+    } else if (in->dict_size && !(t->ddict = ZSTD_createDDict(meta, in->dict_size))) {
         dk_errorf(err, errlen, "%s is damaged: bad dictionary", path);
         goto fail;
     }
-    t->map = map;
-    t->map_len = len;
+    free(meta);
+    t->mtime = st.st_mtim;
+    atomic_init(&t->changed, false);
+    atomic_init(&t->checked_ms, 0);
     snprintf(t->path, sizeof t->path, "%s", path);
     return t;
 fail:
-    dk_unmap_file(map, len);
-    free(t->codes);
-    free(t);
+    free(meta);
+    dk_ctable_close(t);
     return NULL;
 }
 
@@ -170,13 +232,83 @@ void dk_ctable_close(dk_ctable *t)
         return;
     ZSTD_freeDDict(t->ddict);
     free(t->codes);
-    dk_unmap_file(t->map, t->map_len);
+    free(t->index);
+    if (t->fd >= 0)
+        close(t->fd);
     free(t);
 }
 
 const dk_ctable_info *dk_ctable_get_info(const dk_ctable *t) { return &t->info; }
 
 const char *dk_ctable_path(const dk_ctable *t) { return t->path; }
+
+bool dk_ctable_changed(const dk_ctable *t) { return atomic_load_explicit(&t->changed, memory_order_relaxed); }
+
+/* Says that t's file changed under it, from now on for every read of t. */
+static int changed(const dk_ctable *t, char *err, size_t errlen)
+{
+    atomic_store_explicit(&((dk_ctable *)t)->changed, true, memory_order_relaxed); /* its one mutable field */
+    return dk_errorf(err, errlen, "%s is damaged: the file changed since it was opened (truncated or "
+                     "rewritten in place; a new handle reads it as it is now)", t->path);
+}
+
+/* The longest a table's reads go without comparing its file's size and modification time
+ * with those at open (fstat): a system call a block read doubled the cost of a cold WLD probe's
+ * read; in this window a changed file is caught by short reads and the blocks' checksums only. */
+enum { CHECK_MS = 10 };
+
+/* Whether the file's size or modification time differ from those it was opened with, looked at
+ * when the last look is CHECK_MS old (always when `now`). */
+static bool file_changed(const dk_ctable *t, bool now)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    int64_t ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    dk_ctable *w = (dk_ctable *)t; /* the clock of the last look is mutable, as `changed` is */
+    if (!now && ms - atomic_load_explicit(&w->checked_ms, memory_order_relaxed) < CHECK_MS)
+        return false;
+    atomic_store_explicit(&w->checked_ms, ms, memory_order_relaxed);
+    struct stat st;
+    return fstat(t->fd, &st) != 0 || (uint64_t)st.st_size != t->info.file_size ||
+           st.st_mtim.tv_sec != t->mtime.tv_sec || st.st_mtim.tv_nsec != t->mtime.tv_nsec;
+}
+
+/* Reads bytes [from, to) of t's file into r's buffer (grown as needed); NULL with one line in
+ * err, *rc saying why: DK_CTABLE_NO_MEMORY, or -1 when the read failed, ended early or the
+ * file changed. */
+static const uint8_t *read_packed(const dk_ctable *t, reader *r, uint64_t from, uint64_t to, int *rc, char *err,
+                                  size_t errlen)
+{
+    *rc = -1;
+    if (dk_ctable_changed(t)) {
+        changed(t, err, errlen);
+        return NULL;
+    }
+    size_t len = (size_t)(to - from);
+    if (r->cap < len) {
+        uint8_t *buf = realloc(r->buf, len);
+        if (!buf) {
+            *rc = DK_CTABLE_NO_MEMORY;
+            dk_errorf(err, errlen, "out of memory reading a block of %s", t->path);
+            return NULL;
+        }
+        r->buf = buf;
+        r->cap = len;
+    }
+    ssize_t n = dk_read_at(t->fd, r->buf, len, from);
+    if (n < 0) {
+        dk_errorf(err, errlen, "cannot read %s: %s", t->path, strerror(errno));
+        return NULL;
+    }
+    /* a short read, or a change seen after the read: the bytes may be another file's (a block
+     * that fails its check below makes the look at once) */
+    if ((size_t)n != len || file_changed(t, false)) {
+        changed(t, err, errlen);
+        return NULL;
+    }
+    *rc = 0;
+    return r->buf;
+}
 
 size_t dk_ctable_read_block_bytes(const dk_ctable *t, uint64_t u)
 {
@@ -186,43 +318,61 @@ size_t dk_ctable_read_block_bytes(const dk_ctable *t, uint64_t u)
 
 size_t dk_ctable_max_read_block_bytes(const dk_ctable *t) { return dk_ctable_read_block_bytes(t, 0); }
 
-/* Block b as a zstd frame. */
-static int read_frame(const dk_ctable *t, void *dctx, uint32_t b, uint8_t *out, char *err,
-                      size_t errlen)
+/* A block that fails its check: the file changed under the reader (looked at now), or it is
+ * damaged (sub: the WLD sub-block, or -1; detail: zstd's word, or NULL). */
+static int bad_block(const dk_ctable *t, uint32_t b, long sub, const char *detail, char *err, size_t errlen)
 {
-    uint64_t from = dk_get64(t->index + 8 * (size_t)b), to = dk_get64(t->index + 8 * (size_t)b + 8);
+    if (file_changed(t, true))
+        return changed(t, err, errlen);
+    if (sub >= 0)
+        return dk_errorf(err, errlen, "%s is damaged: block %u, sub-block %ld", t->path, b, sub);
+    if (detail)
+        return dk_errorf(err, errlen, "%s is damaged: block %u (%s)", t->path, b, detail);
+    return dk_errorf(err, errlen, "%s is damaged: block %u", t->path, b);
+}
+
+/* Block b as a zstd frame. */
+static int read_frame(const dk_ctable *t, reader *r, uint32_t b, uint8_t *out, char *err, size_t errlen)
+{
+    uint64_t from = t->index[b], to = t->index[b + 1];
     size_t want = dk_ctable_info_block_bytes(&t->info, b);
-    const uint8_t *src = t->map + from;
+    int rc;
+    const uint8_t *src = read_packed(t, r, from, to, &rc, err, errlen);
+    if (!src)
+        return rc;
     /* every frame must carry its content checksum (bit 2 of the frame header descriptor), or a
      * damaged flag could turn the check off */
     if (to - from < 5 || dk_get32(src) != 0xFD2FB528u || !(src[4] & 0x04) ||
         ZSTD_getFrameContentSize(src, to - from) != want)
-        return dk_errorf(err, errlen, "%s is damaged: block %u", t->path, b);
-    size_t n = t->ddict ? ZSTD_decompress_usingDDict(dctx, out, want, src, to - from, t->ddict)
-                        : ZSTD_decompressDCtx(dctx, out, want, src, to - from);
+        return bad_block(t, b, -1, NULL, err, errlen);
+    size_t n = t->ddict ? ZSTD_decompress_usingDDict(r->zstd, out, want, src, to - from, t->ddict)
+                        : ZSTD_decompressDCtx(r->zstd, out, want, src, to - from);
     if (ZSTD_isError(n) || n != want)
-        return dk_errorf(err, errlen, "%s is damaged: block %u (%s)", t->path, b,
-                         ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size");
+        return bad_block(t, b, -1, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "wrong size", err, errlen);
     return 0;
 }
 
-/* Sub-block u of a run-length coded WLD file: its block's CRC, where the offsets put it, then
- * its code (or its bytes as they are, when it has exactly the decoded size). */
-static int read_sub_block(const dk_ctable *t, uint64_t u, uint8_t *out, char *err, size_t errlen)
+/* Sub-block u of a run-length coded WLD file: its block's CRC (the whole block is read for it),
+ * where the offsets put it, then its code (or its bytes as they are, when it has exactly the
+ * decoded size). */
+static int read_sub_block(const dk_ctable *t, reader *r, uint64_t u, uint8_t *out, char *err, size_t errlen)
 {
     const dk_ctable_info *in = &t->info;
     uint32_t per = in->block_size / in->sub_block, b = (uint32_t)(u / per), s = (uint32_t)(u % per);
-    uint64_t from = dk_get64(t->index + 8 * (size_t)b), to = dk_get64(t->index + 8 * (size_t)b + 8);
+    uint64_t from = t->index[b], to = t->index[b + 1];
     uint32_t subs = (dk_ctable_positions(in->count, in->block_size, b) + in->sub_block - 1) / in->sub_block;
-    const uint8_t *src = t->map + from;
     size_t len = to - from, table = 4 + 2 * (size_t)(subs - 1);
+    int rc;
+    const uint8_t *src = read_packed(t, r, from, to, &rc, err, errlen);
+    if (!src)
+        return rc;
     if (len < table || dk_get32(src) != dk_crc32c(0, src + 4, len - 4))
-        return dk_errorf(err, errlen, "%s is damaged: block %u", t->path, b);
+        return bad_block(t, b, -1, NULL, err, errlen);
     size_t a = s ? dk_get16(src + 4 + 2 * (s - 1)) : table, z = s + 1 < subs ? dk_get16(src + 4 + 2 * s) : len;
     uint32_t n = dk_ctable_positions(in->count, in->sub_block, u);
     bool stored = z - a == (n + 3) / 4; /* a code is always shorter */
     if (a < table || z < a || z > len || (!stored && dk_wld_decode(t->codes, src + a, z - a, n, out) != 0))
-        return dk_errorf(err, errlen, "%s is damaged: block %u, sub-block %u", t->path, b, s);
+        return bad_block(t, b, s, NULL, err, errlen);
     if (stored)
         memcpy(out, src + a, z - a);
     return 0;
@@ -231,7 +381,7 @@ static int read_sub_block(const dk_ctable *t, uint64_t u, uint8_t *out, char *er
 int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint64_t u, uint8_t *out, char *err,
                         size_t errlen)
 {
-    return t->codes ? read_sub_block(t, u, out, err, errlen)
+    return t->codes ? read_sub_block(t, dctx, u, out, err, errlen)
                     : read_frame(t, dctx, (uint32_t)u, out, err, errlen);
 }
 
@@ -246,9 +396,20 @@ dk_value dk_ctable_decode(const dk_ctable *t, const uint8_t *block, uint32_t at)
 
 int dk_ctable_check_crc(const dk_ctable *t, char *err, size_t errlen)
 {
-    if (dk_crc32c(0, t->map, t->map_len - TRAILER) != t->info.file_crc)
-        return dk_errorf(err, errlen, "%s is damaged: checksum mismatch", t->path);
-    return 0;
+    enum { CHUNK = 1 << 20 };
+    reader r = {0};
+    uint64_t end = t->info.file_size - TRAILER;
+    uint32_t crc = 0;
+    int rc = 0;
+    for (uint64_t at = 0; rc == 0 && at < end; at += CHUNK) {
+        const uint8_t *p = read_packed(t, &r, at, end - at < CHUNK ? end : at + CHUNK, &rc, err, errlen);
+        if (p)
+            crc = dk_crc32c(crc, p, (size_t)(end - at < CHUNK ? end - at : CHUNK));
+    }
+    free(r.buf);
+    if (rc == 0 && crc != t->info.file_crc)
+        rc = dk_errorf(err, errlen, "%s is damaged: checksum mismatch", t->path);
+    return rc == 0 ? 0 : -1;
 }
 
 int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen)
@@ -262,9 +423,25 @@ int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen)
         rc = dk_ctable_read_block(t, dctx, u, buf, err, errlen);
     free(buf);
     dk_ctable_dctx_free(dctx);
-    return rc;
+    return rc == 0 ? 0 : -1;
 }
 
-void *dk_ctable_dctx_new(void) { return ZSTD_createDCtx(); }
+void *dk_ctable_dctx_new(void)
+{
+    reader *r = calloc(1, sizeof *r);
+    if (r && !(r->zstd = ZSTD_createDCtx())) {
+        free(r);
+        r = NULL;
+    }
+    return r;
+}
 
-void dk_ctable_dctx_free(void *dctx) { ZSTD_freeDCtx(dctx); }
+void dk_ctable_dctx_free(void *dctx)
+{
+    reader *r = dctx;
+    if (!r)
+        return;
+    ZSTD_freeDCtx(r->zstd);
+    free(r->buf);
+    free(r);
+}

@@ -71,14 +71,16 @@ void dk_ctable_encode_trailer(uint32_t file_crc, uint8_t t[DK_CTABLE_TRAILER]);
 
 typedef struct dk_ctable dk_ctable;
 
-/* Maps a table file and checks its header, dictionary (or WLD code table) and block index (not
- * the blocks).
+/* Opens a table file, reads its header, dictionary (or WLD code table) and block index into
+ * memory and checks them (not the blocks). The blocks are read from the file when decoded (with
+ * pread, never mapped): the table holds the file open (one descriptor) until dk_ctable_close.
  * Returns NULL with one line in err if it is missing, truncated or damaged. The table is
- * read-only afterwards: any number of threads may use it. */
+ * read-only afterwards (but for the flag dk_ctable_changed reads): any number of threads may
+ * use it. */
 dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen);
 
 /* Why a table could not be opened: its bytes are wrong (or it is truncated), or reading it
- * failed (open, fstat or mmap said why; a missing file too), or memory ran out. Only the first
+ * failed (open, fstat or pread said why; a missing file too), or memory ran out. Only the first
  * says anything about the file: the others may pass. */
 typedef enum { DK_OPEN_DAMAGED = 1, DK_OPEN_IO, DK_OPEN_NO_MEMORY } dk_open_failure;
 
@@ -99,10 +101,18 @@ size_t dk_ctable_read_block_bytes(const dk_ctable *t, uint64_t b);
 /* Bytes of the largest decoded read block. Pure. */
 size_t dk_ctable_max_read_block_bytes(const dk_ctable *t);
 
-/* Decodes read block b (positions b * read_block ..) into out (room for
- * dk_ctable_read_block_bytes) with dctx (one per thread), checking it: a zstd frame's checksum and size, or the CRC of the WLD block
- * holding the sub-block and the sub-block's code. Returns 0, or -1 with one line in err.
- * Thread-safe with distinct dctx. */
+/* What dk_ctable_read_block returns when a buffer could not be grown. */
+enum { DK_CTABLE_NO_MEMORY = -2 };
+
+/* Reads read block b (positions b * read_block ..) from the file into dctx's buffer and decodes
+ * it into out (room for dk_ctable_read_block_bytes) with dctx (one per thread), checking it: a
+ * zstd frame's checksum and size, or the CRC of the WLD block holding the sub-block and the
+ * sub-block's code. A read that ends early, or a file whose size or modification time is no
+ * longer what it was at open (truncated, or rewritten in place; looked at after a read when the
+ * last look is 10 ms old, and after any block that fails its check), fails, and so does every
+ * read of t after it (dk_ctable_changed). Returns 0; -1 with one line in err when the block is
+ * damaged, the file changed or the read failed; DK_CTABLE_NO_MEMORY with a line. Never a
+ * signal, whatever happens to the file. Thread-safe with distinct dctx. */
 int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint64_t b, uint8_t *out, char *err,
                          size_t errlen);
 
@@ -116,6 +126,10 @@ static inline dk_value dk_value_of_code(uint8_t code)
     return code == DK_CODE_DRAW ? DK_DRAW : code == DK_CODE_WIN ? 2 : 1;
 }
 
+/* Whether a read of t found its file changed since it was opened (dk_ctable_read_block): from
+ * then on every read of t fails. Thread-safe. */
+bool dk_ctable_changed(const dk_ctable *t);
+
 /* Checks the whole-file CRC alone (reads every byte, decodes nothing). Returns 0, or -1 with
  * one line in err. */
 int dk_ctable_check_crc(const dk_ctable *t, char *err, size_t errlen);
@@ -124,7 +138,9 @@ int dk_ctable_check_crc(const dk_ctable *t, char *err, size_t errlen);
  * -1 with one line in err. */
 int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen);
 
-/* A zstd decompression context for dk_ctable_read_block (ZSTD_DCtx). NULL if out of memory. */
+/* A reader's context for dk_ctable_read_block, for any table: a zstd decompression context
+ * and the buffer a compressed block is read into (grown to the largest block read). One per
+ * thread, or used under the caller's lock. NULL if out of memory. */
 void *dk_ctable_dctx_new(void);
 void dk_ctable_dctx_free(void *dctx);
 

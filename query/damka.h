@@ -69,9 +69,10 @@ typedef enum {
     DAMKA_NOT_IN_TABLES, /* the position's material (or a material its captures reach) has no
                           * table in the directory, or has more pieces than any table */
     DAMKA_DAMAGED,       /* a table file is damaged or truncated, or could not be read (an
-                          * I/O error: damka_last_error names the file and says which); a
-                          * damaged file stays so for the handle, a failed read is tried again
-                          * at the next probe */
+                          * I/O error: damka_last_error names the file and says which), or it
+                          * was truncated or rewritten in place since the handle opened it; a
+                          * damaged or changed file stays so for the handle (a new handle reads
+                          * it as it is then), a failed read is tried again at the next probe */
     DAMKA_BAD_POSITION,  /* not a position any game reaches: two pieces on a square, a
                           * square the board lacks, a king bit without a piece, a man on its
                           * own promotion row, more pieces on a side than it starts with, the
@@ -115,7 +116,11 @@ typedef struct damka_tb damka_tb;
 /* Opens the tables of `variant` ("brazilian" or "26", "international" or "20",
  * case-insensitive; NULL means "brazilian") in directory `dir`, with a cache of decompressed
  * blocks of about cache_mb megabytes (MiB; 0: 64). Files are opened on first use and their
- * header and block index are checked then; each block is checked when it is read.
+ * header and block index are read into memory and checked then; each block is read (pread:
+ * files are never mapped) and checked when it is needed. Each open file holds a descriptor
+ * until damka_close. A file deleted or renamed over afterwards is still read as it was opened;
+ * one truncated or rewritten in place makes its table DAMAGED for this handle once a read sees
+ * it, never a signal (docs/usage.md).
  * Returns the handle, or NULL with the reason in *status (status may be NULL): BAD_ARGUMENT
  * (dir NULL, unknown variant), NO_DIRECTORY, NO_MEMORY. On success *status is DAMKA_OK.
  * Thread-safe (each call makes an independent handle). */

@@ -41,3 +41,19 @@ void dk_unmap_file(const uint8_t *map, size_t len)
     if (map)
         munmap((void *)map, len);
 }
+
+ssize_t dk_read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pread(fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        done += (size_t)n;
+    }
+    return (ssize_t)done;
+}

@@ -1,10 +1,13 @@
-/* What the table formats need from files: little-endian fields and a whole file mapped
- * read-only (the generator's atomic writer is gen/atomicfile.h). */
+/* What the table formats need from files: little-endian fields, reads at an offset, and a whole
+ * file mapped read-only (the generator's own files; libdamka reads its tables with
+ * dk_read_at, so that a file changed under it is an error, not a signal). The generator's
+ * atomic writer is gen/atomicfile.h. */
 #ifndef DK_FILEIO_H
 #define DK_FILEIO_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 static inline void dk_put16(uint8_t *p, uint16_t x)
 {
@@ -44,5 +47,9 @@ int dk_map_file(const char *path, size_t min_len, const uint8_t **map, size_t *l
                 size_t errlen);
 
 void dk_unmap_file(const uint8_t *map, size_t len);
+
+/* Reads len bytes at offset off of fd into buf (pread, again after a partial read or EINTR).
+ * Returns the bytes read: len, fewer where the file ends, or -1 with errno. Thread-safe. */
+ssize_t dk_read_at(int fd, void *buf, size_t len, uint64_t off);
 
 #endif

@@ -281,6 +281,11 @@ static dk_tb_status stored_value(dk_tablebase *tb, const dk_ctable *t, dk_materi
 {
     const uint32_t block = dk_ctable_get_info(t)->read_block, at = (uint32_t)(i % block);
     const uint32_t id = (uint32_t)(slot_number(tb->v, m) * 4 + (int)metric);
+    if (dk_ctable_changed(t)) { /* its cached blocks too: the table answers one way from then on */
+        snprintf(last_error, sizeof last_error, "%.900s is damaged: the file changed since it was opened",
+                 dk_ctable_path(t));
+        return DK_TB_DAMAGED;
+    }
     dk_cache_status rc = dk_cache_values(tb->cache, t, id, i / block, &at, 1, 1, flags & DK_TB_CACHE_ONLY, out,
                                          last_error, sizeof last_error);
     return rc == DK_CACHE_OK          ? DK_TB_OK

@@ -14,8 +14,9 @@
 typedef enum {
     DK_TB_OK = 0,
     DK_TB_MISSING,      /* the material has no table in the directory */
-    DK_TB_DAMAGED,      /* a table exists but is damaged or truncated (remembered), or could
-                         * not be read (open, mmap: tried again at the next probe) */
+    DK_TB_DAMAGED,      /* a table exists but is damaged or truncated (remembered), changed
+                         * under the handle (remembered), or could not be read (open, pread:
+                         * tried again at the next probe) */
     DK_TB_BAD_POSITION, /* not a position tables hold (a side without pieces, too many pieces) */
     DK_TB_NO_MEMORY,
     DK_TB_MUST_CAPTURE, /* DK_TB_NO_CAPTURES: the side to move must capture */

@@ -8,9 +8,10 @@
 #      a sanitizer report or a hang); each run resumes what the one before left; a run that
 #      succeeds, and the clean run that ends each chain, must leave files byte-identical to an
 #      undisturbed run.
-#   b. `damka verify` under faults: passes on good tables or fails cleanly, never passes
-#      damaged ones.
-#   c. libdamka opening and probing under faults (tests/tools/faultprobe): a probe gives the
+#   b. `damka verify` under faults (open, pread, allocation): passes on good tables or fails
+#      cleanly, never passes damaged ones.
+#   c. libdamka opening and probing under faults (open, pread, allocation;
+#      tests/tools/faultprobe): a probe gives the
 #      right value or DAMAGED / NO_MEMORY, never another value, and one fault fails at most
 #      one probe (a failed read is not remembered as a damaged table).
 #   d. regressions: a .stats file that cannot be read while the manifest is made stops the run
@@ -38,10 +39,13 @@ if [ "$SCALE" = small ]; then PIECES=3 NTABLES=16; else PIECES=4 NTABLES=41; fi
 
 PRELOAD=$LIB
 OPS="write fsync rename open mmap alloc"
+# what reading finished tables (verify, libdamka) calls: open, pread, allocations; no mmap
+READ_OPS="open read alloc"
 asan=$(ldd "$DAMKA" | awk '/libasan/ { print $3; exit }')
 if [ -n "$asan" ]; then
     PRELOAD=$asan:$LIB
     OPS="write fsync rename open mmap"
+    READ_OPS="open read"
     echo "   (AddressSanitizer build: $LIB preloaded after $asan; allocation faults left out)"
 fi
 T0=$(now)
@@ -80,6 +84,7 @@ opword() {
     rename) echo "rename" ;;
     open) echo "open\|create" ;;
     mmap) echo "map" ;;
+    read) echo "read" ;;
     alloc) echo "out of memory\|Cannot allocate memory" ;;
     esac
 }
@@ -333,24 +338,23 @@ verify_under() { # verify_under OP N ERRNO DIR GOOD
         check_message "$what" "$1" "$log" "$TMP/err" many
     fi
 }
-# verify's calls: opens and maps of the tables, its allocations
+# verify's calls: opens and reads (pread) of the tables, its allocations
 rm -f "$TMP/vcount.log"
 env LD_PRELOAD="$PRELOAD" DAMKA_FAULT_PROGRAM="$PROG" DAMKA_FAULT_DIR="$REF3" DAMKA_FAULT_LOG="$TMP/vcount.log" \
     DAMKA_FAULT_ALLOC_FROM=main,libzstd "$DAMKA" verify --quiet "$REF3" 2>/dev/null || fail "verify of the 3-piece reference"
 vcount() { awk -v op="$1" '$1 == "calls" { for (i = 6; i < NF; i += 2) if ($i == op) print $(i + 1) }' "$TMP/vcount.log"; }
-for op in open mmap alloc; do
-    case " $OPS " in *" $op "*) ;; *) continue ;; esac
+for op in $READ_OPS; do
     c=$(vcount "$op")
     ns="1 $((c / 4)) $((c / 2)) $((c * 3 / 4)) $c $((c + 1))"
     [ "$SCALE" = small ] && ns="1 $((c / 2)) $((c + 1))"
     for n in $ns; do
         [ "$n" -ge 1 ] || continue
-        e=$( [ "$op" = open ] && echo EIO || echo ENOMEM)
+        e=$( [ "$op" = alloc ] && echo ENOMEM || echo EIO)
         verify_under "$op" "$n" "$e" "$REF3" good
         verify_under "$op" "$n" "$e" "$FLIP" damaged
     done
 done
-echo "   $vruns verify runs, $((injected - ginjected)) faults injected (open: $(vcount open), mmap: $(vcount mmap), alloc: $(vcount alloc) calls in a run): $(since "$t0") s"
+echo "   $vruns verify runs, $((injected - ginjected)) faults injected (open: $(vcount open), read: $(vcount read), alloc: $(vcount alloc) calls in a run): $(since "$t0") s"
 
 # ============================================================================================
 echo "-- c. libdamka under faults"
@@ -365,15 +369,14 @@ cmp -s "$TMP/probe.ref" "$TMP/probe.out" || fail "faultprobe under the library w
 pcount() { awk -v op="$1" '$1 == "calls" { for (i = 6; i < NF; i += 2) if ($i == op) print $(i + 1) }' "$TMP/pcount.log"; }
 pruns=0
 probe_failed=0
-for op in open mmap alloc; do
-    case " $OPS " in *" $op "*) ;; *) continue ;; esac
+for op in $READ_OPS; do
     c=$(pcount "$op")
     for k in 0 1 2 3 4 5 6 7 8 9 10 11; do
         n=$((k < 3 ? k + 1 : c * (k - 2) / 9))
         [ "$n" -ge 1 ] || continue
         log=$TMP/fault.log
         rm -f "$log"
-        e=$( [ "$op" = open ] && echo EIO || echo ENOMEM)
+        e=$( [ "$op" = alloc ] && echo ENOMEM || echo EIO)
         what="faultprobe, $op #$n ($e)"
         env LD_PRELOAD="$PRELOAD" DAMKA_FAULT_OP="$op" DAMKA_FAULT_N="$n" DAMKA_FAULT_ERRNO="$e" \
             DAMKA_FAULT_DIR="$REF" DAMKA_FAULT_LOG="$log" \

@@ -12,8 +12,8 @@ import gzip
 import http.client
 import atexit
 import json
-import random
 import os
+import random
 import re
 import shutil
 import signal
@@ -287,6 +287,77 @@ def cursed(port):
               "a win cursed by the counter: %s" % b)
 
 
+def fens_of(wm, wk, bk, n, seed):
+    """n positions of White's wm men and wk kings against bk black kings, White to move, with
+    what damka query says of them (a man on its promotion row is not one)."""
+    rnd, out = random.Random(seed), {}
+    while len(out) < n:
+        sq = rnd.sample(range(1, 33), wm + wk + bk)
+        fen = "W:W" + ",".join([str(s) for s in sq[:wm]] + ["K%d" % s for s in sq[wm:wm + wk]]) + \
+            ":B" + ",".join("K%d" % s for s in sq[wm + wk:])
+        want = query(fen) if fen not in out else None
+        if want is not None:
+            out[fen] = want
+    return out
+
+
+def changed_under_server(positions):
+    """Table files changed in place under a running server (truncated, rewritten, deleted): the
+    process lives on, a changed table's positions answer right or 500 "damaged" (the library
+    reads the files, it does not map them: no SIGBUS), every other material right; SIGHUP
+    opens the files as they are now."""
+    d = os.path.join(TMP, "changed")
+    shutil.copytree(TABLES, d)
+    cut, rewritten, deleted = (os.path.join(d, "brazilian-%s.dtw" % m) for m in ("1m2k-0m1k", "2m1k-0m1k", "0m3k-0m1k"))
+    groups = {"cut": fens_of(1, 2, 1, 40, 1), "rewritten": fens_of(2, 1, 1, 40, 2), "deleted": fens_of(0, 3, 1, 10, 3),
+              "others": {f: query(f) for v, f, c in positions  # W:WK25,K26,K27:BK29 is of the deleted file
+                         if v == "brazilian" and c is None and f != "W:WK25,K26,K27:BK29"}}
+    p, port, log = start(d, "changed")
+
+    def answers(group, first=None):
+        """How many of group's positions (the first `first`) answer right, and how many 500 "damaged"."""
+        right = bad = 0
+        for f, want in list(groups[group].items())[:first]:
+            try:
+                status, _, body = request(port, "GET", url(f))
+            except (OSError, http.client.HTTPException):  # the server died (SIGBUS, as it did when it mapped the files)
+                status, body = 0, b""
+            right += status == 200 and restrict(json.loads(body), want) == want
+            bad += status == 500 and b"damaged" in body
+        return right, bad
+    # every table open, half the positions of the changed ones read (their blocks cached)
+    for group in groups:
+        first = 20 if group in ("cut", "rewritten") else None
+        right, _ = answers(group, first)
+        check(right == len(list(groups[group])[:first]), "%s before the changes: %d right" % (group, right))
+    os.truncate(cut, os.path.getsize(cut) // 2)
+    data = open(rewritten, "rb").read()
+    with open(rewritten, "wb") as f:  # cp: the same file cut to nothing, then written
+        f.write(data)
+    os.unlink(deleted)
+    for group in groups:
+        right, bad = answers(group)
+        n = len(groups[group])
+        if group in ("cut", "rewritten"):
+            check(right + bad == n and bad > 0, "%s in place under the server: %d right, %d damaged of %d" % (group, right, bad, n))
+        else:  # a deleted file stays whole for the server that has it open
+            check(right == n, "%s under the server: %d of %d right" % (group, right, n))
+    if not check(p.poll() is None, "the server died when a table changed under it: exit %s" % p.poll()):
+        return
+    get_json(port, "/health")
+    p.send_signal(signal.SIGHUP)  # a new handle: the rewritten file is whole again
+    deadline = time.time() + 10
+    while time.time() < deadline and "opened again" not in open(log).read():
+        time.sleep(0.1)
+    for group in ("rewritten", "others"):
+        right, _ = answers(group)
+        check(right == len(groups[group]), "after SIGHUP %s: %d of %d right" % (group, right, len(groups[group])))
+    request(port, "GET", url(list(groups["deleted"])[0]))  # what it answers is serve's concern, not this test's
+    check(p.poll() is None, "the server died on a deleted table after SIGHUP")
+    p.send_signal(signal.SIGTERM)
+    check(p.wait(timeout=15) == 0, "SIGTERM after tables changed under the server")
+
+
 def main():
     p, port, log = start(TABLES, "serve")
     positions = [("W:WK25,K29:BK4", None), ("W:WK25,K29:BK4", 29), ("W:WK25,K29:BK4", 30), ("W:WK25,K26,K27:BK29", None),
@@ -540,6 +611,7 @@ def main():
     p.send_signal(signal.SIGTERM)
     check(p.wait(timeout=15) == 0, "SIGTERM (short rule)")
     hostile()
+    changed_under_server(positions)
 
     # bad usage: one line, exit status 2, nothing started
     for args in (["--threads", "0"], ["--per-client", "-1"], ["--connections", "0"], ["--deadline", "0"],

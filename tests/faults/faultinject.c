@@ -13,6 +13,7 @@
  *                              under DAMKA_FAULT_DIR that exists or is to be created (an open
  *                              that would fail anyway is not counted)
  *                      mmap    mmap, mmap64 of such a file
+ *                      read    pread, pread64 on such a file (how libdamka reads its tables)
  *                      alloc   malloc, calloc, realloc, reallocarray, strdup, strndup,
  *                              posix_memalign, aligned_alloc called from the objects of
  *                              DAMKA_FAULT_ALLOC_FROM
@@ -71,8 +72,8 @@ extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
 
-enum op { OP_WRITE, OP_FSYNC, OP_RENAME, OP_OPEN, OP_MMAP, OP_ALLOC, NOPS };
-static const char *const OP_NAME[NOPS] = {"write", "fsync", "rename", "open", "mmap", "alloc"};
+enum op { OP_WRITE, OP_FSYNC, OP_RENAME, OP_OPEN, OP_MMAP, OP_READ, OP_ALLOC, NOPS };
+static const char *const OP_NAME[NOPS] = {"write", "fsync", "rename", "open", "mmap", "read", "alloc"};
 
 enum { FD_MAX = 65536, RANGES_MAX = 32, PATH_MAX_ = 4096 };
 
@@ -121,6 +122,8 @@ REAL(int, rename, (const char *, const char *))
 REAL(int, renameat, (int, const char *, int, const char *))
 REAL(void *, mmap, (void *, size_t, int, int, int, off_t))
 REAL(void *, mmap64, (void *, size_t, int, int, int, off_t))
+REAL(ssize_t, pread, (int, void *, size_t, off_t))
+REAL(ssize_t, pread64, (int, void *, size_t, off_t))
 
 /* --- small helpers that never allocate --- */
 
@@ -250,7 +253,7 @@ __attribute__((constructor)) static void configure(void)
     /* resolved now, not inside an allocation or a signal */
     get_open(), get_open64(), get_openat(), get_openat64(), get_fopen(), get_fopen64();
     get_close(), get_write(), get_pwrite(), get_pwrite64(), get_fsync(), get_fdatasync();
-    get_rename(), get_renameat(), get_mmap(), get_mmap64();
+    get_rename(), get_renameat(), get_mmap(), get_mmap64(), get_pread(), get_pread64();
     cfg.ready = true;
 }
 
@@ -454,7 +457,7 @@ EXPORT int close(int fd)
     return get_close() ? real_close(fd) : -1;
 }
 
-/* --- write, fsync, rename, mmap --- */
+/* --- write, fsync, rename, mmap, pread --- */
 
 static bool fd_fault(int op, int fd)
 {
@@ -534,6 +537,20 @@ EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t o
     if (!(flags & MAP_ANONYMOUS) && fd_fault(OP_MMAP, fd))
         return MAP_FAILED;
     return get_mmap64() ? real_mmap64(addr, len, prot, flags, fd, off) : MAP_FAILED;
+}
+
+EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t at)
+{
+    if (fd_fault(OP_READ, fd))
+        return -1;
+    return get_pread() ? real_pread(fd, buf, n, at) : -1;
+}
+
+EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t at)
+{
+    if (fd_fault(OP_READ, fd))
+        return -1;
+    return get_pread64() ? real_pread64(fd, buf, n, at) : -1;
 }
 
 /* --- allocation --- */
