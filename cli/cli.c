@@ -97,7 +97,7 @@ bool cli_variant_option(int argc, char **argv, int *i, const dk_variant **v, int
         return true;
     *v = dk_variant_find(name);
     if (!*v)
-        *status = cli_error("unknown variant '%s' (brazilian, international, 26 or 20)", name);
+        *status = cli_error("unknown variant '%s' (brazilian, international, russian, 26, 20 or 25)", name);
     return true;
 }
 
