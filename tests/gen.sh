@@ -64,6 +64,12 @@ done <<'EOF'
 W:Wb6:Bc7,Kg5 draw win_in_1_ply
 B:WKc3,f2:Bg3 draw win_in_1_ply
 EOF
+# without --variant, the directory's only variant
+got=$("$DAMKA" query --tables "$RU" W:Wb6:Bc7,Kg5 2>"$TMP/err" | sed -n 2p)
+case $got in
+    "  b6xh4 "*) ;;
+    *) fail "query of Russian tables without --variant: '$got' $(cat "$TMP/err")" ;;
+esac
 # With two pieces every capture takes the last piece, so the two rules agree on every value;
 # with three they differ where a white man takes two, crowned in passing (1m0k-0m2k).
 "$DAMKA" stats "$BR" | sed -n 's/^brazilian *//p' >"$TMP/stats.br"
