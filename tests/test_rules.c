@@ -162,6 +162,7 @@ static void test_rule_positions_russian(void **state)
     /* a capture of one that ends where a capture of two would go on is no move: after c3 the
      * king lands on d4 (to take b6) or e5 (to take f4), never beyond */
     check_moves(russ(), "W:WKa1:Bc3,f4,b6,c7", "a1xa7 a1xb8 a1xg3 a1xh2");
+    check_moves(braz(), "W:WKa1:Bc3,f4,b6,c7", "a1xa7 a1xb8 a1xg3 a1xh2");
     /* crowned in passing: the man reaches d8 over c7 and goes on as a king over e7 to any
      * square behind it; in Brazilian it goes on as a man to f6 and stays one */
     check_moves(braz(), "W:Wb6:Bc7,e7", "b6xf6");
