@@ -474,7 +474,7 @@ expect_bad gen --materials 0m3k-0m1k,nonsense --out "$TMP/x"
 expect_bad gen --materials "" --out "$TMP/x"
 expect_bad gen --pieces 3 --materials 0m3k-0m1k --out "$TMP/x"
 expect_bad gen --pieces 3 --out "$TMP/x" --frobnicate
-expect_bad gen --variant russian --pieces 3 --out "$TMP/x"
+expect_bad gen --variant frisian --pieces 3 --out "$TMP/x"
 expect_bad gen --pieces 3 --out "$TMP/x" --unit-positions 0
 expect_bad gen --pieces 2 --out "$BR/manifest.json/x" --quiet
 [ -e "$TMP/x" ] && fail "a rejected gen command created its output directory"
