@@ -122,7 +122,7 @@ bool cli_variant_option(int argc, char **argv, int *i, const dk_variant **v, int
     char q[DK_QUOTE_MAX];
     *v = dk_variant_find(name);
     if (!*v)
-        *status = command_error("unknown variant '%s' (brazilian, international, 26 or 20)",
+        *status = command_error("unknown variant '%s' (brazilian, international, russian, 26, 20 or 25)",
                                 cli_quote(name, q, sizeof q));
     return true;
 }

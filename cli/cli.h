@@ -26,8 +26,8 @@ extern const cli_command cli_perft, cli_moves, cli_info, cli_gen, cli_plan, cli_
 
 /* The --variant line of a command's options. */
 #define VARIANT_HELP                                                                               \
-    "  --variant V            brazilian (default; 8x8, PDN GameType 26) or international (10x10,\n" \
-    "                         GameType 20); also 26 and 20\n"
+    "  --variant V            brazilian (default; 8x8, PDN GameType 26), international (10x10,\n" \
+    "                         GameType 20) or russian (8x8, GameType 25); also 26, 20, 25\n"
 
 /* Prints the usage of c after `prefix` ("usage: damka ", "  damka "), continuation lines
  * aligned under the first argument. */

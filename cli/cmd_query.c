@@ -23,13 +23,13 @@ const cli_command cli_query = {
     "the value of a position and of every move, also under the draw rule",
     "Prints the value of FEN for its side to move (win or loss in so many plies, or draw), its value\n"
     "under the draw rule when DIR has rule-aware tables, then every legal move with the value it\n"
-    "leads to, best first. A Brazilian FEN written with algebraic squares (W:Wa1,c3:Bh8) is echoed\n"
+    "leads to, best first. An 8x8 FEN written with algebraic squares (W:Wa1,c3:Bh8) is echoed\n"
     "with algebraic squares, a numeric one with numbers; --json's fen is always numeric. Exit\n"
     "status: 0 answered, 1 no answer (not in the tables, a damaged table; in a batch, any line\n"
     "without an answer), 2 bad usage or input (docs/cli.md).\n",
-    "  --variant V            brazilian (8x8, PDN GameType 26) or international (10x10, GameType\n"
-    "                         20); also 26 and 20. Default: the variant of DIR's tables when it\n"
-    "                         holds one, else brazilian\n"
+    "  --variant V            brazilian (8x8, PDN GameType 26), international (10x10, GameType\n"
+    "                         20) or russian (8x8, GameType 25); also 26, 20, 25. Default: the\n"
+    "                         variant of DIR's tables when it holds one, else brazilian\n"
     "  --tables DIR           the tables (default $DAMKA_TABLES, else ./tables)\n"
     "  --counter PLIES        quiet king plies played since the last capture or man move, from 0\n"
     "                         (the default) to the rule's limit: the value under the rule at that\n"

@@ -16,7 +16,8 @@ static void usage(FILE *f)
 {
     fputs("usage: damka COMMAND [OPTIONS]   (damka COMMAND --help: what the command does and its options)\n"
           "       damka --version           the version of damka and of libdamka (one version)\n"
-          "variants: brazilian (default, 8x8, GameType 26), international (10x10, GameType 20)\n"
+          "variants: brazilian (default, 8x8, GameType 26), international (10x10, GameType 20),\n"
+          "          russian (8x8, GameType 25)\n"
           "commands:\n",
           f);
     for (size_t i = 0; i < NCOMMANDS; i++) {

@@ -10,6 +10,18 @@
 #include "../rules/errors.h"
 #include "restart.h"
 
+/* Whether file name n is damka's: "<variant>-..." of any variant, or the manifest. */
+static bool ours(const char *n)
+{
+    for (int id = 0; id < DK_NVARIANTS; id++) {
+        const char *v = dk_variant_get((dk_variant_id)id)->name;
+        size_t len = strlen(v);
+        if (strncmp(n, v, len) == 0 && n[len] == '-')
+            return true;
+    }
+    return strncmp(n, "manifest.json", 13) == 0;
+}
+
 /* Removes from dir the files of damka's whose names contain `part` (".tmp.": what a killed
  * run left half-written; "": everything, for the work directory of a finished run). */
 void dk_rundir_remove_files(const char *dir, const char *part)
@@ -19,9 +31,7 @@ void dk_rundir_remove_files(const char *dir, const char *part)
         return;
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         const char *n = e->d_name;
-        bool ours = strncmp(n, "brazilian-", 10) == 0 || strncmp(n, "international-", 14) == 0 ||
-                    strncmp(n, "manifest.json", 13) == 0;
-        if (!ours || !strstr(n, part))
+        if (!ours(n) || !strstr(n, part))
             continue;
         char path[4096];
         if (snprintf(path, sizeof path, "%.3800s/%s", dir, e->d_name) < (int)sizeof path)

@@ -1,4 +1,5 @@
-/* libdamka: endgame tablebases for Brazilian (8x8) and International (10x10) draughts.
+/* libdamka: endgame tablebases for Brazilian (8x8), International (10x10) and Russian (8x8)
+ * draughts.
  *
  * Open a directory of tables made by `damka gen`, probe positions for win/draw/loss (the small
  * .wld files, what a search probes) or for the distance to win (the .dtw files), rank every
@@ -22,9 +23,9 @@
  * The draw rule (the .dtc files, when the tables were made with one; damka_draw_rule): the game
  * is drawn once L plies in a row were quiet king moves (a king moving without capturing); a
  * capture or a man move is a conversion and sets the counter back to 0. L is 30 (15 moves each)
- * for Brazilian and 50 for International by default. damka_probe_rule gives a position's value
- * under the rule for the counter it is met with, and DTC, the plies to the next conversion with
- * best play under the rule; damka_rank_moves_rule ranks every move by it.
+ * for Brazilian and Russian and 50 for International by default. damka_probe_rule gives a
+ * position's value under the rule for the counter it is met with, and DTC, the plies to the
+ * next conversion with best play under the rule; damka_rank_moves_rule ranks every move by it.
  *
  * Thread safety: every function may be called from any number of threads at once on the same
  * damka_tb (there is no global lock: the block cache is split into independently locked
@@ -113,8 +114,8 @@ typedef struct damka_position {
 
 typedef struct damka_tb damka_tb;
 
-/* Opens the tables of `variant` ("brazilian" or "26", "international" or "20",
- * case-insensitive; NULL means "brazilian") in directory `dir`, with a cache of decompressed
+/* Opens the tables of `variant` ("brazilian" or "26", "international" or "20", "russian" or
+ * "25", case-insensitive; NULL means "brazilian") in directory `dir`, with a cache of decompressed
  * blocks of about cache_mb megabytes (MiB; 0: 64). Files are opened on first use and their
  * header and block index are read into memory and checked then; each block is read (pread:
  * files are never mapped) and checked when it is needed. Each open file holds a descriptor
@@ -130,8 +131,8 @@ DAMKA_API damka_tb *damka_open(const char *dir, const char *variant, size_t cach
 /* Closes the tables and frees the cache. NULL is allowed. No other call may be using tb. */
 DAMKA_API void damka_close(damka_tb *tb);
 
-/* The variant's name ("brazilian" or "international") and number of dark squares (32 or
- * 50). NULL / 0 if tb is NULL. Thread-safe. */
+/* The variant's name ("brazilian", "international" or "russian") and number of dark squares
+ * (32 or 50). NULL / 0 if tb is NULL. Thread-safe. */
 DAMKA_API const char *damka_variant(const damka_tb *tb);
 DAMKA_API int damka_squares(const damka_tb *tb);
 

@@ -3,7 +3,8 @@
 #include <stddef.h>
 
 /* State of one capture search: the board stays as it was (Turkish strike), the moving
- * piece's square counts as empty, and only the longest sequences are kept. */
+ * piece's square counts as empty. Under the majority rule only the longest sequences are
+ * kept; without it (Russian) every complete one. */
 typedef struct capture_search {
     const dk_variant *v;
     dk_bb enemy;  /* pieces that may be captured */
@@ -15,19 +16,44 @@ typedef struct capture_search {
 
 static void record(capture_search *cs, int to, dk_bb captured, int n, bool promotes)
 {
-    if (n < cs->best)
-        return;
     dk_movelist *l = cs->list;
-    if (n > cs->best) {
-        cs->best = n;
-        l->n = 0;
+    if (cs->v->majority) {
+        if (n < cs->best)
+            return;
+        if (n > cs->best) {
+            cs->best = n;
+            l->n = 0;
+        }
     }
+    /* (from, to, captures) names one move even where men are crowned in passing: a route that
+     * crowned its man took a piece on the row next to the last, and a man that never reaches
+     * the last row cannot take one there */
     for (int i = 0; i < l->n; i++)
         if (l->m[i].to == to && l->m[i].captures == captured && l->m[i].from == cs->from)
             return;
     if (l->n < DK_MAX_MOVES)
         l->m[l->n++] = (dk_move){captured, (uint8_t)cs->from, (uint8_t)to, (uint8_t)n, promotes};
 }
+
+/* Whether a king on s, having taken `captured`, can take one more piece (not back along
+ * `back`, where the piece just taken still stands). */
+static bool king_can_go_on(const capture_search *cs, int s, dk_bb captured, int back)
+{
+    const dk_variant *v = cs->v;
+    dk_bb occ = ~cs->empty;
+    for (int d = 0; d < 4; d++) {
+        if (d == back || !(v->ray[s][d] & cs->enemy & ~captured))
+            continue;
+        int b;
+        dk_slide(v, s, d, occ, &b);
+        if (b >= 0 && (cs->enemy & ~captured & dk_bit(b)) && v->nb[b][d] >= 0 &&
+            (cs->empty & dk_bit(v->nb[b][d])))
+            return true;
+    }
+    return false;
+}
+
+static void king_captures(capture_search *cs, int s, dk_bb captured, int n, int back, bool crowned);
 
 /* Both searches go on from a landing square in every direction but back the way the piece
  * came (`back`, -1 at the start): that way the first piece met is the one just captured, which
@@ -46,13 +72,17 @@ static void man_captures(capture_search *cs, int s, dk_bb captured, int n, int c
         if (t < 0 || !(cs->empty & dk_bit(t)))
             continue;
         more = true;
-        man_captures(cs, t, captured | dk_bit(m), n + 1, colour, dk_opposite_dir(d));
+        if (v->crown_in_capture && (v->promo[colour] & dk_bit(t)))
+            king_captures(cs, t, captured | dk_bit(m), n + 1, dk_opposite_dir(d), true);
+        else
+            man_captures(cs, t, captured | dk_bit(m), n + 1, colour, dk_opposite_dir(d));
     }
     if (!more && n > 0)
         record(cs, s, captured, n, (v->promo[colour] & dk_bit(s)) != 0);
 }
 
-static void king_captures(capture_search *cs, int s, dk_bb captured, int n, int back)
+/* `crowned`: a man that became a king during this capture. */
+static void king_captures(capture_search *cs, int s, dk_bb captured, int n, int back, bool crowned)
 {
     const dk_variant *v = cs->v;
     dk_bb occ = ~cs->empty;
@@ -66,19 +96,30 @@ static void king_captures(capture_search *cs, int s, dk_bb captured, int n, int 
             continue;
         int after;
         dk_bb land = dk_slide(v, b, d, occ, &after);
+        if (!v->majority) {
+            /* the king must land where it can go on capturing, if there is such a square (the
+             * majority rule implies this, so only the other variants need it) */
+            dk_bb on = 0;
+            for (dk_bb l = land; l; l &= l - 1)
+                if (king_can_go_on(cs, dk_lsb(l), captured | dk_bit(b), dk_opposite_dir(d)))
+                    on |= l & -l;
+            if (on)
+                land = on;
+        }
         while (land) {
             int t = dk_lsb(land);
             land &= land - 1;
             more = true;
-            king_captures(cs, t, captured | dk_bit(b), n + 1, dk_opposite_dir(d));
+            king_captures(cs, t, captured | dk_bit(b), n + 1, dk_opposite_dir(d), crowned);
         }
     }
     if (!more && n > 0)
-        record(cs, s, captured, n, false);
+        record(cs, s, captured, n, crowned);
 }
 
-/* Longest captures of colour c into list; returns their length (0: no capture). */
-static int gen_captures(const dk_variant *v, const dk_pos *p, int c, dk_movelist *list)
+/* The legal captures of colour c into list (under the majority rule the longest); returns
+ * whether there is any. */
+static bool gen_captures(const dk_variant *v, const dk_pos *p, int c, dk_movelist *list)
 {
     capture_search cs = {v, p->pieces[c ^ 1], 0, 0, 1, list};
     list->n = 0;
@@ -89,11 +130,11 @@ static int gen_captures(const dk_variant *v, const dk_pos *p, int c, dk_movelist
         cs.from = s;
         cs.empty = v->all & ~(occ & ~dk_bit(s));
         if (p->kings & dk_bit(s))
-            king_captures(&cs, s, 0, 0, -1);
+            king_captures(&cs, s, 0, 0, -1, false);
         else
             man_captures(&cs, s, 0, 0, c, -1);
     }
-    return list->n ? cs.best : 0;
+    return list->n > 0;
 }
 
 bool dk_can_capture(const dk_variant *v, const dk_pos *p, int c)

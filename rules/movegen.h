@@ -1,12 +1,13 @@
-/* Legal moves, captures and un-moves under international rules (docs/rules.md, "Moves"). */
+/* Legal moves, captures and un-moves of each variant (docs/rules.md, "Moves"). */
 #ifndef DK_MOVEGEN_H
 #define DK_MOVEGEN_H
 
 #include "position.h"
 
-/* Every legal move of p->side, each once: if any capture exists, only the captures of the
- * largest number of pieces (Turkish strike, flying kings, men capturing backwards);
- * otherwise the non-capture moves. Returns the count (also in list->n). p must pass
+/* Every legal move of p->side, each once: if any capture exists, only the captures (Turkish
+ * strike, flying kings, men capturing backwards): under the majority rule those of the largest
+ * number of pieces, else every complete one (v->majority, v->crown_in_capture); otherwise the
+ * non-capture moves. Returns the count (also in list->n). p must pass
  * dk_pos_check. Thread-safe (no shared state). */
 int dk_gen_moves(const dk_variant *v, const dk_pos *p, dk_movelist *list);
 

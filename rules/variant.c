@@ -16,41 +16,53 @@ static int square_at(int size, int r, int c)
     return r * (size / 2) + c / 2;
 }
 
-static void build(dk_variant *v, dk_variant_id id, const char *name, int gametype, int size,
-                  int algebraic, int draw_rule_moves)
+/* What sets a variant apart from the others; build() derives the geometry from it. */
+typedef struct rules {
+    dk_variant_id id;
+    const char *name;
+    int gametype, size;
+    bool algebraic;
+    int draw_rule_moves;
+    bool majority, crown_in_capture;
+} rules;
+
+static void build(dk_variant *v, const rules *r)
 {
     static const int dr[4] = {-1, -1, 1, 1}, dc[4] = {-1, 1, -1, 1};
     memset(v, 0, sizeof *v);
-    v->id = id;
-    v->name = name;
-    v->gametype = gametype;
+    int size = r->size;
+    v->id = r->id;
+    v->name = r->name;
+    v->gametype = r->gametype;
     v->size = size;
     v->nsq = size * size / 2;
-    v->algebraic = algebraic;
-    v->draw_rule_moves = draw_rule_moves;
+    v->algebraic = r->algebraic;
+    v->draw_rule_moves = r->draw_rule_moves;
+    v->majority = r->majority;
+    v->crown_in_capture = r->crown_in_capture;
     int half = size / 2;
     int start_rows = (size - 2) / 2;
     v->men_per_side = start_rows * half;
     for (int s = 0; s < v->nsq; s++) {
-        int r = s / half, i = s % half;
-        int c = (r % 2 == 0) ? 2 * i + 1 : 2 * i;
-        v->row[s] = (int8_t)r;
-        v->col[s] = (int8_t)c;
+        int y = s / half, i = s % half;
+        int x = (y % 2 == 0) ? 2 * i + 1 : 2 * i;
+        v->row[s] = (int8_t)y;
+        v->col[s] = (int8_t)x;
         v->all |= dk_bit(s);
-        if (r == 0)
+        if (y == 0)
             v->promo[DK_WHITE] |= dk_bit(s);
-        if (r == size - 1)
+        if (y == size - 1)
             v->promo[DK_BLACK] |= dk_bit(s);
-        if (r < start_rows)
+        if (y < start_rows)
             v->start[DK_BLACK] |= dk_bit(s);
-        if (r >= size - start_rows)
+        if (y >= size - start_rows)
             v->start[DK_WHITE] |= dk_bit(s);
     }
     for (int s = 0; s < v->nsq; s++) {
         for (int d = 0; d < 4; d++) {
-            int r = v->row[s], c = v->col[s];
-            v->nb[s][d] = (int8_t)square_at(size, r + dr[d], c + dc[d]);
-            for (int t; (t = square_at(size, r += dr[d], c += dc[d])) >= 0;)
+            int y = v->row[s], x = v->col[s];
+            v->nb[s][d] = (int8_t)square_at(size, y + dr[d], x + dc[d]);
+            for (int t; (t = square_at(size, y += dr[d], x += dc[d])) >= 0;)
                 v->ray[s][d] |= dk_bit(t);
         }
     }
@@ -65,8 +77,14 @@ static void build(dk_variant *v, dk_variant_id id, const char *name, int gametyp
 
 static void build_all(void)
 {
-    build(&variants[DK_BRAZILIAN], DK_BRAZILIAN, "brazilian", 26, 8, 1, 15);
-    build(&variants[DK_INTERNATIONAL], DK_INTERNATIONAL, "international", 20, 10, 0, 25);
+    static const rules all[DK_NVARIANTS] = {
+        {DK_BRAZILIAN, "brazilian", 26, 8, true, 15, true, false},
+        {DK_INTERNATIONAL, "international", 20, 10, false, 25, true, false},
+        /* Russian draughts: Brazilian's board, no majority rule, crowning mid-capture */
+        {DK_RUSSIAN, "russian", 25, 8, true, 15, false, true},
+    };
+    for (int id = 0; id < DK_NVARIANTS; id++)
+        build(&variants[id], &all[id]);
 }
 
 const dk_variant *dk_variant_get(dk_variant_id id)

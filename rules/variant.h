@@ -6,6 +6,7 @@
 #ifndef DK_VARIANT_H
 #define DK_VARIANT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef uint64_t dk_bb;
@@ -17,18 +18,24 @@ enum { DK_NW = 0, DK_NE = 1, DK_SW = 2, DK_SE = 3 };
 
 enum { DK_MAX_SQ = 50 };
 
-typedef enum { DK_BRAZILIAN = 0, DK_INTERNATIONAL = 1, DK_NVARIANTS } dk_variant_id;
+/* The ids are stored in table files: never renumber them. */
+typedef enum { DK_BRAZILIAN = 0, DK_INTERNATIONAL = 1, DK_RUSSIAN = 2, DK_NVARIANTS } dk_variant_id;
 
 typedef struct dk_variant {
     dk_variant_id id;
-    const char *name;     /* "brazilian", "international" */
-    int gametype;         /* PDN GameType: 26, 20 */
+    const char *name;     /* "brazilian", "international", "russian" */
+    int gametype;         /* PDN GameType: 26, 20, 25 */
     int size;             /* board side: 8 or 10 */
     int nsq;              /* dark squares: 32 or 50 */
     int men_per_side;     /* 12 or 20: also the most pieces a side may have */
     int algebraic;        /* official notation is algebraic (a1..h8) */
     int draw_rule_moves;  /* the draw rule: drawn after this many quiet king moves a player
                            * (15 on 8x8, 25 under FMJD rules on 10x10; 2x as many plies) */
+    /* Where the capture rules differ (docs/rules.md, "Captures" and "Promotion"): */
+    bool majority;        /* only the captures of the most pieces are legal (Brazilian,
+                           * International); else any complete capture (Russian) */
+    bool crown_in_capture; /* a man reaching its promotion row mid-capture is crowned there and
+                            * goes on capturing as a king (Russian); else it goes on as a man */
     dk_bb all;            /* every square */
     dk_bb promo[2];       /* promotion row of each colour (White: row 0) */
     dk_bb man_ok[2];      /* squares a man of each colour may stand on */
@@ -39,8 +46,8 @@ typedef struct dk_variant {
     dk_bb step[2][DK_MAX_SQ]; /* the squares a man of each colour on s moves to */
 } dk_variant;
 
-/* The variant by name ("brazilian", "international", case-insensitive) or PDN GameType
- * number ("26", "20"). Returns NULL if unknown. Thread-safe; tables are built on first use. */
+/* The variant by name ("brazilian", "international", "russian", case-insensitive) or PDN
+ * GameType number ("26", "20", "25"). Returns NULL if unknown. Thread-safe; tables are built on first use. */
 const dk_variant *dk_variant_find(const char *name);
 
 /* The variant by id. Thread-safe. */

@@ -33,6 +33,8 @@ expect_last 907830 perft --variant brazilian 8
 expect_last 167140 perft --variant international 6
 expect_last 167140 perft --variant 20 W:W31-50:B1-20 6
 expect_last 4431766 perft --variant=26 W:W21-32:B1-12 9
+expect_last 929899 perft --variant russian 8
+expect_last 4570586 perft --variant 25 W:W21-32:B1-12 9
 expect_last 1 perft W:W21-32:B1-12 0
 grep -q 'leaves/s' "$TMP/err" || fail "perft prints no speed on stderr"
 
@@ -47,6 +49,8 @@ grep -q '^c3-d4 ' "$TMP/out" || fail "perft --divide: Brazilian moves are algebr
 # moves
 [ "$("$DAMKA" moves W:Wb6:Bc7,e7)" = "b6xf6" ] || fail "moves: Brazilian rule position"
 [ "$("$DAMKA" moves --variant international W:W15:B9,10)" = "15x13" ] || fail "moves: 15x13"
+[ "$("$DAMKA" moves --variant russian W:Wb6:Bc7,e7 | tr '\n' ' ')" = "b6xf6 b6xg5 b6xh4 " ] ||
+    fail "moves: Russian crowns in passing"
 [ "$("$DAMKA" moves --variant international W:W31-50:B1-20 | wc -l)" -eq 9 ] || fail "moves: start"
 "$DAMKA" moves --json --variant international W:WK47:B9,12,33 >"$TMP/out"
 grep -q '"from": 47, "to": 26, "captures": \[9, 12, 33\]' "$TMP/out" || fail "moves --json: 47x26"
@@ -66,7 +70,7 @@ expect_bad perft -1
 expect_bad perft 3 4 5
 expect_bad perft --depth 3
 expect_bad perft --variant
-expect_bad perft --variant russian 3
+expect_bad perft --variant russia 3
 expect_bad perft W:W33:B1 3
 expect_bad perft --variant international W:Wa1:B1 2
 expect_bad perft 99999999999999999999

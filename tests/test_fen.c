@@ -29,10 +29,10 @@ static void test_start_positions(void **state)
     for (int id = 0; id < DK_NVARIANTS; id++) {
         const dk_variant *v = dk_variant_get((dk_variant_id)id);
         dk_pos start = dk_pos_start(v);
-        const char *fen = id == DK_BRAZILIAN ? "W:W21-32:B1-12" : "W:W31-50:B1-20";
+        const char *fen = v->size == 8 ? "W:W21-32:B1-12" : "W:W31-50:B1-20";
         dk_pos p = parse_ok(v, fen);
         assert_true(dk_pos_equal(&p, &start));
-        const char *swapped = id == DK_BRAZILIAN ? "W:B1-12:W21-32" : "W:B1-20:W31-50";
+        const char *swapped = v->size == 8 ? "W:B1-12:W21-32" : "W:B1-20:W31-50";
         p = parse_ok(v, swapped);
         assert_true(dk_pos_equal(&p, &start));
     }

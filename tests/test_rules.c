@@ -15,6 +15,7 @@
 
 static const dk_variant *intl(void) { return dk_variant_find("international"); }
 static const dk_variant *braz(void) { return dk_variant_find("brazilian"); }
+static const dk_variant *russ(void) { return dk_variant_find("russian"); }
 
 static void test_variant_names(void **state)
 {
@@ -22,8 +23,18 @@ static void test_variant_names(void **state)
     assert_ptr_equal(dk_variant_find("20"), intl());
     assert_ptr_equal(dk_variant_find("26"), braz());
     assert_ptr_equal(dk_variant_find("International"), intl());
-    assert_null(dk_variant_find("russian"));
+    assert_ptr_equal(dk_variant_find("25"), russ());
+    assert_ptr_equal(dk_variant_find("RUSSIAN"), russ());
+    assert_null(dk_variant_find("russia"));
     assert_null(dk_variant_find(""));
+    /* Russian shares Brazilian's board: the same geometry, other capture rules */
+    assert_int_equal(russ()->nsq, 32);
+    assert_int_equal(russ()->men_per_side, 12);
+    assert_true(russ()->algebraic);
+    assert_true(braz()->majority && intl()->majority && !russ()->majority);
+    assert_true(russ()->crown_in_capture && !braz()->crown_in_capture && !intl()->crown_in_capture);
+    assert_memory_equal(russ()->ray, braz()->ray, sizeof braz()->ray);
+    assert_memory_equal(russ()->promo, braz()->promo, sizeof braz()->promo);
     assert_int_equal(braz()->nsq, 32);
     assert_int_equal(intl()->nsq, 50);
     assert_int_equal(braz()->men_per_side, 12);
@@ -49,6 +60,13 @@ static void test_perft_brazilian(void **state)
     (void)state;
     static const uint64_t n[] = {7, 49, 302, 1469, 7473, 37628, 187302, 907830};
     check_perft(braz(), n, 8);
+}
+
+static void test_perft_russian(void **state)
+{
+    (void)state;
+    static const uint64_t n[] = {7, 49, 302, 1469, 7482, 37986, 190146, 929899};
+    check_perft(russ(), n, 8);
 }
 
 /* The legal moves of fen, in notation, sorted and joined by spaces, must equal `expect`. */
@@ -131,6 +149,41 @@ static void test_promotion_and_quiet_moves(void **state)
     check_moves(braz(), "W:Wa1:Bb2,c3", "");
 }
 
+/* Each rule where Russian differs from Brazilian, on one position played under both. */
+static void test_rule_positions_russian(void **state)
+{
+    (void)state;
+    /* no majority rule: the king's capture of one is legal beside the man's capture of two
+     * (it may land on f6, g7 or h8); the man, having taken g3, must go on over e5 */
+    check_moves(braz(), "W:WKb2,h2:Ba5,e5,g3", "h2xd6");
+    check_moves(russ(), "W:WKb2,h2:Ba5,e5,g3", "b2xf6 b2xg7 b2xh8 h2xd6");
+    /* the king that took c3 must land on e5, the one square from which it takes f4 */
+    check_moves(russ(), "W:WKa1:Bc3,f4", "a1xg3 a1xh2");
+    /* a capture of one that ends where a capture of two would go on is no move: after c3 the
+     * king lands on d4 (to take b6) or e5 (to take f4), never beyond */
+    check_moves(russ(), "W:WKa1:Bc3,f4,b6,c7", "a1xa7 a1xb8 a1xg3 a1xh2");
+    check_moves(braz(), "W:WKa1:Bc3,f4,b6,c7", "a1xa7 a1xb8 a1xg3 a1xh2");
+    /* crowned in passing: the man reaches d8 over c7 and goes on as a king over e7 to any
+     * square behind it; in Brazilian it goes on as a man to f6 and stays one */
+    check_moves(braz(), "W:Wb6:Bc7,e7", "b6xf6");
+    check_moves(russ(), "W:Wb6:Bc7,e7", "b6xf6 b6xg5 b6xh4");
+    dk_pos p;
+    assert_int_equal(dk_fen_parse(russ(), "W:Wb6:Bc7,e7", &p, NULL, 0), 0);
+    dk_movelist list;
+    dk_gen_moves(russ(), &p, &list);
+    for (int i = 0; i < list.n; i++) {
+        assert_true(list.m[i].promotes);
+        dk_pos q = dk_apply(&p, &list.m[i]);
+        assert_true(q.kings & dk_bit(list.m[i].to));
+    }
+    /* crowned with nothing more to take: the move ends on the last row, as in Brazilian */
+    check_moves(russ(), "W:Wb6:Bc7", "b6xd8");
+    /* for Black too, and the king takes at a distance where the man could not: g3 over f2 to
+     * e1, crowned, then over c3 to b4 or a5; in Brazilian the man ends on e1 */
+    check_moves(russ(), "B:Wf2,c3:Bg3", "g3xa5 g3xb4");
+    check_moves(braz(), "B:Wf2,c3:Bg3", "g3xe1");
+}
+
 static void check_unique_notation(const dk_variant *v, const char *fen, const char *expect)
 {
     check_moves(v, fen, expect);
@@ -203,18 +256,107 @@ static void test_quiet_moves_by_kind_and_can_capture(void **state)
         }
 }
 
+static bool has_move(const dk_movelist *l, const dk_move *m)
+{
+    for (int i = 0; i < l->n; i++)
+        if (dk_move_equal(&l->m[i], m))
+            return true;
+    return false;
+}
+
+/* Whether no man of the side to move can reach its promotion row by jumping: a jump moves
+ * two rows, so only men on rows of the promotion row's parity can. */
+static bool men_cannot_crown(const dk_variant *v, const dk_pos *p)
+{
+    int promo_row = p->side == DK_WHITE ? 0 : v->size - 1;
+    for (dk_bb b = dk_men(p, p->side); b; b &= b - 1)
+        if ((v->row[dk_lsb(b)] - promo_row) % 2 == 0)
+            return false;
+    return true;
+}
+
+/* Russian against Brazilian on random positions, through a third rule set X that is Russian
+ * without crowning in passing (Brazilian without the majority rule). The two rules predict:
+ * the same quiet moves; Brazilian's captures are exactly X's longest; Russian's differ from
+ * X's only in men that reach the last row mid-capture: kings capture alike, men that cannot
+ * reach it capture alike, and a Russian capture by a man that was never crowned is one of
+ * X's. Every Russian move reads differently and parses back. */
+static void test_russian_against_brazilian(void **state)
+{
+    (void)state;
+    static dk_variant x;
+    x = *russ();
+    x.crown_in_capture = false;
+    test_rng r = {20261128};
+    int differ_majority = 0, differ_crown = 0;
+    long n = test_env_count("DK_TEST_RUSSIAN_POSITIONS", 40000);
+    for (long i = 0; i < n; i++) {
+        dk_pos p = test_random_pos(russ(), &r, 2 + (int)test_rand_below(&r, 9), 30);
+        dk_movelist rl, bl, xl;
+        dk_gen_moves(russ(), &p, &rl);
+        dk_gen_moves(braz(), &p, &bl);
+        dk_gen_moves(&x, &p, &xl);
+        bool capture = dk_can_capture(braz(), &p, p.side);
+        assert_int_equal(dk_can_capture(russ(), &p, p.side), capture);
+        assert_int_equal(dk_count_moves(russ(), &p), rl.n);
+        if (!capture) {
+            assert_int_equal(rl.n, bl.n);
+            for (int j = 0; j < rl.n; j++)
+                assert_true(rl.m[j].captures == 0 && dk_move_equal(&rl.m[j], &bl.m[j]));
+            continue;
+        }
+        int most = 0;
+        for (int j = 0; j < xl.n; j++)
+            most = xl.m[j].ncaptures > most ? xl.m[j].ncaptures : most;
+        int longest = 0;
+        for (int j = 0; j < xl.n; j++)
+            if (xl.m[j].ncaptures == most) {
+                assert_true(has_move(&bl, &xl.m[j]));
+                longest++;
+            }
+        assert_int_equal(bl.n, longest);
+        differ_majority += xl.n != longest;
+        int rk = 0, xk = 0;
+        for (int j = 0; j < rl.n; j++) {
+            assert_true(rl.m[j].captures != 0);
+            bool king = (p.kings & dk_bit(rl.m[j].from)) != 0;
+            rk += king;
+            if (king || !rl.m[j].promotes)
+                assert_true(has_move(&xl, &rl.m[j]));
+            char text[DK_MOVE_TEXT_MAX];
+            dk_move_format(russ(), &rl, j, true, text, sizeof text);
+            assert_int_equal(dk_move_parse(russ(), &rl, text), j);
+        }
+        for (int j = 0; j < xl.n; j++)
+            xk += (p.kings & dk_bit(xl.m[j].from)) != 0;
+        assert_int_equal(rk, xk);
+        bool same = rl.n == xl.n;
+        for (int j = 0; same && j < xl.n; j++)
+            same = has_move(&rl, &xl.m[j]);
+        if (men_cannot_crown(russ(), &p))
+            assert_true(same);
+        differ_crown += !same;
+    }
+    /* the positions exercised both rules */
+    assert_true(differ_majority > n / 1000);
+    assert_true(differ_crown > n / 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variant_names),
         cmocka_unit_test(test_perft_international),
         cmocka_unit_test(test_perft_brazilian),
+        cmocka_unit_test(test_perft_russian),
         cmocka_unit_test(test_rule_positions_international),
+        cmocka_unit_test(test_rule_positions_russian),
         cmocka_unit_test(test_rule_position_brazilian),
         cmocka_unit_test(test_majority_rule_counts_kings_and_men_alike),
         cmocka_unit_test(test_promotion_and_quiet_moves),
         cmocka_unit_test(test_same_from_to_different_captures),
         cmocka_unit_test(test_quiet_moves_by_kind_and_can_capture),
+        cmocka_unit_test(test_russian_against_brazilian),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

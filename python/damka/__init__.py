@@ -1,4 +1,4 @@
-"""damka: endgame tablebases for Brazilian (8x8) and International (10x10) draughts, from Python.
+"""damka: endgame tablebases for Brazilian (8x8), International (10x10) and Russian (8x8) draughts, from Python.
 
 A thin ctypes binding of libdamka (query/damka.h in the damka repository; build it with
 `make lib`). Standard library only.

@@ -96,7 +96,7 @@ class Tablebase:
     cache is split into independently locked shards); close() must not run while another
     thread is still using it. Nothing is kept between calls but the handle and its cache.
 
-    Attributes (fixed when opened): directory, variant ("brazilian" or "international"),
+    Attributes (fixed when opened): directory, variant ("brazilian", "international", "russian"),
     squares (32 or 50), max_pieces (the largest n such that every material of 2..n pieces has
     its WLD and DTW files; 0 for a directory without tables), draw_rule (the rule's limit in
     PLIES, 30 for Brazilian tables made by default, 0 when the directory has no .dtc tables).
@@ -318,8 +318,8 @@ def open_tables(
     *,
     library: Optional[str] = None,
 ) -> Tablebase:
-    """Opens the tables of `variant` ("brazilian" or "international"; "26" and "20", their PDN
-    GameType numbers, too) made by `damka gen` in `directory`, with a cache of decompressed
+    """Opens the tables of `variant` ("brazilian", "international" or "russian"; "26", "20" and
+    "25", their PDN GameType numbers, too) made by `damka gen` in `directory`, with a cache of decompressed
     blocks of about cache_mb MiB (0: the library's default, 64). Returns a Tablebase, also a
     context manager that closes it on exit. Files are opened and checked on first use, so a
     directory without tables opens (max_pieces 0) and its probes raise NotInTables.
