@@ -17,10 +17,10 @@ const cli_command cli_compare = {
     "its files (their sizes and CRC-32C) and its statistics (counts, histograms, longest wins) must\n"
     "be the published ones. Tables it lists that DIR lacks are listed as absent, tables of DIR it\n"
     "does not list as not in the manifest. So a whole copy, a partial copy or a subset made again\n"
-    "with `damka gen --materials` can be checked. One line a table, then the counts. Exit status\n"
-    "0 when every table of the manifest that DIR holds is the same (and with --whole, none is\n"
-    "absent), 1 when one differs or cannot be read or DIR holds none of them, 2 when MANIFEST is not a manifest or DIR not a\n"
-    "directory. `damka verify DIR` checks the values themselves.\n",
+    "by `damka gen` (of some materials only) can be checked. One line a table, then the counts.\n"
+    "Exit status 0 when every table of the manifest that DIR holds is the same (and with --whole,\n"
+    "none is absent), 1 when one differs or cannot be read or DIR holds none of them, 2 when\n"
+    "MANIFEST is not a manifest or DIR not a directory. `damka verify DIR` checks the values.\n",
     VARIANT_HELP "  --whole                a table of the manifest absent from DIR is a failure too\n"
                  "  --quiet                only the tables that differ (on stderr) and the exit status\n",
 };

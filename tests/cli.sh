@@ -194,7 +194,7 @@ takes_value() {
         awk -v o="$1" 'prev == o { found = ($0 ~ /^[A-Z]/) } { prev = $0; sub(/^[[(]+/, "", prev) } END { exit !found }'
 }
 commands=$("$DAMKA" --help | sed -n 's/^  damka \([a-z]*\) .*/\1/p')
-[ "$(echo "$commands" | wc -w)" -eq 9 ] || fail "damka --help lists commands '$(echo $commands)'"
+[ "$(echo "$commands" | wc -w)" -eq 10 ] || fail "damka --help lists commands '$(echo $commands)'"
 for c in $commands; do
     "$DAMKA" "$c" --help >"$TMP/help.$c" 2>"$TMP/err" || fail "damka $c --help: exit status $?"
     [ -s "$TMP/err" ] && fail "damka $c --help writes to stderr"
@@ -330,7 +330,7 @@ expect_status 2 "damka: query: --counter needs a value" query --counter
 expect_status 2 "damka: query: --tables needs a value" query --tables
 expect_status 2 "damka: gen: --out needs a value" gen --out
 expect_status 2 "damka: plan: --ranks needs a value" plan --ranks
-expect_status 2 "damka: query: unknown variant 'foo' (brazilian, international, 26 or 20)" query --variant foo X
+expect_status 2 "damka: query: unknown variant 'foo' (brazilian, international, russian, 26, 20 or 25)" query --variant foo X
 expect_status 2 "damka: moves: bad FEN 'W:W5,:B1' for brazilian: missing square before ':'" moves W:W5,:B1
 # a man on its promotion row is that, not a FEN of another variant; the side not to move without
 # pieces is refused by every command alike
