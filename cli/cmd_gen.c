@@ -1,11 +1,11 @@
 /* damka gen: generate every table up to N pieces; one process or `mpirun -np K damka gen`. */
 #include <mpi.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../gen/generate.h"
 #include "cli.h"
+#include "launcher.h"
 #include "runopts.h"
 
 int cmd_gen(int argc, char **argv);
@@ -55,24 +55,14 @@ static int parse_args(int argc, char **argv, dk_gen_options *o, dk_material *mat
     return cli_run_finish("gen", &a, o, mats, cap);
 }
 
-/* The rank a launcher gave this process, known before MPI_Init from its environment (Open MPI,
- * PMIx, MPICH's PMI, SLURM's srun); 0 without one. */
-static int launcher_rank(void)
-{
-    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        const char *s = getenv(names[i]);
-        if (s && *s)
-            return atoi(s);
-    }
-    return 0;
-}
-
 int cmd_gen(int argc, char **argv)
 {
     /* rank 0 speaks for the job */
-    if (launcher_rank() != 0 && !freopen("/dev/null", "w", stderr))
+    if (cli_launcher_rank() > 0 && !freopen("/dev/null", "w", stderr))
         return 1;
+    /* before MPI_Init, which a launcher that died meanwhile would leave waiting */
+    if (cli_watch_launcher() != 0)
+        fprintf(stderr, "damka: gen: cannot watch the job's launcher: this rank may outlive it\n");
     /* bad usage is found before MPI starts (every rank finds the same): at once, and without a
      * working MPI */
     dk_gen_options o = {dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0,

@@ -52,7 +52,7 @@ int dk_rundir_make(const dk_gen_options *o, dk_dirlock *lock, char *err, size_t 
     snprintf(work, sizeof work, "%s/work", o->dir);
     if (mkdir(o->dir, 0755) != 0 && errno != EEXIST)
         return dk_errorf(err, errlen, "cannot create %.900s: %s", o->dir, strerror(errno));
-    if (dk_dirlock_take(lock, o->dir, note, sizeof note, err, errlen) != 0)
+    if (dk_dirlock_take(lock, o->dir, o->quiet ? NULL : stderr, note, sizeof note, err, errlen) != 0)
         return -1;
     if (note[0] && !o->quiet)
         fprintf(stderr, "%s\n", note);

@@ -98,6 +98,14 @@ void dk_hook_part_written(void)
         raise(SIGKILL);
 }
 
+bool dk_hook_lock_wait(double *seconds)
+{
+    const char *e = getenv("DAMKA_TEST_LOCK_WAIT");
+    if (e && *e)
+        *seconds = atof(e);
+    return e && *e;
+}
+
 bool dk_hook_progress_seconds(double *every)
 {
     const char *e = getenv("DAMKA_TEST_PROGRESS_SECONDS");
@@ -129,6 +137,8 @@ bool dk_hook_fail_init(void) { return false; }
 uint32_t dk_hook_group_ranks(void) { return 0; }
 
 void dk_hook_part_written(void) {}
+
+bool dk_hook_lock_wait(double *seconds) { return (void)seconds, false; }
 
 bool dk_hook_progress_seconds(double *every) { return (void)every, false; }
 

@@ -50,6 +50,10 @@ void dk_hook_part_written(void);
 /* DAMKA_TEST_FAIL_INIT (set): whether a worker rank's worker is to fail to start. */
 bool dk_hook_fail_init(void);
 
+/* DAMKA_TEST_LOCK_WAIT=s: how long a run waits for its directory's lock (dirlock.h). Returns
+ * true with *seconds set, else false. */
+bool dk_hook_lock_wait(double *seconds);
+
 /* DAMKA_TEST_PROGRESS_SECONDS=s: the interval of the progress lines off a terminal. Returns
  * true with *every set, else false. */
 bool dk_hook_progress_seconds(double *every);
