@@ -82,7 +82,11 @@ void dk_hook_split_pause(void)
     sleep(2);
 }
 
-bool dk_hook_fail_init(void) { return getenv("DAMKA_TEST_FAIL_INIT") != NULL; }
+dk_hook_fail dk_hook_fail_init(void)
+{
+    const char *e = getenv("DAMKA_TEST_FAIL_INIT");
+    return !e ? DK_HOOK_FAIL_NONE : strcmp(e, "alloc") == 0 ? DK_HOOK_FAIL_ALLOC : DK_HOOK_FAIL_WORKER;
+}
 
 uint32_t dk_hook_group_ranks(void)
 {
@@ -132,7 +136,7 @@ bool dk_hook_open_units(uint32_t *n) { return (void)n, false; }
 
 void dk_hook_split_pause(void) {}
 
-bool dk_hook_fail_init(void) { return false; }
+dk_hook_fail dk_hook_fail_init(void) { return DK_HOOK_FAIL_NONE; }
 
 uint32_t dk_hook_group_ranks(void) { return 0; }
 

@@ -39,23 +39,30 @@ grep "taken over" "$TMP/err" | sed 's/^/   /'
 gen --pieces 4 --out "$L" 2>"$TMP/err" || fail "a third run on a finished directory: $(cat "$TMP/err")"
 grep -q "taken over" "$TMP/err" && fail "a run that ended cleanly left its lock held: $(cat "$TMP/err")"
 
-echo "-- b. an error on rank 1 reaches the user"
-# rank1_fails WHAT VAR=VALUE PATTERN: a run of rank 0 as usual and rank 1 with the test hook
-# VAR=VALUE (MPMD) must fail with rank 1's message, matching PATTERN, on stderr.
-rank1_fails() {
-    out=$TMP/rank1-$(echo "$2" | tr -c 'A-Za-z0-9\n' _)
-    $MPIRUN -np 1 "$DAMKA" gen --pieces 3 --out "$out" --quiet : \
-        -np 1 -x "$2" "$DAMKA" gen --pieces 3 --out "$out" --quiet >"$TMP/out" 2>"$TMP/err"
+echo "-- b. an error on any rank reaches the user"
+# rank_fails RANK WHAT VAR=VALUE PATTERN: a run of 2 ranks, rank RANK (0 or 1) with the test hook
+# VAR=VALUE (MPMD), must fail within 120 s (no hang) with that rank's message, matching PATTERN,
+# on stderr.
+rank_fails() {
+    out=$TMP/rank$1-$(echo "$3" | tr -c 'A-Za-z0-9\n' _)
+    if [ "$1" -eq 0 ]; then hook0="-x $3" hook1=""; else hook0="" hook1="-x $3"; fi
+    # shellcheck disable=SC2086
+    timeout 120 $MPIRUN -np 1 $hook0 "$DAMKA" gen --pieces 3 --out "$out" --quiet : \
+        -np 1 $hook1 "$DAMKA" gen --pieces 3 --out "$out" --quiet >"$TMP/out" 2>"$TMP/err"
     rc=$?
-    [ "$rc" -ne 0 ] || fail "$1: exit status 0"
-    grep -q "$3" "$TMP/err" || fail "$1: its message is not on stderr: $(head -c 400 "$TMP/err")"
+    [ "$rc" -ne 0 ] || fail "$2: exit status 0"
+    [ "$rc" -ne 124 ] || fail "$2: the run hangs"
+    grep -q "$4" "$TMP/err" || fail "$2: its message is not on stderr: $(head -c 400 "$TMP/err")"
     grep "^damka: " "$TMP/err" | sed 's/^/   /'
 }
 # the hook alters every unit rank 1 solves before the check
-rank1_fails "a wrong value on rank 1" "DAMKA_TEST_CORRUPT_UNIT=*" \
+rank_fails 1 "a wrong value on rank 1" "DAMKA_TEST_CORRUPT_UNIT=*" \
     "^damka: gen: rank 1: verification failed: material .*, position W:"
-# the hook makes rank 1's worker fail to start
-rank1_fails "rank 1 failing to start" DAMKA_TEST_FAIL_INIT=1 "^damka: gen: rank 1: its worker cannot start"
+# the hook makes a rank's worker fail to start, or rank 0's memory for its worker thread fail
+rank_fails 1 "rank 1 failing to start" DAMKA_TEST_FAIL_INIT=1 "^damka: gen: rank 1: its worker cannot start"
+rank_fails 0 "rank 0 failing to start" DAMKA_TEST_FAIL_INIT=1 "^damka: gen: rank 0: its worker cannot start"
+rank_fails 0 "rank 0 without memory for its worker" DAMKA_TEST_FAIL_INIT=alloc \
+    "^damka: gen: rank 0: its worker cannot start: out of memory"
 
 echo "-- c. the ranks of a killed job stop at once; a run started right after proceeds"
 # (1) mpirun and its process group SIGKILLed (with Open MPI the ranks are its children, each in
