@@ -55,10 +55,25 @@ static int parse_args(int argc, char **argv, dk_gen_options *o, dk_material *mat
     return cli_run_finish("gen", &a, o, mats, cap);
 }
 
+/* MPI's error handler of every communicator of the run (each inherits MPI_COMM_WORLD's): a
+ * failing MPI call is not returned to the code that made it, whose ranks could not go on in
+ * step, but said on the user's terminal from whichever rank, before the job ends; the same
+ * command then resumes it. */
+static void mpi_failed(MPI_Comm *comm, int *code, ...)
+{
+    char what[MPI_MAX_ERROR_STRING] = "", line[MPI_MAX_ERROR_STRING + 64];
+    int len = 0, rank = -1;
+    MPI_Error_string(*code, what, &len);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    snprintf(line, sizeof line, "damka: gen: rank %d: MPI failed: %s\n", rank, what);
+    cli_rank_say(line);
+    MPI_Abort(*comm, 1);
+}
+
 int cmd_gen(int argc, char **argv)
 {
     /* rank 0 speaks for the job */
-    if (cli_launcher_rank() > 0 && !freopen("/dev/null", "w", stderr))
+    if (cli_rank_quiet(cli_launcher_rank()) != 0)
         return 1;
     /* before MPI_Init, which a launcher that died meanwhile would leave waiting */
     if (cli_watch_launcher() != 0)
@@ -72,9 +87,13 @@ int cmd_gen(int argc, char **argv)
     if (status)
         return status;
     int provided, rank;
-    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return cli_fail("gen: MPI cannot start");
+    MPI_Errhandler eh;
+    MPI_Comm_create_errhandler(mpi_failed, &eh);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank != 0 && !freopen("/dev/null", "w", stderr))
+    if (cli_rank_quiet(rank) != 0)
         return 1;
     if (provided < MPI_THREAD_FUNNELED)
         status = cli_error("gen: this MPI library does not support threads (MPI_THREAD_FUNNELED)");

@@ -1,6 +1,8 @@
 #include "launcher.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +19,31 @@ int cli_launcher_rank(void)
     return -1;
 }
 
+static int kept_stderr = STDERR_FILENO; /* the stderr the process started with */
+
+int cli_rank_quiet(int rank)
+{
+    if (kept_stderr != STDERR_FILENO || rank <= 0)
+        return 0;
+    int keep = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    fflush(stderr);
+    if (!freopen("/dev/null", "w", stderr)) {
+        if (keep >= 0)
+            close(keep);
+        return -1;
+    }
+    if (keep >= 0)
+        kept_stderr = keep;
+    return 0;
+}
+
+void cli_rank_say(const char *line)
+{
+    if (write(kept_stderr, line, strlen(line)) < 0) {
+        /* nobody to tell */
+    }
+}
+
 static pid_t parent; /* set before the thread starts, read by it only */
 
 static void *watch(void *arg)
@@ -27,10 +54,7 @@ static void *watch(void *arg)
         nanosleep(&every, NULL);
     /* write(2), not stdio: another thread may hold stderr's lock; a stderr that was a pipe to
      * the dead launcher ends the process with SIGPIPE, just as well */
-    static const char line[] = "damka: gen: the job's launcher is gone (mpirun killed?): this rank stops\n";
-    if (write(STDERR_FILENO, line, sizeof line - 1) < 0) {
-        /* nobody to tell */
-    }
+    cli_rank_say("damka: gen: the job's launcher is gone (mpirun killed?): this rank stops\n");
     _exit(1);
     return NULL;
 }

@@ -148,6 +148,9 @@ int dk_generate(const dk_gen_options *o, char *err, size_t errlen)
      * budget (docs/measurements.md). A fixed 1 MiB. */
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
+    /* every rank finds the same: all return before any collective */
+    if (dk_rundir_check_path(o, err, errlen) != DK_OK)
+        return DK_REFUSED;
     dk_budget b;
     /* a budget beyond a node's memory would fail late, out of memory: refused here */
     uint64_t node = dk_budget_node_share(1), most = o->memory_per_rank && node && o->memory_per_rank > node ? node : 0;

@@ -44,6 +44,15 @@ int dk_rundir_check_rule(const dk_gen_options *o, char *err, size_t errlen)
                       "or another directory", o->dir, which);
 }
 
+int dk_rundir_check_path(const dk_gen_options *o, char *err, size_t errlen)
+{
+    size_t n = strlen(o->dir);
+    if (n <= DK_RUNDIR_MAX)
+        return DK_OK;
+    return dk_statusf(DK_REFUSED, err, errlen, "--out: %.60s...: a path of %zu bytes, more than the %d a "
+                      "directory's may have (its files' paths would not fit)", o->dir, n, DK_RUNDIR_MAX);
+}
+
 /* Creates DIR and takes its lock (dirlock.h); only then are the temporary files of a killed run
  * removed, never those of a live one. */
 int dk_rundir_make(const dk_gen_options *o, dk_dirlock *lock, char *err, size_t errlen)

@@ -102,6 +102,8 @@ void dk_hook_part_written(void)
         raise(SIGKILL);
 }
 
+bool dk_hook_mpi_fail(void) { return getenv("DAMKA_TEST_MPI_FAIL") != NULL; }
+
 bool dk_hook_lock_wait(double *seconds)
 {
     const char *e = getenv("DAMKA_TEST_LOCK_WAIT");
@@ -141,6 +143,8 @@ dk_hook_fail dk_hook_fail_init(void) { return DK_HOOK_FAIL_NONE; }
 uint32_t dk_hook_group_ranks(void) { return 0; }
 
 void dk_hook_part_written(void) {}
+
+bool dk_hook_mpi_fail(void) { return false; }
 
 bool dk_hook_lock_wait(double *seconds) { return (void)seconds, false; }
 

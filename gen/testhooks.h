@@ -53,6 +53,10 @@ void dk_hook_part_written(void);
 typedef enum { DK_HOOK_FAIL_NONE, DK_HOOK_FAIL_WORKER, DK_HOOK_FAIL_ALLOC } dk_hook_fail;
 dk_hook_fail dk_hook_fail_init(void);
 
+/* DAMKA_TEST_MPI_FAIL (set): whether a rank other than 0 is to make an MPI call that fails (a
+ * send to a rank that does not exist) before its first report. */
+bool dk_hook_mpi_fail(void);
+
 /* DAMKA_TEST_LOCK_WAIT=s: how long a run waits for its directory's lock (dirlock.h). Returns
  * true with *seconds set, else false. */
 bool dk_hook_lock_wait(double *seconds);

@@ -8,6 +8,7 @@
 
 #include "../rules/errors.h"
 #include "finishpart.h"
+#include "testhooks.h"
 
 static void run_task(dk_worker *w, const task *t, report *r)
 {
@@ -188,6 +189,8 @@ void dk_transport_remote_worker(dk_worker *w, const char *why_not)
     report r = {TASK_NONE, 0, ranks ? DK_OK : DK_FAILED, ""};
     if (!ranks)
         snprintf(r.err, sizeof r.err, "%s", w ? "its worker cannot start: out of memory" : why_not);
+    if (dk_hook_mpi_fail())
+        MPI_Send(&r, sizeof r, MPI_BYTE, nranks, TAG_REPORT, MPI_COMM_WORLD);
     for (;;) {
         MPI_Send(&r, sizeof r, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD);
         task t;

@@ -2,9 +2,10 @@
 # One run per directory, and errors of every rank reaching the user: a second `damka gen` on a
 # directory a live run holds waits for it a while, saying for which process, then is refused
 # with one line naming the holder; the lock a killed run left is taken over with a note; a
-# failure on rank 1 stops the run with rank 1's own message on stderr and a non-zero exit
-# status; the ranks of a job whose launcher is killed stop at once, and a run started right
-# after proceeds.
+# failure on rank 0 or 1 (a wrong value, a worker that cannot start, an MPI call that fails)
+# stops the run with that rank's own message on stderr and a non-zero exit status; a directory
+# whose path is too long is refused; the ranks of a job whose launcher is killed stop at once,
+# and a run started right after proceeds.
 # Usage: tests/reliability.sh path/to/damka-test
 set -u
 DAMKA=${1:?usage: tests/reliability.sh path/to/damka-test}
@@ -39,6 +40,16 @@ grep "taken over" "$TMP/err" | sed 's/^/   /'
 gen --pieces 4 --out "$L" 2>"$TMP/err" || fail "a third run on a finished directory: $(cat "$TMP/err")"
 grep -q "taken over" "$TMP/err" && fail "a run that ended cleanly left its lock held: $(cat "$TMP/err")"
 
+# a directory whose path would not fit the run's path buffers: refused at once, in one line
+long=$TMP/$(printf '%01100d' 0)
+gen --pieces 2 --out "$long" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "a directory's path too long: exit status $rc, not 2"
+[ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "^damka: gen: --out: .*: a path of [0-9]* bytes, more than the 1024" "$TMP/err" ||
+    fail "a directory's path too long: not one line saying so: $(head -c 300 "$TMP/err")"
+[ -e "$long" ] && fail "a directory's path too long: the directory was made"
+sed 's/^/   /' "$TMP/err"
+
 echo "-- b. an error on any rank reaches the user"
 # rank_fails RANK WHAT VAR=VALUE PATTERN: a run of 2 ranks, rank RANK (0 or 1) with the test hook
 # VAR=VALUE (MPMD), must fail within 120 s (no hang) with that rank's message, matching PATTERN,
@@ -63,6 +74,8 @@ rank_fails 1 "rank 1 failing to start" DAMKA_TEST_FAIL_INIT=1 "^damka: gen: rank
 rank_fails 0 "rank 0 failing to start" DAMKA_TEST_FAIL_INIT=1 "^damka: gen: rank 0: its worker cannot start"
 rank_fails 0 "rank 0 without memory for its worker" DAMKA_TEST_FAIL_INIT=alloc \
     "^damka: gen: rank 0: its worker cannot start: out of memory"
+# an MPI call that fails on rank 1, whose stderr is otherwise /dev/null: said, and the job ends
+rank_fails 1 "an MPI call failing on rank 1" DAMKA_TEST_MPI_FAIL=1 "^damka: gen: rank 1: MPI failed: MPI_ERR_RANK"
 
 echo "-- c. the ranks of a killed job stop at once; a run started right after proceeds"
 # (1) mpirun and its process group SIGKILLed (with Open MPI the ranks are its children, each in
