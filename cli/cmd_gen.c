@@ -67,7 +67,8 @@ static void mpi_failed(MPI_Comm *comm, int *code, ...)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     snprintf(line, sizeof line, "damka: gen: rank %d: MPI failed: %s\n", rank, what);
     cli_rank_say(line);
-    MPI_Abort(*comm, 1);
+    (void)comm;
+    MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 int cmd_gen(int argc, char **argv)
@@ -92,6 +93,7 @@ int cmd_gen(int argc, char **argv)
     MPI_Errhandler eh;
     MPI_Comm_create_errhandler(mpi_failed, &eh);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+    MPI_Errhandler_free(&eh); /* it stays with the communicators that use it */
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (cli_rank_quiet(rank) != 0)
         return 1;

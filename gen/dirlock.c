@@ -41,7 +41,8 @@ static int lock_within(int fd, const char *dir, const char *holder, double wait,
             return 0;
         int e = errno;
         clock_gettime(CLOCK_MONOTONIC, &t);
-        if ((e != EACCES && e != EAGAIN) || (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9 >= wait)
+        double waited = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9;
+        if ((e != EACCES && e != EAGAIN) || waited >= wait)
             return e;
         if (say && !said) {
             long pid = holder_pid(fd);
