@@ -1,12 +1,12 @@
 /* damka gen: generate every table up to N pieces; one process or `mpirun -np K damka gen`. */
 #include <mpi.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../gen/generate.h"
 #include "../rules/errors.h"
 #include "cli.h"
+#include "launcher.h"
 #include "runopts.h"
 
 int cmd_gen(int argc, char **argv);
@@ -57,24 +57,30 @@ static int parse_args(int argc, char **argv, dk_gen_options *o, dk_material *mat
     return cli_run_finish("gen", &a, o, mats, cap);
 }
 
-/* The rank a launcher gave this process, known before MPI_Init from its environment (Open MPI,
- * PMIx, MPICH's PMI, SLURM's srun); 0 without one. */
-static int launcher_rank(void)
+/* MPI's error handler of every communicator of the run (each inherits MPI_COMM_WORLD's): a
+ * failing MPI call is not returned to the code that made it, whose ranks could not go on in
+ * step, but said on the user's terminal from whichever rank, before the job ends; the same
+ * command then resumes it. */
+static void mpi_failed(MPI_Comm *comm, int *code, ...)
 {
-    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        const char *s = getenv(names[i]);
-        if (s && *s)
-            return atoi(s);
-    }
-    return 0;
+    char what[MPI_MAX_ERROR_STRING] = "", line[MPI_MAX_ERROR_STRING + 64];
+    int len = 0, rank = -1;
+    MPI_Error_string(*code, what, &len);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    snprintf(line, sizeof line, "damka: gen: rank %d: MPI failed: %s\n", rank, what);
+    cli_rank_say(line);
+    (void)comm;
+    MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 int cmd_gen(int argc, char **argv)
 {
     /* rank 0 speaks for the job */
-    if (launcher_rank() != 0 && !freopen("/dev/null", "w", stderr))
+    if (cli_rank_quiet(cli_launcher_rank()) != 0)
         return 1;
+    /* before MPI_Init, which a launcher that died meanwhile would leave waiting */
+    if (cli_watch_launcher() != 0)
+        fprintf(stderr, "damka: gen: cannot watch the job's launcher: this rank may outlive it\n");
     /* bad usage is found before MPI starts (every rank finds the same): at once, and without a
      * working MPI */
     dk_gen_options o = {dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0,
@@ -84,9 +90,14 @@ int cmd_gen(int argc, char **argv)
     if (status)
         return status;
     int provided, rank;
-    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return cli_fail("gen: MPI cannot start");
+    MPI_Errhandler eh;
+    MPI_Comm_create_errhandler(mpi_failed, &eh);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+    MPI_Errhandler_free(&eh); /* it stays with the communicators that use it */
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank != 0 && !freopen("/dev/null", "w", stderr))
+    if (cli_rank_quiet(rank) != 0)
         return 1;
     if (provided < MPI_THREAD_FUNNELED)
         status = cli_error("gen: this MPI library does not support threads (MPI_THREAD_FUNNELED)");

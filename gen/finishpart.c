@@ -28,14 +28,19 @@ static const dk_index *index_of(const dk_workgraph *g, const dk_fpart *f)
     return f->member ? &g->pairs[f->pair].ix_twin : &g->pairs[f->pair].ix;
 }
 
-/* The file of part q: DIR/work/<variant>-<material>.<what>.part<lo>-<hi>. */
-static void part_path(const dk_workgraph *g, const char *dir, uint32_t q, const char *what, char *buf, size_t len)
+/* The file of part q: DIR/work/<variant>-<material>.<what>.part<lo>-<hi>. Returns false, buf
+ * empty, if it does not fit (never for a DIR that dk_generate accepts, DK_RUNDIR_MAX). */
+static bool part_path(const dk_workgraph *g, const char *dir, uint32_t q, const char *what, char *buf, size_t len)
 {
     const dk_fpart *f = &g->parts[q];
     char work[2048], base[2048];
-    snprintf(work, sizeof work, "%s/work", dir);
-    dk_tb_path(work, g->v, index_of(g, f)->m, what, base, sizeof base);
-    snprintf(buf, len, "%s.part%llu-%llu", base, (unsigned long long)f->lo, (unsigned long long)f->hi);
+    bool fits = (size_t)snprintf(work, sizeof work, "%s/work", dir) < sizeof work &&
+                (size_t)dk_tb_path(work, g->v, index_of(g, f)->m, what, base, sizeof base) < sizeof base &&
+                (size_t)snprintf(buf, len, "%s.part%llu-%llu", base, (unsigned long long)f->lo,
+                                 (unsigned long long)f->hi) < len;
+    if (!fits)
+        buf[0] = 0;
+    return fits;
 }
 
 /* The parts of q's material: [*first, *first + *n). */
@@ -674,8 +679,8 @@ static void remove_part(const dk_workgraph *g, const char *dir, uint32_t q)
     static const char *const what[] = {"raw", "scan", "wld", "dtw", "dtc"};
     for (size_t k = 0; k < sizeof what / sizeof *what; k++) {
         char path[4096];
-        part_path(g, dir, q, what[k], path, sizeof path);
-        unlink(path);
+        if (part_path(g, dir, q, what[k], path, sizeof path)) /* never a truncated name's file */
+            unlink(path);
     }
 }
 

@@ -29,17 +29,21 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
         dk_transport_stop_workers(nranks);
         return dk_errorf(err, errlen, "out of memory for the scheduler of %d ranks", nranks);
     }
-    s.local = calloc(1, sizeof *s.local);
+    dk_hook_fail fail = dk_hook_fail_init();
+    s.local = fail == DK_HOOK_FAIL_ALLOC ? NULL : calloc(1, sizeof *s.local);
     int status = DK_FAILED;
     uint64_t done_pos = 0, total_pos = 0;
     uint32_t done_mat = 0, total_mat = 0;
     dk_dirlock lock = {-1, ""};
     /* the local worker's memory first: a worker that cannot start leaves nothing in DIR */
     const char *why_not = "out of memory";
-    bool local_ok = s.local &&
+    bool local_ok = s.local && fail == DK_HOOK_FAIL_NONE &&
                     dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b) == 0;
-    if (!local_ok)
+    if (!local_ok) {
         snprintf(s.err, sizeof s.err, "rank 0: its worker cannot start: out of memory");
+        free(s.local); /* no mailbox either: the transport polls none */
+        s.local = NULL;
+    }
     bool refused = local_ok && dk_rundir_check_rule(o, s.err, sizeof s.err) == DK_REFUSED;
     if (!local_ok || refused || dk_rundir_make(o, &lock, s.err, sizeof s.err) != 0 || dk_restart_scan(g, o->dir, o->rule_limit, &done_pos, &done_mat) != 0) {
         if (!s.err[0])
@@ -71,6 +75,13 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
             snprintf(s.err, sizeof s.err, "rank 0: its worker cannot start: %s", why_not);
         dk_sched_fail(&s.core);
         s.stopped = 1; /* rank 0's worker does not exist */
+        if (s.local) { /* its thread did not start: the mailbox is not polled */
+            pthread_cond_destroy(&s.local->box.cond);
+            pthread_mutex_destroy(&s.local->box.lock);
+            dk_worker_free(&s.local->w);
+            free(s.local);
+            s.local = NULL;
+        }
     }
     bool nothing_to_do = s.core.failed || all_done(&s); /* no progress line to finish */
     dk_transport_schedule(&s);
@@ -91,8 +102,11 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     if (status != DK_OK)
         status = dk_statusf(refused ? DK_REFUSED : DK_FAILED, err, errlen, "%s",
                             s.err[0] ? s.err : "a rank failed without saying why");
-    if (s.local && local_ok)
+    if (s.local) {
         dk_worker_free(&s.local->w);
+        pthread_cond_destroy(&s.local->box.cond);
+        pthread_mutex_destroy(&s.local->box.lock);
+    }
     free(s.local);
     free(s.since);
     free(s.groups); /* none runs once every rank is stopped */
@@ -134,6 +148,9 @@ int dk_generate(const dk_gen_options *o, char *err, size_t errlen)
      * budget (docs/measurements.md). A fixed 1 MiB. */
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
+    /* every rank finds the same: all return before any collective */
+    if (dk_rundir_check_path(o, err, errlen) != DK_OK)
+        return DK_REFUSED;
     dk_budget b;
     /* a budget beyond a node's memory would fail late, out of memory: refused here */
     uint64_t node = dk_budget_node_share(1), most = o->memory_per_rank && node && o->memory_per_rank > node ? node : 0;
@@ -155,7 +172,7 @@ int dk_generate(const dk_gen_options *o, char *err, size_t errlen)
         status = run_scheduler(o, g, nranks, &b, err, errlen);
     } else {
         dk_worker w;
-        bool ok = !dk_hook_fail_init() &&
+        bool ok = dk_hook_fail_init() == DK_HOOK_FAIL_NONE &&
                   dk_worker_init(&w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, &b) == 0;
         dk_transport_remote_worker(ok ? &w : NULL, "its worker cannot start: out of memory");
         if (ok)

@@ -54,6 +54,15 @@ int dk_rundir_check_rule(const dk_gen_options *o, char *err, size_t errlen)
                       "or another directory", o->dir, which);
 }
 
+int dk_rundir_check_path(const dk_gen_options *o, char *err, size_t errlen)
+{
+    size_t n = strlen(o->dir);
+    if (n <= DK_RUNDIR_MAX)
+        return DK_OK;
+    return dk_statusf(DK_REFUSED, err, errlen, "--out: %.60s...: a path of %zu bytes, more than the %d a "
+                      "directory's may have (its files' paths would not fit)", o->dir, n, DK_RUNDIR_MAX);
+}
+
 /* Creates DIR and takes its lock (dirlock.h); only then are the temporary files of a killed run
  * removed, never those of a live one. */
 int dk_rundir_make(const dk_gen_options *o, dk_dirlock *lock, char *err, size_t errlen)
@@ -62,7 +71,7 @@ int dk_rundir_make(const dk_gen_options *o, dk_dirlock *lock, char *err, size_t 
     snprintf(work, sizeof work, "%s/work", o->dir);
     if (mkdir(o->dir, 0755) != 0 && errno != EEXIST)
         return dk_errorf(err, errlen, "cannot create %.900s: %s", o->dir, strerror(errno));
-    if (dk_dirlock_take(lock, o->dir, note, sizeof note, err, errlen) != 0)
+    if (dk_dirlock_take(lock, o->dir, o->quiet ? NULL : stderr, note, sizeof note, err, errlen) != 0)
         return -1;
     if (note[0] && !o->quiet)
         fprintf(stderr, "%s\n", note);

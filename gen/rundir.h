@@ -10,6 +10,14 @@
 #include "dirlock.h"
 #include "generate.h"
 
+/* The longest DIR, in bytes: a run's paths are DIR and at most a few hundred bytes more
+ * (work/, a table's name, a part's range, .tmp.PID), so that its 2048-byte path buffers hold
+ * every one. */
+#define DK_RUNDIR_MAX 1024
+
+/* DK_OK, or DK_REFUSED with one line in err when o->dir is longer than DK_RUNDIR_MAX. Pure. */
+int dk_rundir_check_path(const dk_gen_options *o, char *err, size_t errlen);
+
 /* Removes from dir the files of damka's whose names contain `part` (".tmp.": what a killed run
  * left half-written; "": everything). */
 void dk_rundir_remove_files(const char *dir, const char *part);

@@ -82,7 +82,11 @@ void dk_hook_split_pause(void)
     sleep(2);
 }
 
-bool dk_hook_fail_init(void) { return getenv("DAMKA_TEST_FAIL_INIT") != NULL; }
+dk_hook_fail dk_hook_fail_init(void)
+{
+    const char *e = getenv("DAMKA_TEST_FAIL_INIT");
+    return !e ? DK_HOOK_FAIL_NONE : strcmp(e, "alloc") == 0 ? DK_HOOK_FAIL_ALLOC : DK_HOOK_FAIL_WORKER;
+}
 
 uint32_t dk_hook_group_ranks(void)
 {
@@ -96,6 +100,16 @@ void dk_hook_part_written(void)
     const char *e = getenv("DAMKA_TEST_KILL_AFTER_PARTS");
     if (e && *e && ++written >= strtoul(e, NULL, 10))
         raise(SIGKILL);
+}
+
+bool dk_hook_mpi_fail(void) { return getenv("DAMKA_TEST_MPI_FAIL") != NULL; }
+
+bool dk_hook_lock_wait(double *seconds)
+{
+    const char *e = getenv("DAMKA_TEST_LOCK_WAIT");
+    if (e && *e)
+        *seconds = atof(e);
+    return e && *e;
 }
 
 bool dk_hook_progress_seconds(double *every)
@@ -124,11 +138,15 @@ bool dk_hook_open_units(uint32_t *n) { return (void)n, false; }
 
 void dk_hook_split_pause(void) {}
 
-bool dk_hook_fail_init(void) { return false; }
+dk_hook_fail dk_hook_fail_init(void) { return DK_HOOK_FAIL_NONE; }
 
 uint32_t dk_hook_group_ranks(void) { return 0; }
 
 void dk_hook_part_written(void) {}
+
+bool dk_hook_mpi_fail(void) { return false; }
+
+bool dk_hook_lock_wait(double *seconds) { return (void)seconds, false; }
 
 bool dk_hook_progress_seconds(double *every) { return (void)every, false; }
 

@@ -47,8 +47,19 @@ uint32_t dk_hook_group_ranks(void);
  * parts of finishings (scans or packings, finishpart.h). */
 void dk_hook_part_written(void);
 
-/* DAMKA_TEST_FAIL_INIT (set): whether a worker rank's worker is to fail to start. */
-bool dk_hook_fail_init(void);
+/* DAMKA_TEST_FAIL_INIT: whether this rank's worker is to fail to start: "alloc", rank 0's
+ * memory for its worker thread is not had (any other rank: its worker fails to start); any
+ * other value, the worker's start fails. */
+typedef enum { DK_HOOK_FAIL_NONE, DK_HOOK_FAIL_WORKER, DK_HOOK_FAIL_ALLOC } dk_hook_fail;
+dk_hook_fail dk_hook_fail_init(void);
+
+/* DAMKA_TEST_MPI_FAIL (set): whether a rank other than 0 is to make an MPI call that fails (a
+ * send to a rank that does not exist) before its first report. */
+bool dk_hook_mpi_fail(void);
+
+/* DAMKA_TEST_LOCK_WAIT=s: how long a run waits for its directory's lock (dirlock.h). Returns
+ * true with *seconds set, else false. */
+bool dk_hook_lock_wait(double *seconds);
 
 /* DAMKA_TEST_PROGRESS_SECONDS=s: the interval of the progress lines off a terminal. Returns
  * true with *every set, else false. */

@@ -8,6 +8,7 @@
 
 #include "../rules/errors.h"
 #include "finishpart.h"
+#include "testhooks.h"
 
 static void run_task(dk_worker *w, const task *t, report *r)
 {
@@ -156,21 +157,14 @@ static int run_split(dk_worker *w, uint32_t u, MPI_Comm comm, sched *progress, c
     return dk_task_split(w, u, &c, err, errlen);
 }
 
-/* This rank's part in a group's split unit t: the group's ranks from rank 0, a communicator of
- * them (collective over the group only, so that the other ranks go on), the unit solved. */
-static int run_group_split(dk_worker *w, const task *t, char *err, size_t errlen)
+/* This rank's part in a group's split unit t: the group's ranks from rank 0 (into `ranks`,
+ * room for every rank of the run, allocated before any task so that nothing can fail between
+ * the messages and the communicator's making, which the group's other ranks wait for), a
+ * communicator of them (collective over the group only, so that the other ranks go on), the
+ * unit solved. */
+static int run_group_split(dk_worker *w, const task *t, int32_t *ranks, char *err, size_t errlen)
 {
-    int32_t *ranks = malloc((size_t)t->group * sizeof *ranks);
-    int32_t dummy;
-    /* the list is received even without memory for it, so that the messages stay in step */
-    MPI_Recv(ranks ? ranks : &dummy, ranks ? t->group : 0, MPI_INT32_T, 0, TAG_TASK, MPI_COMM_WORLD,
-             MPI_STATUS_IGNORE);
-    if (!ranks) { /* the others would wait for this rank in the communicator's making: the job stops */
-        int me;
-        MPI_Comm_rank(MPI_COMM_WORLD, &me);
-        fprintf(stderr, "damka: gen: rank %d: out of memory for the %d ranks of a group\n", me, (int)t->group);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    MPI_Recv(ranks, t->group, MPI_INT32_T, 0, TAG_TASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Group world, members;
     MPI_Comm comm;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
@@ -178,34 +172,40 @@ static int run_group_split(dk_worker *w, const task *t, char *err, size_t errlen
     MPI_Comm_create_group(MPI_COMM_WORLD, members, TAG_GROUP, &comm);
     MPI_Group_free(&members);
     MPI_Group_free(&world);
-    free(ranks);
     int rc = run_split(w, (uint32_t)t->id, comm, NULL, err, errlen);
     MPI_Comm_free(&comm);
     return rc;
 }
 
 /* A rank other than 0: asks for tasks and carries them out until told to stop. A rank whose
- * worker could not start (w NULL) says why in its first report, so that rank 0 stops the run
- * with that message (its own stderr goes nowhere). */
+ * worker could not start (w NULL), or that has no memory for a group's list of ranks, says why
+ * in its first report, so that rank 0 stops the run with that message (its own stderr goes
+ * nowhere). */
 void dk_transport_remote_worker(dk_worker *w, const char *why_not)
 {
-    report r = {TASK_NONE, 0, w ? DK_OK : DK_FAILED, ""};
-    if (!w)
-        snprintf(r.err, sizeof r.err, "%s", why_not);
+    int nranks;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int32_t *ranks = w ? malloc((size_t)nranks * sizeof *ranks) : NULL;
+    report r = {TASK_NONE, 0, ranks ? DK_OK : DK_FAILED, ""};
+    if (!ranks)
+        snprintf(r.err, sizeof r.err, "%s", w ? "its worker cannot start: out of memory" : why_not);
+    if (dk_hook_mpi_fail())
+        MPI_Send(&r, sizeof r, MPI_BYTE, nranks, TAG_REPORT, MPI_COMM_WORLD);
     for (;;) {
         MPI_Send(&r, sizeof r, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD);
         task t;
         MPI_Recv(&t, sizeof t, MPI_BYTE, 0, TAG_TASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (t.kind == TASK_STOP || !w)
-            return;
+        if (t.kind == TASK_STOP || !ranks)
+            break;
         if (t.kind == TASK_SPLIT) {
             r = (report){TASK_SPLIT, t.id, 0, ""};
-            r.status = t.group ? run_group_split(w, &t, r.err, sizeof r.err)
+            r.status = t.group ? run_group_split(w, &t, ranks, r.err, sizeof r.err)
                                : run_split(w, (uint32_t)t.id, MPI_COMM_WORLD, NULL, r.err, sizeof r.err);
         } else {
             run_task(w, &t, &r);
         }
     }
+    free(ranks);
 }
 
 /* --- the transport of the scheduler, rank 0: reports in, what the core hands out (scheduler.h)
@@ -399,26 +399,42 @@ static void group_note(sched *s)
 }
 
 /* Split unit a.task.id starts on a group of a.ranks ranks other than 0: each is sent the task,
- * then the group's ranks; they report one by one (take_report). Returns 0, or -1 when out of
- * memory (the ranks not taken, the run failed). */
-static int start_group(sched *s, dk_sched_grant a)
+ * then the group's ranks; they report one by one (take_report). When out of memory, or when
+ * the core has not the ranks it granted (an internal error: rank 0 would wait for a group that
+ * never runs), the run fails with a message, every rank taken waiting again to be stopped. */
+static void start_group(sched *s, dk_sched_grant a)
 {
     if (s->ngroups == s->groups_cap) {
         uint32_t cap = s->groups_cap ? 2 * s->groups_cap : 8;
         split_group *more = realloc(s->groups, cap * sizeof *more);
-        if (!more)
-            return -1;
-        s->groups = more;
-        s->groups_cap = cap;
+        if (more) {
+            s->groups = more;
+            s->groups_cap = cap;
+        }
     }
-    split_group gr = {a.task.id, a.ranks, a.ranks, malloc((size_t)a.ranks * sizeof(int32_t))};
-    if (!gr.ranks)
-        return -1;
+    split_group gr = {a.task.id, a.ranks, a.ranks, NULL};
+    if (s->ngroups == s->groups_cap || !(gr.ranks = malloc((size_t)a.ranks * sizeof(int32_t)))) {
+        snprintf(s->err, sizeof s->err, "rank 0: out of memory for a group of %u ranks", a.ranks);
+        dk_sched_fail(&s->core);
+        return;
+    }
     for (uint32_t k = 0; k < a.ranks; k++) {
         uint32_t r = 0;
-        dk_sched_take_rank(&s->core, &r); /* the core counted them waiting */
-        gr.ranks[k] = (int32_t)r;
-        stop_waiting(s, (int)r);
+        int got = dk_sched_take_rank(&s->core, &r);
+        if (got == 1 && r != 0) {
+            gr.ranks[k] = (int32_t)r;
+            stop_waiting(s, (int)r);
+            continue;
+        }
+        snprintf(s->err, sizeof s->err, "internal error: the scheduler granted a group of %u ranks but has %u of "
+                 "them", a.ranks, k);
+        if (got == 1) /* rank 0 is in no group's split */
+            gr.ranks[k++] = 0;
+        while (k > 0)
+            waits_again(s, gr.ranks[--k]);
+        free(gr.ranks);
+        dk_sched_fail(&s->core);
+        return;
     }
     task t = {TASK_SPLIT, (int32_t)a.task.id, (int32_t)a.ranks};
     for (uint32_t k = 0; k < a.ranks; k++) {
@@ -428,7 +444,6 @@ static int start_group(sched *s, dk_sched_grant a)
     s->groups[s->ngroups++] = gr;
     group_note(s);
     dk_progress_update(&s->pr, false);
-    return 0;
 }
 
 /* Sends what the core hands out until it has nothing more. */
@@ -447,12 +462,10 @@ static void hand_out(sched *s)
             s->stopped++;
             break;
         case DK_SCHED_SPLIT:
-            if (a.every) {
+            if (a.every)
                 start_split(s, a.task.id);
-            } else if (start_group(s, a) != 0) {
-                snprintf(s->err, sizeof s->err, "rank 0: out of memory for a group of %u ranks", a.ranks);
-                dk_sched_fail(&s->core);
-            }
+            else
+                start_group(s, a);
             break;
         case DK_SCHED_STUCK:
             snprintf(s->err, sizeof s->err, "internal error: no work is ready but tables are missing");
@@ -477,15 +490,16 @@ void dk_transport_schedule(sched *s)
             take_report(s, st.MPI_SOURCE, &r);
             got = true;
         }
-        mailbox *b = &s->local->box;
-        pthread_mutex_lock(&b->lock);
-        if (b->has_report) {
+        mailbox *b = s->local ? &s->local->box : NULL; /* NULL: rank 0's worker never started */
+        if (b)
+            pthread_mutex_lock(&b->lock);
+        if (b && b->has_report) {
             report r = b->rep;
             b->has_report = false;
             pthread_mutex_unlock(&b->lock);
             take_report(s, 0, &r);
             got = true;
-        } else {
+        } else if (b) {
             pthread_mutex_unlock(&b->lock);
         }
         hand_out(s);

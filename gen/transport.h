@@ -64,7 +64,7 @@ typedef struct sched {
     int stopped;          /* workers sent TASK_STOP */
     char err[ERR_MAX];
     dk_progress pr;
-    local_worker *local;
+    local_worker *local;  /* NULL: rank 0's worker did not start (the run fails) */
     uint32_t split;       /* the split unit of every rank running (split_progress) */
     split_group *groups;  /* groups running */
     uint32_t ngroups, groups_cap;
@@ -82,7 +82,9 @@ void *dk_transport_local_main(void *arg);
 bool dk_transport_all_ok(bool ok);
 
 /* A rank other than 0: asks rank 0 for tasks and carries them out until told to stop; w NULL:
- * its worker could not start, which its first report says (why_not). */
+ * its worker could not start, which its first report says (why_not), as it says that it has no
+ * memory for a group's list of ranks (taken before any task, so that no rank ever has to abort
+ * the job in a group's split). */
 void dk_transport_remote_worker(dk_worker *w, const char *why_not);
 
 /* Rank 0's main thread: polls the reports of every rank and of its own worker, tells the
