@@ -55,7 +55,7 @@ extern "C" {
  * library's file name (libdamka.so.MAJOR.MINOR, soname libdamka.so.MAJOR) and damka.pc, and
  * `damka --version` prints it. */
 #define DAMKA_VERSION_MAJOR 0
-#define DAMKA_VERSION_MINOR 3
+#define DAMKA_VERSION_MINOR 4
 #define DAMKA_VERSION_TEXT_(a, b) #a "." #b
 #define DAMKA_VERSION_TEXT(a, b) DAMKA_VERSION_TEXT_(a, b)
 #define DAMKA_VERSION_STRING DAMKA_VERSION_TEXT(DAMKA_VERSION_MAJOR, DAMKA_VERSION_MINOR)

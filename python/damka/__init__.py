@@ -33,7 +33,7 @@ from .errors import (
 )
 from .tablebase import Move, Probe, Tablebase, open, open_tables  # noqa: A004 (open: the former name)
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 __all__ = [
     "open_tables",
