@@ -18,6 +18,9 @@ L=$TMP/locked
 gen --pieces 4 --out "$L" --quiet 2>"$TMP/first.err" &
 JOB=$!
 wait_for 60 has_units "$L" || fail "the first run made no unit in 60 s"
+# the holder stopped while the other runs try: it keeps its lock, however soon it would finish
+# shellcheck disable=SC2046
+kill -STOP "$JOB" $(descendants "$JOB") 2>/dev/null
 # the wait for a live holder shortened by the test hook (gen/dirlock.h)
 DAMKA_TEST_LOCK_WAIT=0.5 gen --pieces 4 --out "$L" --quiet >"$TMP/out" 2>"$TMP/err"
 rc=$?
