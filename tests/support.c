@@ -52,3 +52,13 @@ dk_workgraph *test_graph(dk_variant_id id, int pieces, uint64_t unit_positions)
     free(ms);
     return g;
 }
+
+int test_open_tables(const dk_variant *v, dk_tablebase **tb)
+{
+    const char *dir = getenv("DK_TABLES");
+    *tb = NULL;
+    if (!dir || !*dir)
+        return 0;
+    *tb = dk_tb_open(dir, v, NULL);
+    return *tb ? 0 : -1;
+}

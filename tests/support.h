@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "../gen/workgraph.h"
+#include "../query/tablebase.h"
 #include "../rules/position.h"
 
 typedef struct { uint64_t s; } test_rng;
@@ -25,5 +26,19 @@ long test_env_count(const char *name, long dflt);
 /* The work graph of every material of 2 to `pieces` pieces of variant id, units of at most
  * unit_positions positions; NULL when out of memory. */
 dk_workgraph *test_graph(dk_variant_id id, int pieces, uint64_t unit_positions);
+
+/* The tables of variant v in the directory $DK_TABLES, which the shell test that runs a table
+ * suite sets (TABLE_TESTS in the Makefile). Returns 0 with *tb NULL when it is not set (the
+ * suite's tests then skip: TEST_NEED_TABLES), 0 with *tb open, or -1 when they cannot be opened. */
+int test_open_tables(const dk_variant *v, dk_tablebase **tb);
+
+/* In a cmocka test: skips it, saying why, when tb is NULL. */
+#define TEST_NEED_TABLES(tb)                                                                       \
+    do {                                                                                           \
+        if (!(tb)) {                                                                               \
+            print_message("DK_TABLES is not set: skipped (a shell test of tests/ runs this one)\n"); \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
 
 #endif

@@ -20,6 +20,7 @@
 #include "../query/tablebase.h"
 #include "../rules/movegen.h"
 #include "../rules/notation.h"
+#include "support.h"
 
 static const dk_variant *V;
 static dk_tablebase *TB;
@@ -121,11 +122,7 @@ static int setup(void **state)
     LONG_DIAG = dk_bit(45) | V->ray[45][DK_NE]; /* from 46 to the north-east */
     const char *five = getenv("DK_FIVE");
     FIVE = five && strcmp(five, "1") == 0;
-    const char *dir = getenv("DK_TABLES");
-    if (!dir || !*dir)
-        return 0;
-    TB = dk_tb_open(dir, V, NULL);
-    return TB ? 0 : -1;
+    return test_open_tables(V, &TB);
 }
 
 static int teardown(void **state)
@@ -135,13 +132,6 @@ static int teardown(void **state)
     return 0;
 }
 
-#define NEED_TABLES()                                                                          \
-    do {                                                                                       \
-        if (!TB) {                                                                             \
-            print_message("DK_TABLES is not set: skipped (tests/gen.sh runs this test)\n");   \
-            skip();                                                                            \
-        }                                                                                      \
-    } while (0)
 
 /* The board facts the explanation rests on. */
 static void test_geometry(void **state)
@@ -254,7 +244,7 @@ static void assert_counts(const uint64_t got[NS][3], const uint64_t want[NS][2])
 static void test_three_kings_to_move(void **state)
 {
     (void)state;
-    NEED_TABLES();
+    TEST_NEED_TABLES(TB);
     strong_scan s;
     scan_strong(3, &s);
     assert_int_equal(s.size, 921200);
@@ -277,7 +267,7 @@ static void test_three_kings_to_move(void **state)
 static void test_four_kings_to_move(void **state)
 {
     (void)state;
-    NEED_TABLES();
+    TEST_NEED_TABLES(TB);
     if (!FIVE) {
         print_message("DK_FIVE is not 1: skipped (tests/gen.sh runs it at DK_GEN_SCALE=full)\n");
         skip();
@@ -399,7 +389,7 @@ static void assert_lone(const lone_scan *s, int kings, const uint64_t want_captu
 static void test_lone_king_against_three(void **state)
 {
     (void)state;
-    NEED_TABLES();
+    TEST_NEED_TABLES(TB);
     lone_scan s;
     scan_lone(3, &s);
     assert_int_equal(s.size, 921200);
@@ -428,7 +418,7 @@ static void test_lone_king_against_three(void **state)
 static void test_lone_king_against_four(void **state)
 {
     (void)state;
-    NEED_TABLES();
+    TEST_NEED_TABLES(TB);
     if (!FIVE) {
         print_message("DK_FIVE is not 1: skipped (tests/gen.sh runs it at DK_GEN_SCALE=full)\n");
         skip();
@@ -462,7 +452,7 @@ static void test_lone_king_against_four(void **state)
 static void test_literature(void **state)
 {
     (void)state;
-    NEED_TABLES();
+    TEST_NEED_TABLES(TB);
     char got[4096];
     dk_value x;
     /* the lone king on 46 against 13, 16, 27: 41, 37, 28 and 23 hold; 5, 10 and 14 lose to a
@@ -519,7 +509,7 @@ static unsigned longest_in_moves(dk_material m)
 static void test_fmjd_counts(void **state)
 {
     (void)state;
-    NEED_TABLES();
+    TEST_NEED_TABLES(TB);
     unsigned three = longest_in_moves((dk_material){0, 3, 0, 1});
     unsigned kings = longest_in_moves((dk_material){0, 2, 0, 1});
     unsigned king_man = longest_in_moves((dk_material){1, 1, 0, 1});

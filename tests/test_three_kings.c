@@ -18,6 +18,7 @@
 #include "../query/tablebase.h"
 #include "../rules/movegen.h"
 #include "../rules/notation.h"
+#include "support.h"
 
 static const dk_variant *V;
 static dk_tablebase *TB;
@@ -65,11 +66,7 @@ static int setup(void **state)
     (void)state;
     V = dk_variant_get(DK_BRAZILIAN);
     LONG_DIAG = dk_bit(28) | V->ray[28][DK_NE]; /* from a1 (square 29) to the north-east */
-    const char *dir = getenv("DK_TABLES");
-    if (!dir || !*dir)
-        return 0;
-    TB = dk_tb_open(dir, V, NULL);
-    return TB ? 0 : -1;
+    return test_open_tables(V, &TB);
 }
 
 static int teardown(void **state)
@@ -79,13 +76,6 @@ static int teardown(void **state)
     return 0;
 }
 
-#define NEED_TABLES()                                                                          \
-    do {                                                                                       \
-        if (!TB) {                                                                             \
-            print_message("DK_TABLES is not set: skipped (tests/gen.sh runs this test)\n");   \
-            skip();                                                                            \
-        }                                                                                      \
-    } while (0)
 
 /* The board facts the explanation rests on. */
 static void test_geometry(void **state)
@@ -122,7 +112,7 @@ static void test_geometry(void **state)
 static void test_three_kings_to_move(void **state)
 {
     (void)state;
-    NEED_TABLES();
+    TEST_NEED_TABLES(TB);
     dk_material m = {0, 3, 0, 1};
     dk_index ix;
     assert_int_equal(dk_index_init(&ix, V, m), 0);
@@ -207,7 +197,7 @@ static void test_three_kings_to_move(void **state)
 static void test_lone_king_to_move(void **state)
 {
     (void)state;
-    NEED_TABLES();
+    TEST_NEED_TABLES(TB);
     dk_material m = {0, 1, 0, 3};
     dk_index ix;
     assert_int_equal(dk_index_init(&ix, V, m), 0);
