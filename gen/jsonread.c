@@ -77,11 +77,14 @@ static size_t put_utf8(char *out, unsigned cp)
 }
 
 /* A string at p->at (its opening quote), its escapes resolved, into a new buffer: an escape
- * never writes more bytes than it takes, so the text's length bounds the result. */
+ * never writes more bytes than it takes, so the string's length in the text bounds the result. */
 static char *string(parser *p)
 {
     p->at++;
-    char *out = malloc(p->len - p->at + 1);
+    size_t end = p->at;
+    while (end < p->len && p->s[end] != '"')
+        end += p->s[end] == '\\' ? 2 : 1;
+    char *out = malloc((end < p->len ? end : p->len) - p->at + 1);
     if (!out) {
         fail(p, "out of memory");
         return NULL;
