@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "../gen/json.h"
+#include "../gen/jsonread.h"
 
 /* A writer into memory; text() ends the stream and returns what was written. */
 typedef struct mem {
@@ -238,6 +239,88 @@ static void test_misuse(void **state)
     }
 }
 
+/* The reader: what the writer writes reads back, escapes resolved, numbers as their text. */
+static void test_read_back(void **state)
+{
+    (void)state;
+    mem m;
+    mem_open(&m);
+    dk_json_object(&m.w, NULL);
+    dk_json_string(&m.w, "s", "a\"b\\c\n\x01\xc3\xa9");
+    dk_json_u64(&m.w, "n", UINT64_MAX);
+    dk_json_array(&m.w, "a");
+    dk_json_bool(&m.w, NULL, true);
+    dk_json_null(&m.w, NULL);
+    dk_json_end(&m.w);
+    dk_json_end(&m.w);
+    fflush(m.f);
+    assert_int_equal(dk_json_finish(&m.w), 0);
+    fclose(m.f);
+    char err[256];
+    dk_jsonr *v = dk_jsonr_parse(m.text, m.len, err, sizeof err);
+    assert_non_null(v);
+    assert_string_equal(dk_jsonr_string(v, "s"), "a\"b\\c\n\x01\xc3\xa9");
+    uint64_t x;
+    assert_true(dk_jsonr_u64(dk_jsonr_get(v, "n"), &x));
+    assert_true(x == UINT64_MAX);
+    const dk_jsonr *a = dk_jsonr_get(v, "a");
+    assert_true(a && a->kind == DK_JSONR_ARRAY && a->n == 2 && a->items[0].kind == DK_JSONR_TRUE &&
+                a->items[1].kind == DK_JSONR_NULL);
+    assert_null(dk_jsonr_get(v, "missing"));
+    dk_jsonr_free(v);
+    free(m.text);
+    /* \u escapes, a surrogate pair among them, become UTF-8 */
+    const char *u = "[\"\\u00e9\\ud83d\\ude00\\/\"]";
+    v = dk_jsonr_parse(u, strlen(u), err, sizeof err);
+    assert_non_null(v);
+    assert_string_equal(v->items[0].text, "\xc3\xa9\xf0\x9f\x98\x80/");
+    dk_jsonr_free(v);
+}
+
+/* Bad documents are refused with a line saying where; nothing leaks (the sanitizer build). */
+static void test_read_refused(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"", "{", "[1,]", "{\"a\" 1}", "{1: 2}", "\"abc", "\"\\x\"", "\"\\ud800\"",
+                                      "\"\\udc00\"", "01", "1.", "-", "tru", "[1] 2", "\"a\nb\"", "{\"a\": [}"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char err[256] = "";
+        dk_jsonr *v = dk_jsonr_parse(bad[i], strlen(bad[i]), err, sizeof err);
+        if (v)
+            fail_msg("'%s' parsed", bad[i]);
+        assert_non_null(strstr(err, "at byte"));
+    }
+    char deep[200];
+    memset(deep, '[', sizeof deep);
+    char err[256];
+    assert_null(dk_jsonr_parse(deep, sizeof deep, err, sizeof err));
+    assert_non_null(strstr(err, "nesting too deep"));
+}
+
+/* Equality: objects in any order, numbers by their text; the path of the first difference. */
+static void test_read_equal(void **state)
+{
+    (void)state;
+    const char *a = "{\"x\": 1, \"h\": {\"3\": 7, \"5\": 2}, \"l\": [1, 2]}";
+    const char *b = "{\"l\": [1, 2], \"h\": {\"5\": 2, \"3\": 7}, \"x\": 1}";
+    const char *c = "{\"l\": [1, 2], \"h\": {\"5\": 2, \"3\": 8}, \"x\": 1}";
+    const char *d = "{\"l\": [1, 2], \"h\": {\"5\": 2}, \"x\": 1}";
+    char err[256], path[256] = "";
+    dk_jsonr *va = dk_jsonr_parse(a, strlen(a), err, sizeof err), *vb = dk_jsonr_parse(b, strlen(b), err, sizeof err),
+             *vc = dk_jsonr_parse(c, strlen(c), err, sizeof err), *vd = dk_jsonr_parse(d, strlen(d), err, sizeof err);
+    assert_true(va && vb && vc && vd);
+    assert_true(dk_jsonr_equal(va, vb, path, sizeof path));
+    assert_false(dk_jsonr_equal(va, vc, path, sizeof path));
+    assert_string_equal(path, "h.3");
+    path[0] = 0;
+    assert_false(dk_jsonr_equal(vd, va, path, sizeof path));
+    assert_string_equal(path, "h.3");
+    dk_jsonr_free(va);
+    dk_jsonr_free(vb);
+    dk_jsonr_free(vc);
+    dk_jsonr_free(vd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +331,9 @@ int main(void)
         cmocka_unit_test(test_nesting),
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_read_back),
+        cmocka_unit_test(test_read_refused),
+        cmocka_unit_test(test_read_equal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
