@@ -115,6 +115,29 @@ typedef struct compare {
     dk_compare_summary *sum;
 } compare;
 
+/* Whether material m's table in c->dir differs from its published entry: its files against its
+ * statistics (every byte read), those statistics against the entry. If it does, why says how. */
+static bool table_differs(const compare *c, const dk_variant *v, dk_material m, unsigned limit,
+                          const dk_jsonr *published, char *why, size_t whylen)
+{
+    dk_index ix;
+    bool damaged;
+    if (dk_index_init(&ix, v, m) != 0)
+        return snprintf(why, whylen, "not a material of %s", v->name), true;
+    if (dk_table_check(c->dir, &ix, limit, &damaged, why, whylen) != 0)
+        return true;
+    dk_jsonr *here = local_entry(c->dir, v, m, why, whylen);
+    if (!here)
+        return true;
+    char where[512] = "";
+    bool differs = !dk_jsonr_equal(published, here, where, sizeof where);
+    if (differs)
+        snprintf(why, whylen, "%s is %s in the manifest, %s here", where[0] ? where : "the entry",
+                 text_at(published, where), text_at(here, where));
+    dk_jsonr_free(here);
+    return differs;
+}
+
 /* One table of the manifest: its line, its count. */
 static void compare_table(compare *c, const dk_variant *v, dk_material m, unsigned limit,
                           const dk_jsonr *published)
@@ -122,34 +145,18 @@ static void compare_table(compare *c, const dk_variant *v, dk_material m, unsign
     char name[DK_MATERIAL_NAME_MAX], path[4096], why[4096], line[8192];
     dk_material_name(m, name, sizeof name);
     dk_stats_path(c->dir, v, m, path, sizeof path);
+    bool differs = false;
     if (access(path, F_OK) != 0) {
         c->sum->absent++;
         snprintf(line, sizeof line, "%s %s absent", v->name, name);
-        c->line(c->ctx, false, line);
-        return;
-    }
-    dk_index ix;
-    bool damaged;
-    dk_jsonr *here = NULL;
-    char where[512] = "";
-    if (dk_index_init(&ix, v, m) != 0)
-        snprintf(why, sizeof why, "not a material of %s", v->name);
-    else if (dk_table_check(c->dir, &ix, limit, &damaged, why, sizeof why) == 0 &&
-             (here = local_entry(c->dir, v, m, why, sizeof why)) &&
-             !dk_jsonr_equal(published, here, where, sizeof where))
-        snprintf(why, sizeof why, "%s is %s in the manifest, %s here", where[0] ? where : "the entry",
-                 text_at(published, where), text_at(here, where));
-    else if (here) {
-        dk_jsonr_free(here);
+    } else if ((differs = table_differs(c, v, m, limit, published, why, sizeof why))) {
+        c->sum->differ++;
+        snprintf(line, sizeof line, "%s %s differs: %s", v->name, name, why);
+    } else {
         c->sum->same++;
         snprintf(line, sizeof line, "%s %s same", v->name, name);
-        c->line(c->ctx, false, line);
-        return;
     }
-    dk_jsonr_free(here);
-    c->sum->differ++;
-    snprintf(line, sizeof line, "%s %s differs: %s", v->name, name, why);
-    c->line(c->ctx, true, line);
+    c->line(c->ctx, differs, line);
 }
 
 /* One variant of the manifest: its tables, then those dir holds that it does not list. */
