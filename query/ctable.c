@@ -285,8 +285,8 @@ static const uint8_t *read_packed(const dk_ctable *t, reader *r, uint64_t from, 
         return NULL;
     }
     size_t len = (size_t)(to - from);
-    if (r->cap < len) {
-        uint8_t *buf = realloc(r->buf, len);
+    if (r->cap < len || !r->buf) { /* never NULL on success, even for an empty range */
+        uint8_t *buf = realloc(r->buf, len ? len : 1);
         if (!buf) {
             *rc = DK_CTABLE_NO_MEMORY;
             dk_errorf(err, errlen, "out of memory reading a block of %s", t->path);
