@@ -8,6 +8,7 @@
 
 #include "../rules/errors.h"
 #include "finishpart.h"
+#include "tasktimes.h"
 #include "testhooks.h"
 
 static void run_task(dk_worker *w, const task *t, report *r)
@@ -15,6 +16,7 @@ static void run_task(dk_worker *w, const task *t, report *r)
     r->kind = t->kind;
     r->id = t->id;
     r->err[0] = 0;
+    dk_task_clock start = dk_task_clock_start();
     if (t->kind == DK_WG_UNIT)
         r->status = dk_task_unit(w, (uint32_t)t->id, r->err, sizeof r->err);
     else if (t->kind == DK_WG_SCAN)
@@ -23,6 +25,8 @@ static void run_task(dk_worker *w, const task *t, report *r)
         r->status = dk_task_pack_part(w, (uint32_t)t->id, r->err, sizeof r->err);
     else
         r->status = dk_task_finish_pair(w, (uint32_t)t->id, r->err, sizeof r->err);
+    if (r->status == DK_OK)
+        dk_task_times_record(w->g, (dk_wg_task){(dk_wg_kind)t->kind, (uint32_t)t->id}, 1, start);
 }
 
 void *dk_transport_local_main(void *arg)
@@ -154,7 +158,11 @@ static int run_split(dk_worker *w, uint32_t u, MPI_Comm comm, sched *progress, c
     dk_split_comm c = {0, 1, &ctx, mpi_exchange, mpi_min, progress ? split_progress : NULL};
     MPI_Comm_rank(comm, &c.rank);
     MPI_Comm_size(comm, &c.nranks);
-    return dk_task_split(w, u, &c, err, errlen);
+    dk_task_clock start = dk_task_clock_start();
+    int rc = dk_task_split(w, u, &c, err, errlen);
+    if (rc == DK_OK)
+        dk_task_times_record(w->g, (dk_wg_task){DK_WG_UNIT, u}, c.nranks, start);
+    return rc;
 }
 
 /* This rank's part in a group's split unit t: the group's ranks from rank 0 (into `ranks`,
