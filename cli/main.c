@@ -26,6 +26,13 @@ static void usage(FILE *f)
     }
 }
 
+/* One version for damka and libdamka. */
+static int print_version(void)
+{
+    printf("damka %s\n", damka_version());
+    return 0;
+}
+
 static bool is_help(const char *arg) { return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0; }
 
 static const cli_command *find(const char *name)
@@ -67,19 +74,20 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--version") == 0) {
         if (argc > 2)
             return cli_error("--version takes no arguments");
-        printf("damka %s\n", damka_version());
-        return 0;
+        return print_version();
     }
     const cli_command *c = find(argv[1]);
     if (!c)
         return cli_error("unknown command '%s' (try 'damka --help')", cli_quote(argv[1], q, sizeof q));
     cli_set_command(c);
     /* --help or -h anywhere among the command's arguments: its help, nothing run (gen does
-     * not even start MPI) */
+     * not even start MPI); `damka COMMAND --version` as `damka --version` */
     for (int i = 2; i < argc; i++)
         if (is_help(argv[i])) {
             cli_print_help(c, stdout);
             return 0;
         }
+    if (argc == 3 && strcmp(argv[2], "--version") == 0)
+        return print_version();
     return c->run(argc - 1, argv + 1);
 }

@@ -16,6 +16,13 @@ static int parse_materials(const char *cmd, const dk_variant *v, const char *lis
 {
     char q[DK_QUOTE_MAX];
     int n = 0;
+    size_t len = strlen(list);
+    /* strtok would pass over an empty entry: "a,,b", ",a" and "a," are refused, not read as "a,b" */
+    if (len && (list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))) {
+        cli_error("%s: --materials '%s' has an empty entry (a comma-separated list of materials)", cmd,
+                  cli_quote(list, q, sizeof q));
+        return -1;
+    }
     char *copy = strdup(list), *save = NULL;
     if (!copy)
         return -1;

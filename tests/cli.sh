@@ -327,6 +327,9 @@ expect_status 2 "bad FEN 'W:W5$(printf ',5%.0s' $(seq 28))...' for brazilian: FE
     moves "W:W5$(printf ',5%.0s' $(seq 2500)):B1"
 [ "$(wc -c <"$TMP/err")" -lt 200 ] || fail "moves with a FEN of 5,000 bytes: $(wc -c <"$TMP/err") bytes of error"
 expect_status 2 "damka: query: --counter needs a value" query --counter
+for list in 1m0k-1m0k,, ,1m0k-1m0k 1m0k-1m0k,,0m1k-0m1k; do
+    expect_status 2 "has an empty entry" plan --materials "$list" --ranks 1
+done
 expect_status 2 "damka: query: --tables needs a value" query --tables
 expect_status 2 "damka: gen: --out needs a value" gen --out
 expect_status 2 "damka: plan: --ranks needs a value" plan --ranks
@@ -450,6 +453,9 @@ case $figs in *"plot-stats $TMP/t3 $(dirname "$ABS")/figures") ;; *) fail "make 
 # smaller things: one version; moves without a legal move; "1 leaf"; --per-side as gen's
 version=$(sed -n 's/^#define DAMKA_VERSION_MAJOR \([0-9]*\)$/\1/p' "$(dirname "$0")/../query/damka.h").$(sed -n 's/^#define DAMKA_VERSION_MINOR \([0-9]*\)$/\1/p' "$(dirname "$0")/../query/damka.h")
 [ "$("$DAMKA" --version)" = "damka $version" ] || fail "damka --version: '$("$DAMKA" --version)', expected 'damka $version'"
+for c in gen query serve verify; do
+    [ "$("$DAMKA" $c --version)" = "damka $version" ] || fail "damka $c --version: '$("$DAMKA" $c --version 2>&1)'"
+done
 [ "$("$DAMKA" moves W:Wa1:Bb2,c3)" = "no legal move: White, to move, has lost" ] || fail "moves without a legal move: '$("$DAMKA" moves W:Wa1:Bb2,c3)'"
 "$DAMKA" perft 0 2>&1 >/dev/null | grep -q ': 1 leaf in ' || fail "perft 0: $("$DAMKA" perft 0 2>&1 >/dev/null)"
 expect_status 2 "--per-side must be a whole number from 1 to 12" info --pieces 3 --per-side 13
