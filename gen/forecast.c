@@ -28,6 +28,21 @@ static const double split_overhead = 1.3;
  * docs/measurements.md ("Finishing in parts"). */
 static const double scan_share = 0.65, pack_share = 0.8, join_share = 0.02;
 
+/* Each variant's unit time a position against Brazilian's by the pieces of the material (the last
+ * entry for more), and its finishing time a position (whole, scans, packings, joins): International
+ * from every task of its set up to 5 pieces and of two 6-piece subsets, one of kings only, timed
+ * beside the same of Brazilian on one machine and build (DAMKA_TASK_TIMES, scripts/task-costs;
+ * docs/measurements.md, "The cost of a 10x10 position"): alike up to 5 pieces, 1.4 times
+ * Brazilian's at 6, where its tables and units are ten times as large; cheaper to finish.
+ * Russian plays on Brazilian's board. */
+static const struct variant_cost {
+    double piece_factor[DK_FORECAST_PIECES], finish;
+} variant_costs[DK_NVARIANTS] = {
+    [DK_BRAZILIAN] = {{1, 1, 1, 1, 1, 1, 1}, 1},
+    [DK_INTERNATIONAL] = {{1, 1, 1, 1, 1, 1.07, 1.4}, 0.84},
+    [DK_RUSSIAN] = {{1, 1, 1, 1, 1, 1, 1}, 1},
+};
+
 static int kings(dk_material m) { return m.wk + m.bk; }
 
 /* The positions of every unit into pos (room for g->nunits): what it counts of its layer. */
@@ -39,7 +54,10 @@ static void all_unit_positions(const dk_workgraph *g, double *pos)
 
 static double unit_cost(const dk_workgraph *g, const dk_forecast_model *m, uint32_t u, double positions)
 {
-    return positions * m->unit_seconds * (1 + m->king_weight * kings(g->pairs[g->units[u].pair].m));
+    dk_material mat = g->pairs[g->units[u].pair].m;
+    int n = dk_material_pieces(mat);
+    return positions * m->unit_seconds * (1 + m->king_weight * kings(mat)) *
+           m->piece_factor[n < DK_FORECAST_PIECES ? n : DK_FORECAST_PIECES - 1];
 }
 
 double dk_forecast_cost(const dk_workgraph *g, const dk_forecast_model *m, dk_wg_task t)
@@ -95,12 +113,17 @@ double dk_forecast_mean_rate(const dk_workgraph *g, const dk_forecast_model *m)
 dk_forecast_model dk_forecast_default_model(const dk_workgraph *g, unsigned limit, uint64_t cache_bytes,
                                             double mean_rate)
 {
-    dk_forecast_model m = {unit_seconds * (limit ? 1 : plain_unit), king_weight,
-                           finish_seconds * (limit ? 1 : plain_finish), {0, 0, 0},
-                           limit ? unit_bits_rule : unit_bits_plain, limit,
-                           cache_bytes - dk_budget_check_cache(cache_bytes),
-                           decode_seconds * (limit ? 1 : plain_decode), read_spread};
+    const struct variant_cost *vc = &variant_costs[g->v->id];
+    dk_forecast_model m = {.unit_seconds = unit_seconds * (limit ? 1 : plain_unit),
+                           .king_weight = king_weight,
+                           .finish_seconds = finish_seconds * (limit ? 1 : plain_finish) * vc->finish,
+                           .unit_bits = limit ? unit_bits_rule : unit_bits_plain,
+                           .limit = limit,
+                           .cache_bytes = cache_bytes - dk_budget_check_cache(cache_bytes),
+                           .decode_seconds = decode_seconds * (limit ? 1 : plain_decode),
+                           .read_spread = read_spread};
     memcpy(m.table_bits, table_bits, sizeof table_bits);
+    memcpy(m.piece_factor, vc->piece_factor, sizeof m.piece_factor);
     if (!limit)
         m.table_bits[2] = 0;
     double now = dk_forecast_mean_rate(g, &m);

@@ -17,9 +17,16 @@
 /* Ranks without limit: every ready task starts at once (the critical path). */
 #define DK_FORECAST_UNLIMITED DK_SCHED_UNLIMITED
 
+/* The pieces of a material the model tells apart in a variant's unit cost (piece_factor): 0 to 6,
+ * the last standing for more. */
+enum { DK_FORECAST_PIECES = 7 };
+
 /* The cost of tasks and the size of files. A unit of material M takes positions x
- * unit_seconds x (1 + king_weight x kings of M): king moves and their un-moves are most of the
- * work, so king-heavy materials go slower. Finishing a pair takes positions x finish_seconds.
+ * unit_seconds x (1 + king_weight x kings of M) x piece_factor[pieces of M]: king moves and
+ * their un-moves are most of the work, so king-heavy materials go slower; a variant's board
+ * changes what a position of a material of so many pieces costs (piece_factor: its time against
+ * Brazilian's, measured; all 1 for Brazilian).
+ * Finishing a pair takes positions x finish_seconds.
  * A unit also decodes the parts of finished tables it reads that its rank does not hold: their
  * positions x decode_seconds, which is what a small cache costs. */
 typedef struct dk_forecast_model {
@@ -35,6 +42,8 @@ typedef struct dk_forecast_model {
                               expanded, capture positions resolved), each time it is not held */
     double read_spread;    /* how much wider than a unit's share of its pair the share of each
                               table its exits reach is (forecast.c, READ_CHUNKS) */
+    double piece_factor[DK_FORECAST_PIECES]; /* the variant's unit time against Brazilian's, by
+                                                the pieces of the material */
 } dk_forecast_model;
 
 /* The kinds of tasks on a run's chain (dk_forecast.chain). */

@@ -119,7 +119,9 @@ static void test_single_pair(void **state)
     assert_int_equal(g->nunits, 1);
     uint64_t n = g->units[0].positions;
     assert_int_equal(n, 992); /* 32 x 31 placements of two kings */
-    dk_forecast_model m = {1e-3, 0, 0.5e-3, {8, 16, 8}, 32, 30, 1 << 20, 0, 2.0};
+    dk_forecast_model m = {.unit_seconds = 1e-3, .finish_seconds = 0.5e-3, .table_bits = {8, 16, 8},
+                           .unit_bits = 32, .limit = 30, .cache_bytes = 1 << 20, .read_spread = 2.0,
+                           .piece_factor = {1, 1, 1, 1, 1, 1, 1}};
     for (uint32_t ranks = 1; ranks <= 4; ranks *= 2) {
         dk_forecast f;
         assert_int_equal(dk_forecast_run(g, &m, ranks, &f), 0);
