@@ -232,8 +232,8 @@ python-test: $(DAMKA) lib | $(DEPS_OK) $(PLOTS_OK) $(PYDEPS_OK)
 # The web page of `damka serve` in headless Chromium (tests/browser/page.test.mjs): Debian's
 # chromium (`scripts/install-deps --browser`, for this target only) driven by playwright-core
 # from the npm registry (`npm ci` in tests/browser, from its package-lock.json; it downloads no
-# browser), over the Brazilian tables up to 4 pieces and the International ones up to 3, made
-# into $(BUILD)/browser-tables (once: gen does nothing on a finished directory).
+# browser), over the Brazilian and Russian tables up to 4 pieces and the International ones up
+# to 3, made into $(BUILD)/browser-tables (once: gen does nothing on a finished directory).
 # SHOTS=DIR keeps the screenshots (SHOTS=docs/figures renews those docs/api.md shows).
 BROWSER_OK := $(BUILD)/.deps-browser-ok
 $(BROWSER_OK): scripts/install-deps tests/browser/package-lock.json | $(DEPS_OK)
@@ -244,6 +244,7 @@ $(BROWSER_OK): scripts/install-deps tests/browser/package-lock.json | $(DEPS_OK)
 browser-test: $(DAMKA) | $(BROWSER_OK)
 	$(DAMKA) gen --pieces 4 --out $(BUILD)/browser-tables --quiet
 	$(DAMKA) gen --variant international --pieces 3 --out $(BUILD)/browser-tables --quiet
+	$(DAMKA) gen --variant russian --pieces 4 --out $(BUILD)/browser-tables --quiet
 	node tests/browser/page.test.mjs $(DAMKA) $(BUILD)/browser-tables $(SHOTS)
 
 # The figures of a table directory (scripts/plot-stats): `make figures TABLES=DIR` writes the

@@ -6,12 +6,13 @@
 
 #include "serve.h"
 
-/* Whether the piece on sq (a king or a man, occ every piece on the board but the capturing one,
- * `left` the pieces still to take) can take them all and stop on `to`; path[depth..] gets the
- * landing squares. Captured pieces stay on the board until the capture ends (they block, and
- * none is taken twice); the nearest landing square is tried first. */
-static bool capture_path(const dk_variant *v, bool king, dk_bb occ, int sq, dk_bb left, int to, uint8_t *path,
-                         int depth)
+/* Whether the piece of colour c on sq (a king or a man, occ every piece on the board but the
+ * capturing one, `left` the pieces still to take) can take them all and stop on `to`; path[depth..]
+ * gets the landing squares. Captured pieces stay on the board until the capture ends (they block,
+ * and none is taken twice); the nearest landing square is tried first. A man that lands on its
+ * promotion row goes on as a king where the variant crowns it there (Russian). */
+static bool capture_path(const dk_variant *v, int c, bool king, dk_bb occ, int sq, dk_bb left, int to,
+                         uint8_t *path, int depth)
 {
     if (!left)
         return sq == to;
@@ -28,7 +29,8 @@ static bool capture_path(const dk_variant *v, bool king, dk_bb occ, int sq, dk_b
             int l = dk_nearest(landings, d);
             landings &= ~dk_bit(l);
             path[depth] = (uint8_t)l;
-            if (capture_path(v, king, occ, l, left & ~dk_bit(victim), to, path, depth + 1))
+            bool crowned = !king && v->crown_in_capture && (v->promo[c] & dk_bit(l));
+            if (capture_path(v, c, king || crowned, occ, l, left & ~dk_bit(victim), to, path, depth + 1))
                 return true;
         }
     }
@@ -42,7 +44,7 @@ int serve_uci(const dk_variant *v, const dk_pos *p, const dk_move *m, char *buf,
     path[0] = m->to;
     if (m->ncaptures > 1) {
         dk_bb occ = (p->pieces[0] | p->pieces[1]) & ~dk_bit(m->from);
-        if (!capture_path(v, (p->kings & dk_bit(m->from)) != 0, occ, m->from, m->captures, m->to, path, 0))
+        if (!capture_path(v, p->side, (p->kings & dk_bit(m->from)) != 0, occ, m->from, m->captures, m->to, path, 0))
             return -1;
         n = m->ncaptures;
     }

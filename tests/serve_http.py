@@ -5,8 +5,8 @@ model of that client, serve_lidraughts.py), CORS, caching and gzip, hostile inpu
 path traversal, bad UTF-8, malformed requests, 2,000 idle or trickling connections from one
 client), a damaged and a missing table, tables replaced under the server, SIGTERM.
 
-Usage: serve_http.py DAMKA TABLES SHORT TMP (TABLES: Brazilian up to 4 pieces, International up
-to 3; SHORT: Brazilian up to 3 pieces under a 1-move draw rule, rich in cursed wins; TMP:
+Usage: serve_http.py DAMKA TABLES SHORT TMP (TABLES: Brazilian and Russian up to 4 pieces,
+International up to 3; SHORT: Brazilian up to 3 pieces under a 1-move draw rule, rich in cursed wins; TMP:
 scratch space)."""
 import gzip
 import http.client
@@ -208,13 +208,37 @@ def hostile(per_client=32, deadline=3):
           (len(live), took, deadline))
 
 
+# Russian positions answered by GET /russian as `damka query --variant russian` answers them; the
+# first three are RUSSIAN_RULES'.
+RUSSIAN = [("W:W11:B7,9,K29", None), ("W:W22:B18,11,17", None), ("B:W26,24,K4:B22", None),
+           ("W:WK25,K29:BK4", None), ("W:WK25,K29:BK4", 29), ("W:WK25,K26,K27:BK29", None), ("B:W18:BK1", None),
+           ("W:W22,23:BK3", None), ("B:WK1,K2:B20,21", 7), ("W:W11:B7,9", None)]
+# Positions where the two rules in which Russian differs from Brazilian (docs/rules.md) give other
+# moves, each with its moves in both variants as worked out by hand (notation: uci):
+# a man crowned during a capture goes on as a king (f6xd8, then over b6 to a5; c3xe1, then over
+# g3 to h4), and no majority rule (c3xa5 over b4 is legal beside c3xg7 over d4 and f6).
+RUSSIAN_RULES = [("W:W11:B7,9,K29", {"russian": {"f6xa5": "110213"}, "brazilian": {"f6xd8": "1102"}}),
+                 ("W:W22:B18,11,17", {"russian": {"c3xa5": "2213", "c3xg7": "221508"}, "brazilian": {"c3xg7": "221508"}}),
+                 ("B:W26,24,K4:B22", {"russian": {"c3xh4": "223120"}, "brazilian": {"c3xe1": "2231"}})]
+
+
+def russian_rules(port):
+    """GET /russian and GET /brazilian give the moves of RUSSIAN_RULES, each with its path."""
+    for fen, want in RUSSIAN_RULES:
+        for variant, moves in want.items():
+            obj, _ = get_json(port, url(fen, variant=variant))
+            got = obj and {m["notation"]: m["uci"] for m in obj["moves"]}
+            check(got == moves, "GET /%s %s: moves %s, by hand %s" % (variant, fen, got, moves))
+    print("   Russian: %d positions where its rules give other moves than Brazilian's" % len(RUSSIAN_RULES))
+
+
 def lidraughts_client(port, positions):
     """lidraughts' explorer client (serve_lidraughts.py, with the change docs/api.md proposes)
     reads every answer right; each move's members are those of the position after it."""
     def get(path):
         return get_json(port, path)[0]
     for variant, fen, counter in positions:
-        n = 8 if variant == "brazilian" else 10
+        n = 10 if variant == "international" else 8
         res = lidraughts.check_position(get, check, "standard" if variant == "international" else variant, fen, n,
                                         4 if n == 8 else 3, counter)
         if res:
@@ -251,7 +275,8 @@ def multi_captures(port, variant, n, pieces, fixed):
                 continue
             seen["king" if board[m["from"]][1] else "man"] += 1
             squares = [int(k) for k in lidraughts.decompose_uci(m["uci"])]
-            problem = lidraughts.path_problem(n, side, board, squares, m["captures"])
+            problem = lidraughts.path_problem(n, side, board, squares, m["captures"],
+                                              variant in lidraughts.CROWNS_IN_CAPTURE)
             check(problem is None and len(squares) == len(m["captures"]) + 1,
                   "%s %s: uci %s: %s" % (a["fen"], m["notation"], m["uci"], problem))
     check(seen["man"] > 0 and seen["king"] > 0, "%s multi-captures met: %s" % (variant, seen))
@@ -365,7 +390,8 @@ def main():
                  ("B:WK1,K2:B20,21", 7), ("W:W22,23:BK3", None), ("B:W9,K30:B24", 3)]
     positions = [("brazilian", f, c) for f, c in positions] + \
         [("international", f, c) for f, c in [("W:WK46:BK5", None), ("W:W30:BK1", None), ("B:W30:BK1", 12),
-                                              ("W:WK46,K47:BK5", None), ("B:W6:B45", None)]]
+                                              ("W:WK46,K47:BK5", None), ("B:W6:B45", None)]] + \
+        [("russian", f, c) for f, c in RUSSIAN]
     compared = 0
     for variant, fen, counter in positions:
         want = query(fen, counter, variant)
@@ -379,9 +405,11 @@ def main():
         check(h.get("cache-control", "").startswith("public") and h.get("etag"), fen + ": not cacheable")
         compared += 1
     print("   %d positions answered as damka query answers them" % compared)
+    russian_rules(port)
     lidraughts_client(port, positions)
     multi_captures(port, "brazilian", 8, 4, ["W:W32:B27,19", "W:W29:B25,18", "B:W13,14:B5", "B:WK30,K31:B22"])
     multi_captures(port, "international", 10, 3, ["W:W46:B41,32", "B:W28,19:B14", "W:WK46:B37,19"])
+    multi_captures(port, "russian", 8, 4, [f for f, _ in RUSSIAN_RULES] + ["W:W32:B27,19", "B:WK30,K31:B22"])
 
     # the same position in other forms: algebraic squares, lidraughts' :H and :F fields
     a, _ = get_json(port, url("W:WK25,K29:BK4"))
@@ -508,7 +536,7 @@ def main():
     status, h, body = request(port, "GET", "/favicon.ico")
     check(status == 204 and body == b"" and "content-length" not in h, "GET /favicon.ico: %d %s" % (status, h))
     obj, _ = get_json(port, "/health")
-    check(obj == {"status": "ok", "variants": ["brazilian", "international"], "missing": [], "missing_count": 0},
+    check(obj == {"status": "ok", "variants": ["brazilian", "international", "russian"], "missing": [], "missing_count": 0},
           "/health: %s" % obj)
     status, h, body = request(port, "GET", "/")
     check(status == 200 and h.get("content-type", "").startswith("text/html") and b"<svg" in body and
@@ -537,8 +565,11 @@ def main():
     obj, _ = get_json(port, "/stats")
     if obj:
         t = obj["tables"][0]
-        check(len(obj["tables"]) == 2 and obj["tables"][1]["variant"] == "international" and obj["tables"][1]["pieces"] == 3 and
-              obj["tables"][1]["rule_limit"] == 50, "/stats of International: %s" % obj["tables"][1:])
+        check(len(obj["tables"]) == 3 and obj["tables"][1]["variant"] == "international" and obj["tables"][1]["pieces"] == 3 and
+              obj["tables"][1]["rule_limit"] == 50, "/stats of International: %s" % obj["tables"][1:2])
+        check(obj["tables"][2]["variant"] == "russian" and obj["tables"][2]["pieces"] == 4 and
+              obj["tables"][2]["rule_limit"] == 30 and obj["tables"][2]["cache_lookups"] > 0,
+              "/stats of Russian: %s" % obj["tables"][2:])
         check(obj["requests"] > 50 and obj["positions"] > 10 and obj["statuses"]["4xx"] > 10 and
               t["variant"] == "brazilian" and t["pieces"] == 4 and t["rule_limit"] == 30 and
               0 <= t["cache_hit_rate"] <= 1 and t["cache_lookups"] > 0, "/stats: %s" % obj)
@@ -584,6 +615,7 @@ def main():
     victim = os.path.join(damaged, "brazilian-0m2k-0m1k.dtw")
     os.truncate(victim, os.path.getsize(victim) // 2)
     os.remove(os.path.join(damaged, "brazilian-1m1k-0m1k.dtw"))
+    os.remove(os.path.join(damaged, "russian-1m1k-0m1k.dtw"))
     p, port, log = start(damaged, "damaged")
     obj, _ = get_json(port, url("W:WK1,K2:BK32"), 500)
     check(obj is not None and "damaged" in obj["error"], "a damaged table: %s" % obj)
@@ -593,14 +625,18 @@ def main():
         obj, h = get_json(port, url("W:W22,K29:BK4", tail=tail), 503)
         check(obj and obj.get("fen") == "W:W22,K29:BK4" and "brazilian-1m1k-0m1k.dtw" in obj["error"] and
               h.get("cache-control") == "no-store" and "etag" not in h, "a missing table%s: %s %s" % (tail, obj, h))
+    obj, h = get_json(port, url("W:W22,K29:BK4", variant="russian"), 503)
+    check(obj and "russian-1m1k-0m1k.dtw" in obj["error"] and h.get("cache-control") == "no-store",
+          "a missing Russian table: %s %s" % (obj, h))
     obj, _ = get_json(port, "/brazilian/batch", method="POST", body="W:W22,K29:BK4\nW:WK25:BK4")
     check(obj and "error" in obj[0] and obj[1]["category"] == "win", "a batch with a missing table: %s" % obj)
     os.remove(os.path.join(damaged, "brazilian-2m0k-0m1k.dtw"))  # under the running server
     obj, h = get_json(port, url("W:W21,22:BK4"), 503)
     check(obj and "brazilian-2m0k-0m1k.dtw" in obj["error"], "a table deleted under the server: %s" % obj)
     obj, _ = get_json(port, "/health")
-    check(obj and obj["status"] == "degraded" and obj["missing"] == ["brazilian-1m1k-0m1k.dtw", "brazilian-2m0k-0m1k.dtw"]
-          and obj["missing_count"] == 2, "/health with tables missing: %s" % obj)
+    check(obj and obj["status"] == "degraded" and obj["missing"] == ["brazilian-1m1k-0m1k.dtw", "brazilian-2m0k-0m1k.dtw",
+                                                                     "russian-1m1k-0m1k.dtw"]
+          and obj["missing_count"] == 3, "/health with tables missing: %s" % obj)
     obj, _ = get_json(port, url("W:W14,15,29,30:B20,24"))  # outside the tables: still 200
     check(obj and obj["category"] == "unknown", "outside the tables with a table missing: %s" % obj)
     p.send_signal(signal.SIGTERM)

@@ -34,17 +34,28 @@ def parse_fen(fen):
     return fields[0], board
 
 
+# lidraughts' variants whose men are crowned on reaching the last row during a capture, and go on
+# capturing as kings (docs/rules.md)
+CROWNS_IN_CAPTURE = ("russian",)
+
+
+def last_row(n, colour, s):
+    """Whether PDN square s is the row where a man of colour ('W' or 'B') is crowned."""
+    return square_rc(n, s)[0] == (0 if colour == "W" else n - 1)
+
+
 def fen_of(side, board):
     def pieces(colour):
         return ",".join(("K" if k else "") + str(s) for s, (c, k) in sorted(board.items()) if c == colour)
     return "%s:W%s:B%s" % (side, pieces("W"), pieces("B"))
 
 
-def path_problem(n, side, board, squares, captures):
+def path_problem(n, side, board, squares, captures, crowns=False):
     """Why `squares` (the uci's, as numbers) is no legal path for a move taking `captures`
     (None when it is one): each hop on a diagonal over empty squares but for exactly one piece
     still to take (captured pieces stay on the board until the end, none is taken twice); a
-    man's hop is 1 (a quiet move, forwards) or 2 squares long."""
+    man's hop is 1 (a quiet move, forwards) or 2 squares long; where the variant `crowns` in a
+    capture, a man that lands on its last row hops on as a king."""
     mover = board.get(squares[0])
     if not mover or mover[0] != side:
         return "no piece of the side to move on %d" % squares[0]
@@ -66,6 +77,7 @@ def path_problem(n, side, board, squares, captures):
             taken.add(occupied[0])
             if not king and steps != 2:
                 return "a man's jump %d-%d" % (a, b)
+            king = king or (crowns and last_row(n, side, b))
         else:
             forward = -1 if side == "W" else 1
             if occupied or len(squares) != 2 or (not king and (steps != 1 or dr != forward)):
@@ -75,14 +87,15 @@ def path_problem(n, side, board, squares, captures):
     return None
 
 
-def apply_move(n, side, board, frm, to, captures):
-    """The position after a move (a man ending on the far row becomes a king)."""
+def apply_move(n, side, board, squares, captures, crowns=False):
+    """The position after the move along `squares` (a man ending on the far row becomes a king,
+    and where the variant `crowns` in a capture, one that passes it)."""
     after = dict(board)
-    colour, king = after.pop(frm)
+    colour, king = after.pop(squares[0])
     for s in captures:
         del after[s]
-    row = square_rc(n, to)[0]
-    after[to] = (colour, king or row == (0 if colour == "W" else n - 1))
+    passed = squares[1:] if crowns else squares[-1:]
+    after[squares[-1]] = (colour, king or any(last_row(n, colour, s) for s in passed))
     return ("B" if side == "W" else "W"), after
 
 
@@ -130,7 +143,7 @@ def winner_of(fen, move):
 def tablebase_relevant(variant, fen, pieces):
     """tablebaseRelevant (and tablebaseGuaranteed), changed: the variants the server holds, up to
     the pieces its tables hold (today `pieceCount(fen) <= 0`: never)."""
-    return variant in ("standard", "fromPosition", "brazilian") and piece_count(fen) <= pieces
+    return variant in ("standard", "fromPosition", "brazilian", "russian") and piece_count(fen) <= pieces
 
 
 def request_path(variant, fen, counter=None):
@@ -212,7 +225,7 @@ def check_position(get, check, variant, fen, n, pieces, counter=None):
         check(len(m["uci"]) == 2 * len(squares) and squares[0] == m["from"] and squares[-1] == m["to"] and
               len(squares) == (len(m["captures"]) + 1 if m["captures"] else 2),
               what + ": uci %s: its first and last squares or length" % m["uci"])
-        problem = path_problem(n, side, board, squares, m["captures"])
+        problem = path_problem(n, side, board, squares, m["captures"], variant in CROWNS_IN_CAPTURE)
         check(problem is None, "%s: uci %s is no legal path: %s" % (what, m["uci"], problem))
         if m["rule"] is not None:
             check(group_of(m) == MOVER_GROUP[m["rule"]["category"]],
@@ -235,7 +248,8 @@ def check_children(get, check, variant, res, n):
         return
     side, board = parse_fen(res["fen"])
     for m in res["moves"]:
-        after_side, after_board = apply_move(n, side, board, m["from"], m["to"], m["captures"])
+        squares = [int(k) for k in decompose_uci(m["uci"])]
+        after_side, after_board = apply_move(n, side, board, squares, m["captures"], variant in CROWNS_IN_CAPTURE)
         if len({c for c, _ in after_board.values()}) < 2:
             continue  # a side without pieces: the move's checkmate flag says it all
         after = fen_of(after_side, after_board)

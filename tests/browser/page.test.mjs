@@ -1,13 +1,13 @@
-// The web page of `damka serve` in a real browser (issues 33 and 55): headless Chromium (Debian's)
-// driven by Playwright (playwright-core from the npm registry, which downloads no browser).
-// Starts the server on a free loopback port over a table directory holding both variants, and
-// checks: the values and moves the page shows against `damka query --json` on 20 positions of
-// both variants, a position set up by clicks (palette, clear, swap, flip), moves played by
-// clicks and by the board, Back/Forward of the page and of the browser, a new address typed in
-// the same tab, the rule's limit reached (a draw; no request past it), two clicks in a row, a
-// shared link, the best line, the PDN, the capture path, errors without a server path, the
-// board's coordinates and numbers, and a phone-sized screen. Screenshots go to SHOTS (default: a
-// scratch directory).
+// The web page of `damka serve` in a real browser (issues 33, 55 and 57): headless Chromium
+// (Debian's) driven by Playwright (playwright-core from the npm registry, which downloads no
+// browser). Starts the server on a free loopback port over a table directory holding the three
+// variants, and checks: the values and moves the page shows against `damka query --json` on 23
+// positions of the three variants, a position set up by clicks (palette, clear, swap, flip), moves
+// played by clicks and by the board, Back/Forward of the page and of the browser, a new address
+// typed in the same tab, the rule's limit reached (a draw; no request past it), two clicks in a
+// row, a shared link, the best line, the PDN, the capture path (and a Russian man crowned during
+// one), errors without a server path, the board's coordinates and numbers, and a phone-sized
+// screen. Screenshots go to SHOTS (default: a scratch directory).
 //
 // Usage: node tests/browser/page.test.mjs DAMKA TABLES [SHOTS]
 // Environment: CHROMIUM, the browser (default /usr/bin/chromium).
@@ -52,7 +52,7 @@ function query(variant, fen, counter) {
                                          '--json', fen], { encoding: 'utf8' }));
 }
 
-/* Positions of both variants: wins, losses, draws, captures, men, cursed wins, a blessed loss. */
+/* Positions of the three variants: wins, losses, draws, captures, men, cursed wins, a blessed loss. */
 const POSITIONS = [
   ['brazilian', 'W:WK25,K29:BK4', 0], ['brazilian', 'W:WK25,K29:BK4', 29], ['brazilian', 'W:W9:B6,7', 0],
   ['brazilian', 'B:WK8,K29:BK4', 0], ['brazilian', 'W:WK1:BK32', 0], ['brazilian', 'B:W21,22:B9,10', 0],
@@ -61,7 +61,8 @@ const POSITIONS = [
   ['international', 'W:WK46,K47:BK5', 0], ['international', 'W:WK46,K47:BK5', 48], ['international', 'B:WK46,K47:BK5', 49],
   ['international', 'W:W28:B23', 0], ['international', 'W:WK1:BK50', 0], ['international', 'B:W30,35:B5', 0],
   ['international', 'W:W33:B18,19', 0], ['international', 'B:W33:B18,19', 0], ['international', 'W:WK46:BK5,10', 0],
-  ['international', 'W:W45:B6', 0]];
+  ['international', 'W:W45:B6', 0],
+  ['russian', 'W:WK25,K29:BK4', 0], ['russian', 'W:W11:B7,9,K29', 0], ['russian', 'W:W11:B7,9', 0]];
 const LABEL = { win: 'win', 'cursed-win': 'cursed win', draw: 'draw', 'blessed-loss': 'blessed loss', loss: 'loss' };
 const plies = (n) => n + (n === 1 ? ' ply' : ' plies');
 
@@ -117,7 +118,7 @@ try {
   check(/drawn when 15 moves by each side \(30 plies\).*Counter: 0 of 30/.test(await text(page, '#rule')),
         'the rule\'s sentence: ' + await text(page, '#rule'));
 
-  // 20 positions of both variants, each a new address in the same tab, against damka query
+  // 23 positions of the three variants, each a new address in the same tab, against damka query
   for (const [variant, fen, counter] of POSITIONS) {
     const q = query(variant, fen, counter), what = `${variant} ${fen} counter ${counter}`;
     await page.evaluate((h) => { location.hash = h; }, `${variant}/${fen}/${counter}`);
@@ -238,6 +239,14 @@ try {
   await page.hover('#moves button.move');
   const path = await page.$eval('#board polyline.path', (e) => e.getAttribute('points').split(' ').length);
   check(path === 3 && (await page.$$eval('#board .captured', (es) => es.length)) === 2, 'the path of b6xf6 hovered: ' + path + ' points');
+  // Russian: a man crowned on d8 during f6xd8xa5 goes on as a king, and is a king on a5 after it
+  await page.evaluate(() => { location.hash = 'russian/W:W11:B7,9,K29/0'; });
+  await shown(page, 'russian', 'W:W11:B7,9,K29', 0);
+  await page.hover('#moves button.move');
+  const crowning = await page.$eval('#board polyline.path', (e) => e.getAttribute('points').split(' ').length);
+  check(crowning === 3 && (await text(page, '#moves .name')) === 'f6xa5', 'the path of f6xa5 hovered: ' + crowning + ' points');
+  await page.click('#moves button.move');
+  await shown(page, 'russian', 'B:WK13:BK29', 0);
 
   // two clicks in a row: the second, on a move of the old position, does nothing
   await page.evaluate(() => { location.hash = 'brazilian/W:WK25,K29:BK4/0'; });
