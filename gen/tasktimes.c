@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ static double since(clockid_t id, struct timespec from)
 /* The file, opened once a process (-1: not asked for, or not writable). */
 static int fd = -1;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static atomic_bool write_failed; /* said once on stderr */
 
 static void open_file(void)
 {
@@ -78,6 +80,6 @@ void dk_task_times_record(const dk_workgraph *g, dk_wg_task t, int ranks, dk_tas
     int n = snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%d\t%llu\t%d\t%d\t%.6f\t%.6f\t%ld\n", g->v->name,
                      kind_name(t.kind, ranks), m, twin, level, (unsigned long long)positions,
                      p->m.wk + p->m.bk, ranks, cpu, wall, (long)getpid());
-    if (n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) != n)
-        fprintf(stderr, "damka gen: DAMKA_TASK_TIMES: a line not written: %s\n", strerror(errno));
+    if (n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) != n && !atomic_exchange(&write_failed, true))
+        fprintf(stderr, "damka gen: DAMKA_TASK_TIMES: lines not written: %s\n", strerror(errno));
 }

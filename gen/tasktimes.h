@@ -1,6 +1,6 @@
 /* Each task's processor and wall time, for fitting `damka plan`'s cost model (forecast.c) on a
  * machine and a variant: when the environment names a file in DAMKA_TASK_TIMES, every rank
- * appends one line a task it carries out (docs/usage.md, "Timing the tasks of a run"). A
+ * appends one line a task it carries out (docs/usage.md, "Planning a run": the columns). A
  * task's processor time is its thread's, so that it holds on a machine shared with other work.
  * Not set: nothing is measured or written. */
 #ifndef DK_TASKTIMES_H
