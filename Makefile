@@ -184,7 +184,7 @@ $(FAULT_LIB): tests/faults/faultinject.c | $(DEPS_OK)
 # Suites that need generated tables run from the shell test that makes them (once, with their
 # tables), not also on their own, where they would skip everything: a suite run on its own that
 # skips a test fails `make test`, and so does a TABLE_TESTS suite no shell test runs.
-TABLE_TESTS := $(addprefix $(BUILD)/tests/,test_probe test_three_kings test_intl_kings test_drawrule test_replace test_finished)
+TABLE_TESTS := $(addprefix $(BUILD)/tests/,test_probe test_three_kings test_russian_endings test_intl_kings test_drawrule test_replace test_finished)
 # TEST_SCALE: small (the default, a few minutes: International and the simulated cluster up to 3
 # and 4 pieces) or full (`make test-full`: up to 4 and 5 pieces). The fault-injection test runs
 # at FAULTS_SCALE: full (Brazilian up to 4 pieces, every fault chain, about 80 s) in every plain

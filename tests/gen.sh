@@ -3,7 +3,8 @@
 # longest wins of docs/rules.md ("Longest International wins"), identical files for 1, 2 and 4
 # ranks and for small units, kill-and-restart, `verify` catching altered values, a second run
 # doing nothing, bad input, and `query` output. Runs tests/test_three_kings on the Brazilian
-# tables it makes, and tests/test_intl_kings on International king endings it makes.
+# and Russian tables it makes, tests/test_russian_endings on both, and tests/test_intl_kings on
+# International king endings it makes.
 # Usage: tests/gen.sh path/to/damka-test (the test programs are found beside it, in tests/).
 # DK_GEN_SCALE=small (make test) generates International up to 3 pieces; full (make test-full) 4,
 # and four kings against one.
@@ -12,6 +13,7 @@ DAMKA=${1:?usage: tests/gen.sh path/to/damka-test}
 BIN=$(dirname "$DAMKA")
 TAMPER=$BIN/tests/tools/tamper
 THREE_KINGS=$BIN/tests/test_three_kings
+RUSSIAN_ENDINGS=$BIN/tests/test_russian_endings
 INTL_KINGS=$BIN/tests/test_intl_kings
 SCALE=${DK_GEN_SCALE:-full}
 
@@ -41,12 +43,12 @@ t0=$(now)
 echo "   verify international up to $INTL_PIECES pieces: $(since "$t0") s"
 
 # Russian: Brazilian's board and index, its own capture rules (docs/rules.md).
-RU=$TMP/ru3
-timed "russian up to 3 pieces, 1 rank" gen --variant russian --pieces 3 --out "$RU" --quiet
-[ "$(ntables "$RU")" -eq 16 ] || fail "russian up to 3 pieces: $(ntables "$RU") tables, expected 16"
+RU=$TMP/ru4
+timed "russian up to 4 pieces, 1 rank" gen --variant russian --pieces 4 --out "$RU" --quiet
+[ "$(ntables "$RU")" -eq 41 ] || fail "russian up to 4 pieces: $(ntables "$RU") tables, expected 41"
 t0=$(now)
 "$DAMKA" verify --quiet "$RU" 2>"$TMP/err" || fail "verify russian: $(cat "$TMP/err")"
-echo "   verify russian up to 3 pieces: $(since "$t0") s"
+echo "   verify russian up to 4 pieces: $(since "$t0") s"
 # FEN, its value in Brazilian, in Russian. The man crowned in passing takes the last black
 # piece as a king (b6 over c7 to d8, then over g5 to h4; for Black g3 over f2 to e1, then over
 # c3); in Brazilian it ends the move a king on the last row, a lone king against a lone king
@@ -668,11 +670,13 @@ expect_bad compare "$PUB" "$TMP/missing"
 expect_bad compare --frobnicate "$PUB" "$BR"
 
 # ============================================================================================
-echo "-- Brazilian three kings against one king"
-if [ -x "$THREE_KINGS" ]; then
+echo "-- three kings against one king, Brazilian and Russian; Russian endings"
+if [ -x "$THREE_KINGS" ] && [ -x "$RUSSIAN_ENDINGS" ]; then
     DK_TABLES=$BR "$THREE_KINGS" || fail "tests/test_three_kings"
+    DK_TABLES=$RU DK_VARIANT=russian "$THREE_KINGS" || fail "tests/test_three_kings (russian)"
+    DK_TABLES=$RU DK_BRAZILIAN=$BR "$RUSSIAN_ENDINGS" || fail "tests/test_russian_endings"
 else
-    fail "$THREE_KINGS is missing (make builds it)"
+    fail "$THREE_KINGS or $RUSSIAN_ENDINGS is missing (make builds them)"
 fi
 
 echo "-- International king endings"
