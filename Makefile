@@ -10,7 +10,8 @@ OPT      ?= -O3 -march=x86-64-v2 -flto=auto -ffat-lto-objects
 CFLAGS   ?= $(OPT) -g
 BASEFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -MMD -MP
 LDLIBS   += -lzstd -lpthread
-SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# DK_CHECKS: the invariants of the inner loops (DK_ASSERT_HOT, rules/check.h) are checked too.
+SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -DDK_CHECKS
 
 # MPI is for gen/ and the executable only: the probe layers never see it.
 MPI_CFLAGS = $(shell pkg-config --cflags ompi-c)
@@ -153,17 +154,18 @@ $(PAGE_OBJ): $(BUILD)/page/serve_page.c
 $(DAMKA): $(CLI_OBJ) $(PAGE_OBJ) $(GEN_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS) $(MHD_LIBS)
 
-# The executable the shell tests run: the same objects but gen/testhooks.c's, compiled with
-# -DDK_TEST_HOOKS in a folder of its own, so that the test hooks (gen/testhooks.h) work there
-# and nowhere else; `make test` checks that the release executable holds none of them
+# The executable the shell tests run: the same objects but those of HOOKS_SRC (the hooks, and the
+# solver's altered exit read), compiled with -DDK_TEST_HOOKS in a folder of its own, so that the
+# test hooks (gen/testhooks.h) work there and nowhere else; `make test` checks that the release executable holds none of them
 # (scripts/check-hooks).
-HOOKS_OBJ  := $(BUILD)/hooks/gen/testhooks.o
+HOOKS_SRC  := gen/testhooks.c gen/solve.c
+HOOKS_OBJ  := $(HOOKS_SRC:%.c=$(BUILD)/hooks/%.o)
 DAMKA_TEST := $(BUILD)/damka-test
-$(HOOKS_OBJ): gen/testhooks.c | $(DEPS_OK)
+$(BUILD)/hooks/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(MPI_CFLAGS) -DDK_TEST_HOOKS -c $< -o $@
 
-$(DAMKA_TEST): $(CLI_OBJ) $(PAGE_OBJ) $(filter-out $(BUILD)/gen/testhooks.o,$(GEN_OBJ)) $(HOOKS_OBJ) $(LIB)
+$(DAMKA_TEST): $(CLI_OBJ) $(PAGE_OBJ) $(filter-out $(HOOKS_SRC:%.c=$(BUILD)/%.o),$(GEN_OBJ)) $(HOOKS_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(PGO_LINK) $^ -o $@ $(LDLIBS) $(MPI_LIBS) $(MHD_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TSUP_OBJ) $(GENLIB) $(LIB)
@@ -195,6 +197,7 @@ FAULTS_SCALE ?= full
 test: $(TESTS) $(TOOLS) $(FAULT_LIB) $(DAMKA) $(DAMKA_TEST) lib
 	@scripts/check-layers $(STATIC_LIB) $(GEN_OBJ)
 	@scripts/check-hooks $(DAMKA) $(DAMKA_TEST)
+	@scripts/check-exports $(LIB_OBJ) $(GEN_OBJ) $(CLI_OBJ) $(PAGE_OBJ) -- $(TEST_SRC:%.c=$(BUILD)/%.o) $(TSUP_OBJ) $(TOOL_SRC:%.c=$(BUILD)/%.o)
 	@set -e; for t in $(filter-out $(TABLE_TESTS),$(TESTS)); do echo "== $$t"; \
 		$$t >$$t.out 2>&1 || { cat $$t.out; exit 1; }; cat $$t.out; \
 		if grep -q '^\[  SKIPPED \]' $$t.out; then echo "$$t skips tests: run it from the shell test that makes its tables (TABLE_TESTS)"; exit 1; fi; \
@@ -283,7 +286,7 @@ test-sanitize:
 FUZZ_BUILD   := build-fuzz
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DDK_CHECKS
 FUZZ_HARNESS := $(filter-out tests/fuzz/support.c,$(wildcard tests/fuzz/*.c))
 FUZZERS      := $(FUZZ_HARNESS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
 FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/generate.c gen/transport.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c cli/answer.c cli/serve_route.c \

@@ -57,7 +57,8 @@ void answer_why_not(const answer_src *s, const dk_pos *p, dk_tb_status st, char 
         snprintf(err, len, "%s (%.1500s)", status_text(st), dk_tb_last_error()[0] ? dk_tb_last_error() : s->dir);
 }
 
-const char *answer_category_name(dk_value r)
+/* "loss", "blessed-loss", "draw", "cursed-win", "win": a rule value's category. Pure. */
+static const char *category_name(dk_value r)
 {
     static const char *const names[] = {"loss", "blessed-loss", "draw", "cursed-win", "win"};
     return names[dk_rule_category(r) - DK_CAT_LOSS];
@@ -74,7 +75,7 @@ static void json_rule(dk_json *w, dk_value r, unsigned limit, unsigned counter)
     dk_json_object(w, "rule");
     dk_json_u64(w, "limit", limit);
     dk_json_u64(w, "counter", counter);
-    dk_json_string(w, "category", answer_category_name(r));
+    dk_json_string(w, "category", category_name(r));
     if (dk_rule_is_decided(r))
         dk_json_u64(w, "dtc", dk_rule_dtc(r));
     else

@@ -49,9 +49,6 @@ dk_tb_status answer_probe(const answer_src *s, const dk_pos *p, unsigned counter
  * is named. Reads the calling thread's dk_tb_last_error. */
 void answer_why_not(const answer_src *s, const dk_pos *p, dk_tb_status st, char *err, size_t len);
 
-/* "loss", "blessed-loss", "draw", "cursed-win", "win": a rule value's category. Pure. */
-const char *answer_category_name(dk_value rule);
-
 /* "win", "loss", "draw": a DTW value's result. Pure. */
 const char *answer_result_name(dk_value v);
 

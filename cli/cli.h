@@ -86,14 +86,4 @@ bool cli_parse_int(const char *s, long lo, long hi, long *out);
 /* Whether a string looks like an option ("-x", "--xyz"). */
 static inline bool cli_is_option(const char *s) { return s[0] == '-' && s[1] != 0; }
 
-int cmd_perft(int argc, char **argv);
-int cmd_moves(int argc, char **argv);
-int cmd_info(int argc, char **argv);
-int cmd_gen(int argc, char **argv);
-int cmd_plan(int argc, char **argv);
-int cmd_verify(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
-int cmd_query(int argc, char **argv);
-int cmd_serve(int argc, char **argv);
-
 #endif

@@ -7,7 +7,7 @@
 #include "../rules/errors.h"
 #include "cli.h"
 
-int cmd_compare(int argc, char **argv);
+static int cmd_compare(int argc, char **argv);
 
 const cli_command cli_compare = {
     "compare", cmd_compare, "[--variant V] [--whole] [--quiet] MANIFEST DIR",
@@ -38,7 +38,7 @@ static void print_line(void *ctx, bool differs, const char *line)
         printf("%s\n", line);
 }
 
-int cmd_compare(int argc, char **argv)
+static int cmd_compare(int argc, char **argv)
 {
     const dk_variant *v = NULL;
     const char *args[2] = {NULL, NULL};

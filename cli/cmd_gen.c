@@ -9,7 +9,7 @@
 #include "launcher.h"
 #include "runopts.h"
 
-int cmd_gen(int argc, char **argv);
+static int cmd_gen(int argc, char **argv);
 
 const cli_command cli_gen = {
     "gen", cmd_gen,
@@ -73,7 +73,7 @@ static void mpi_failed(MPI_Comm *comm, int *code, ...)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-int cmd_gen(int argc, char **argv)
+static int cmd_gen(int argc, char **argv)
 {
     /* rank 0 speaks for the job */
     if (cli_rank_quiet(cli_launcher_rank()) != 0)

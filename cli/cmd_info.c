@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "runopts.h"
 
-int cmd_info(int argc, char **argv);
+static int cmd_info(int argc, char **argv);
 
 const cli_command cli_info = {
     "info", cmd_info, "[--variant V] --pieces N [--per-side K] [--unit-positions P] [--json]",
@@ -174,7 +174,7 @@ static void print_json(const dk_variant *v, int pieces, int per_side, const mate
     fputc('\n', stdout);
 }
 
-int cmd_info(int argc, char **argv)
+static int cmd_info(int argc, char **argv)
 {
     char q[DK_QUOTE_MAX];
     const dk_variant *v = dk_variant_get(DK_BRAZILIAN);

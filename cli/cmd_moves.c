@@ -7,7 +7,7 @@
 #include "../rules/notation.h"
 #include "cli.h"
 
-int cmd_moves(int argc, char **argv);
+static int cmd_moves(int argc, char **argv);
 
 const cli_command cli_moves = {
     "moves", cmd_moves, "[--variant V] [--json] FEN", "list the legal moves of a position",
@@ -46,7 +46,7 @@ static void print_json(const dk_variant *v, const dk_movelist *list)
     fputc('\n', stdout);
 }
 
-int cmd_moves(int argc, char **argv)
+static int cmd_moves(int argc, char **argv)
 {
     const dk_variant *v = dk_variant_get(DK_BRAZILIAN);
     bool json = false;

@@ -9,7 +9,7 @@
 #include "../rules/errors.h"
 #include "cli.h"
 
-int cmd_perft(int argc, char **argv);
+static int cmd_perft(int argc, char **argv);
 
 const cli_command cli_perft = {
     "perft", cmd_perft, "[--variant V] [--divide] [FEN] DEPTH", "count the leaf positions of the move tree",
@@ -28,7 +28,7 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int cmd_perft(int argc, char **argv)
+static int cmd_perft(int argc, char **argv)
 {
     char q[DK_QUOTE_MAX];
     const dk_variant *v = dk_variant_get(DK_BRAZILIAN);

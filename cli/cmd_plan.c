@@ -18,7 +18,7 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-int cmd_plan(int argc, char **argv);
+static int cmd_plan(int argc, char **argv);
 
 const cli_command cli_plan = {
     "plan", cmd_plan,
@@ -400,7 +400,7 @@ static dk_workgraph *setup(const plan_args *p, plan_facts *f, int *status)
     return g;
 }
 
-int cmd_plan(int argc, char **argv)
+static int cmd_plan(int argc, char **argv)
 {
     plan_args p = {{dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0, false, false, false, 0, 0, 0}, 0, 0, 0, false};
     dk_material mats[256];

@@ -10,7 +10,7 @@
 #include "answer.h"
 #include "cli.h"
 
-int cmd_query(int argc, char **argv);
+static int cmd_query(int argc, char **argv);
 
 /* A batch line holds at most BATCH_LINE_MAX bytes, its end (LF or CRLF) not counted: a longer
  * one gets an error answer, and only its first bytes are kept in memory, however long it is. */
@@ -309,7 +309,7 @@ static int open_dir(query_ctx *q)
     return 0;
 }
 
-int cmd_query(int argc, char **argv)
+static int cmd_query(int argc, char **argv)
 {
     char quoted[DK_QUOTE_MAX];
     query_ctx q = {{NULL, getenv("DAMKA_TABLES"), {0, {0}}, dk_variant_get(DK_BRAZILIAN), 0}, false, false, false, 0};

@@ -6,7 +6,7 @@
 #include "../rules/errors.h"
 #include "cli.h"
 
-int cmd_stats(int argc, char **argv);
+static int cmd_stats(int argc, char **argv);
 
 const cli_command cli_stats = {
     "stats", cmd_stats, "[--variant V] [--json] DIR", "the statistics of every table in a directory",
@@ -18,7 +18,7 @@ const cli_command cli_stats = {
     "                         variant under \"variants\" (the histograms too)\n",
 };
 
-int cmd_stats(int argc, char **argv)
+static int cmd_stats(int argc, char **argv)
 {
     char q[DK_QUOTE_MAX];
     const dk_variant *v = NULL;

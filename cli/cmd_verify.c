@@ -8,7 +8,7 @@
 #include "../rules/errors.h"
 #include "cli.h"
 
-int cmd_verify(int argc, char **argv);
+static int cmd_verify(int argc, char **argv);
 
 const cli_command cli_verify = {
     "verify", cmd_verify, "[--variant V] [--threads T] [--quiet] DIR", "check every table of a directory",
@@ -31,7 +31,7 @@ static void print_failure(void *ctx, const char *line)
     cli_fail("verify: %s", line);
 }
 
-int cmd_verify(int argc, char **argv)
+static int cmd_verify(int argc, char **argv)
 {
     char q[DK_QUOTE_MAX];
     const dk_variant *v = NULL;

@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../rules/check.h"
+
 int cli_launcher_rank(void)
 {
     static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
@@ -32,8 +34,10 @@ int cli_rank_quiet(int rank)
             close(keep);
         return -1;
     }
-    if (keep >= 0)
+    if (keep >= 0) {
         kept_stderr = keep;
+        dk_check_set_fd(keep); /* a broken invariant is said where the user sees it */
+    }
     return 0;
 }
 

@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "serve_mhd.h"
 
-int cmd_serve(int argc, char **argv);
+static int cmd_serve(int argc, char **argv);
 
 const cli_command cli_serve = {
     "serve", cmd_serve,
@@ -203,7 +203,7 @@ static void wait_for_stop(server *srv, const sigset_t *set)
     }
 }
 
-int cmd_serve(int argc, char **argv)
+static int cmd_serve(int argc, char **argv)
 {
     const char *dir = getenv("DAMKA_TABLES"), *listen = "127.0.0.1:8080", *threads_text = NULL, *per_text = NULL,
                *conn_text = NULL, *deadline_text = NULL;

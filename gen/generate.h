@@ -27,7 +27,7 @@ typedef struct dk_gen_options {
     uint64_t split_positions; /* units of one subslice above this (and above the unit bound) are
                                * split over the ranks (0: what half a rank's memory holds) */
     uint64_t finish_positions; /* pairs of more table entries than this are finished in parts
-                               * (workgraph.h; 0: dk_setup_finish_positions) */
+                               * (workgraph.h; 0: chosen by dk_setup_run) */
 } dk_gen_options;
 
 /* Runs the generation on this rank (MPI initialised by the caller, MPI_THREAD_FUNNELED or

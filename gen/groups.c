@@ -5,8 +5,10 @@
 
 #include "subslice.h"
 
-uint64_t dk_groups_flip_men(const dk_variant *v, const dk_index *from, const dk_index *to,
-                            uint64_t men_index)
+/* The men_index of the flip of subslice men_index of material `from` in the other material of
+ * the pair, whose index is `to`. Pure. */
+static uint64_t flip_men(const dk_variant *v, const dk_index *from, const dk_index *to,
+                         uint64_t men_index)
 {
     dk_bb w, b, fw, fb;
     dk_index_men_unrank(from, men_index, &w, &b);
@@ -237,13 +239,13 @@ int64_t dk_groups_find(const dk_groups *ug, dk_material m, uint64_t men_index, i
     const dk_wpair *p = ug->pair;
     if (!p->self_twin && dk_material_equal(m, p->twin)) {
         *member = 1;
-        return find_canonical(ug, dk_groups_flip_men(ug->g->v, &p->ix_twin, &p->ix, men_index));
+        return find_canonical(ug, flip_men(ug->g->v, &p->ix_twin, &p->ix, men_index));
     }
     int64_t gi = find_canonical(ug, men_index);
     *member = 0;
     if (gi < 0 && p->self_twin) {
         *member = 1;
-        gi = find_canonical(ug, dk_groups_flip_men(ug->g->v, &p->ix, &p->ix, men_index));
+        gi = find_canonical(ug, flip_men(ug->g->v, &p->ix, &p->ix, men_index));
     }
     return gi;
 }

@@ -65,11 +65,6 @@ void dk_groups_free(dk_groups *ug);
  * is: returns the group and sets *member (0: X, 1: X'), or -1 if the unit does not hold it. */
 int64_t dk_groups_find(const dk_groups *ug, dk_material m, uint64_t men_index, int *member);
 
-/* The men_index of the flip of subslice men_index of material `from` in the other material of
- * the pair, whose index is `to`. Pure. */
-uint64_t dk_groups_flip_men(const dk_variant *v, const dk_index *from, const dk_index *to,
-                            uint64_t men_index);
-
 /* The file that holds a finished unit: "<dir>/work/<variant>-<material>.L<level>.<lo>-<hi>". */
 int dk_groups_path(const dk_groups *ug, const char *dir, char *buf, size_t len);
 

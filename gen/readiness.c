@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../rules/check.h"
+
 /* Heap keys: finishes sort before packings, scans and units, each kind by id. */
 static const dk_wg_kind BY_KEY[] = {DK_WG_FINISH, DK_WG_PACK, DK_WG_SCAN, DK_WG_UNIT};
 
@@ -46,6 +48,7 @@ static bool ready_less(const void *a, const void *b)
 
 static void push(dk_workgraph *g, dk_wg_task t)
 {
+    DK_ASSERT(*state_of(g, t) == DK_WG_READY); /* made ready once, just now */
     dk_wg_ready r = {prio_of(g, t), key_of(t)};
     dk_heap_push(&g->ready, &r);
 }
@@ -78,11 +81,13 @@ static uint32_t open_layer(dk_workgraph *g, uint32_t li)
 /* One condition of layer li now holds; if it was the last, the layer opens. */
 static uint32_t release(dk_workgraph *g, uint32_t li)
 {
+    DK_ASSERT(g->layer_waiting[li] > 0); /* each condition holds once */
     return --g->layer_waiting[li] == 0 ? open_layer(g, li) : 0;
 }
 
 static uint32_t open_finish(dk_workgraph *g, uint32_t pair)
 {
+    DK_ASSERT(g->finish_state[pair] == DK_WG_WAITING);
     g->finish_state[pair] = DK_WG_READY;
     push(g, (dk_wg_task){DK_WG_FINISH, pair});
     return 1;
@@ -218,6 +223,7 @@ bool dk_workgraph_take(dk_workgraph *g, dk_wg_task *t)
         return false;
     dk_heap_pop(&g->ready, &r);
     *t = task_of(r.key);
+    DK_ASSERT(*state_of(g, *t) == DK_WG_READY); /* in the heap once, and only while ready */
     *state_of(g, *t) = DK_WG_TAKEN;
     return true;
 }
@@ -234,6 +240,7 @@ static uint32_t unit_done(dk_workgraph *g, uint32_t u)
 {
     uint32_t li = g->units[u].layer, pair = g->units[u].pair, n = 0;
     g->unit_state[u] = DK_WG_DONE;
+    DK_ASSERT(g->layer_left[li] > 0 && g->pair_left[pair] > 0);
     if (--g->layer_left[li] > 0)
         return 0;
     uint32_t below = li + 1;
@@ -248,6 +255,7 @@ static uint32_t part_done(dk_workgraph *g, dk_wg_task t)
 {
     uint32_t pair = g->parts[t.id].pair;
     *state_of(g, t) = DK_WG_DONE;
+    DK_ASSERT((t.kind == DK_WG_SCAN ? g->scans_left : g->packs_left)[pair] > 0);
     if (t.kind == DK_WG_SCAN)
         return --g->scans_left[pair] == 0 ? open_parts(g, pair, DK_WG_PACK) : 0;
     return --g->packs_left[pair] == 0 ? open_finish(g, pair) : 0;
@@ -258,6 +266,7 @@ static uint32_t finish_done(dk_workgraph *g, uint32_t pair)
     const dk_wpair *p = &g->pairs[pair];
     uint32_t n = 0;
     g->finish_state[pair] = DK_WG_DONE;
+    DK_ASSERT(g->pairs_open > 0);
     g->pairs_open--;
     for (uint32_t j = 0; j < p->nrdeps; j++) {
         const dk_wpair *d = &g->pairs[g->rdeps[p->first_rdep + j]];

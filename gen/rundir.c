@@ -24,7 +24,9 @@ static bool ours(const char *n)
 
 /* Removes from dir the files of damka's whose names contain `part` (".tmp.": what a killed
  * run left half-written; "": everything, for the work directory of a finished run). */
-void dk_rundir_remove_files(const char *dir, const char *part)
+/* Removes from dir the files of damka's whose names contain `part` (".tmp.": what a killed run
+ * left half-written; "": everything). */
+static void remove_files(const char *dir, const char *part)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -75,8 +77,8 @@ int dk_rundir_make(const dk_gen_options *o, dk_dirlock *lock, char *err, size_t 
         return -1;
     if (note[0] && !o->quiet)
         fprintf(stderr, "%s\n", note);
-    dk_rundir_remove_files(o->dir, ".tmp.");
-    dk_rundir_remove_files(work, ".tmp.");
+    remove_files(o->dir, ".tmp.");
+    remove_files(work, ".tmp.");
     return 0;
 }
 
@@ -99,6 +101,6 @@ void dk_rundir_clean_work(const dk_gen_options *o, bool worked)
     snprintf(work, sizeof work, "%s/work", o->dir);
     /* the work of this run, not what an earlier one kept (--keep-work) */
     if (worked)
-        dk_rundir_remove_files(work, "");
+        remove_files(work, "");
     rmdir(work); /* if empty */
 }

@@ -18,10 +18,6 @@
 /* DK_OK, or DK_REFUSED with one line in err when o->dir is longer than DK_RUNDIR_MAX. Pure. */
 int dk_rundir_check_path(const dk_gen_options *o, char *err, size_t errlen);
 
-/* Removes from dir the files of damka's whose names contain `part` (".tmp.": what a killed run
- * left half-written; "": everything). */
-void dk_rundir_remove_files(const char *dir, const char *part);
-
 /* DK_OK, or DK_REFUSED with one line in err when o->dir holds tables of another draw rule. */
 int dk_rundir_check_rule(const dk_gen_options *o, char *err, size_t errlen);
 

@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "../rules/check.h"
+
 static bool rank_less(const void *a, const void *b) { return *(const uint32_t *)a < *(const uint32_t *)b; }
 
 int dk_sched_init(dk_sched *s, dk_workgraph *g, uint32_t nranks, bool on_demand, uint32_t fixed)
@@ -30,10 +32,15 @@ uint32_t dk_sched_group(const dk_sched *s, uint32_t u)
     return k < s->nranks ? (uint32_t)k : s->nranks;
 }
 
-void dk_sched_waits(dk_sched *s, uint32_t rank) { dk_heap_push(&s->idle, &rank); }
+void dk_sched_waits(dk_sched *s, uint32_t rank)
+{
+    DK_ASSERT(rank < s->made && s->idle.n < s->made); /* a rank that was made, and not waiting yet */
+    dk_heap_push(&s->idle, &rank);
+}
 
 void dk_sched_done(dk_sched *s, dk_wg_task t)
 {
+    DK_ASSERT(s->held < 0 || t.kind != DK_WG_UNIT || (int64_t)t.id != s->held); /* held: not started */
     if (t.kind == DK_WG_UNIT && (int64_t)t.id == s->splitting)
         s->splitting = -1;
     dk_workgraph_done(s->g, t);
@@ -89,6 +96,7 @@ static dk_sched_grant start_held(dk_sched *s, dk_sched_grant a)
 {
     uint32_t u = (uint32_t)s->held, k = dk_sched_group(s, u);
     uint64_t parts = dk_workgraph_split_parts(s->g, u);
+    DK_ASSERT(k >= 1 && k <= s->nranks && s->g->units[u].split && s->idle.n <= s->made);
     bool idle_run = !s->fixed && dk_workgraph_nready(s->g) == 0 && all_wait(s);
     if (k < s->nranks && !(idle_run && parts >= s->nranks)) {
         /* a group without rank 0: the ranks waiting besides it, and those not made yet */
@@ -148,7 +156,8 @@ dk_sched_grant dk_sched_next(dk_sched *s)
         a.kind = got < 0 ? DK_SCHED_NOMEM : DK_SCHED_WAIT;
         return a;
     }
-    dk_workgraph_take(s->g, &a.task);
+    bool took = dk_workgraph_take(s->g, &a.task);
+    DK_ASSERT(took && a.rank < s->made); /* a task was ready; the rank was made */
     if (a.task.kind != DK_WG_UNIT || !s->g->units[a.task.id].split) {
         a.kind = DK_SCHED_TASK;
         return a;

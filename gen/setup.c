@@ -63,7 +63,14 @@ static uint64_t largest_target_pair(const dk_variant *v, const dk_material *mats
     return most;
 }
 
-uint64_t dk_setup_finish_positions(const dk_gen_options *o, const dk_budget *b, uint64_t positions, int nranks)
+/* The finishing bound of a run of `positions` positions on `nranks` ranks with budget b:
+ * o->finish_positions, else the least of what a rank's memory holds for finishing
+ * (dk_budget_finish_positions) and a quarter of one rank's share of the positions (at least
+ * DK_SETUP_FINISH_LEAST). On many ranks the run waits on its longest chain of tasks, and a pair
+ * finished whole is a long link of it; cut into parts that any ranks scan and pack, it is short
+ * (finishing in parts is about 1.5 times the work, and finishing a tenth of a run's: on few
+ * ranks, where the work binds, the bound stays above every pair). Pure. */
+static uint64_t finish_positions(const dk_gen_options *o, const dk_budget *b, uint64_t positions, int nranks)
 {
     if (o->finish_positions)
         return o->finish_positions;
@@ -72,7 +79,13 @@ uint64_t dk_setup_finish_positions(const dk_gen_options *o, const dk_budget *b, 
     return share < memory ? share : memory;
 }
 
-dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b, uint64_t finish)
+/* The work graph of o's targets: o->only and what they depend on, else every material of
+ * o->v up to o->pieces pieces with at most o->per_side a side; units of at most
+ * b->unit_positions positions, those of one subslice above o->split_positions (default: what
+ * half of b->memory holds, dk_budget_split_positions) marked split; the pairs above `finish`
+ * positions finished in parts (dk_workgraph_cut_finishes). Returns NULL when out of memory or a
+ * material is invalid. Thread-safe. */
+static dk_workgraph *setup_graph(const dk_gen_options *o, const dk_budget *b, uint64_t finish)
 {
     size_t n;
     dk_material *owned;
@@ -126,8 +139,12 @@ static bool unit_fits(const dk_budget *b, uint64_t unit, unsigned limit)
     return dk_budget_least(unit, 0, limit) <= b->memory;
 }
 
-int dk_setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, char *err,
-                     size_t errlen)
+/* Makes room in b for g's largest tasks on `nranks` ranks, lowering b's cache: a rank's share
+ * of a split unit (which may be above the bound) and the largest finishing task (dk_setup_largest), with a draw
+ * rule of `limit` plies. Returns 0, or -1 with one line in err when the memory cannot hold
+ * them. Pure. */
+static int setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, char *err,
+                         size_t errlen)
 {
     uint64_t unit, pair;
     dk_setup_largest(g, nranks, &unit, &pair);
@@ -192,7 +209,7 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
         dk_workgraph_free(g);
         return NULL;
     }
-    uint64_t finish = dk_setup_finish_positions(o, b, positions, nranks);
+    uint64_t finish = finish_positions(o, b, positions, nranks);
     uint64_t part = dk_workgraph_part_step(finish);
     if (pair > finish)
         pair = finishing_positions(pair, part < pair ? part : pair);
@@ -201,12 +218,12 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
         *refused = true;
         return NULL;
     }
-    dk_workgraph *g = dk_setup_graph(o, b, finish);
+    dk_workgraph *g = setup_graph(o, b, finish);
     if (!g) {
         dk_errorf(err, errlen, "cannot build the work graph (out of memory)");
         return NULL;
     }
-    if (dk_setup_reserve(g, nranks, o->rule_limit, b, err, errlen) != 0) {
+    if (setup_reserve(g, nranks, o->rule_limit, b, err, errlen) != 0) {
         *refused = true;
         dk_workgraph_free(g);
         return NULL;

@@ -38,39 +38,15 @@ uint64_t dk_setup_default_unit(uint64_t positions);
 /* The least default finishing bound (positions): smaller parts cost more than they save. */
 #define DK_SETUP_FINISH_LEAST ((uint64_t)1 << 26)
 
-/* The finishing bound of a run of `positions` positions on `nranks` ranks with budget b:
- * o->finish_positions, else the least of what a rank's memory holds for finishing
- * (dk_budget_finish_positions) and a quarter of one rank's share of the positions (at least
- * DK_SETUP_FINISH_LEAST). On many ranks the run waits on its longest chain of tasks, and a pair
- * finished whole is a long link of it; cut into parts that any ranks scan and pack, it is short
- * (finishing in parts is about 1.5 times the work, and finishing a tenth of a run's: on few
- * ranks, where the work binds, the bound stays above every pair). Pure. */
-uint64_t dk_setup_finish_positions(const dk_gen_options *o, const dk_budget *b, uint64_t positions, int nranks);
-
-/* The work graph of o's targets: o->only and what they depend on, else every material of
- * o->v up to o->pieces pieces with at most o->per_side a side; units of at most
- * b->unit_positions positions, those of one subslice above o->split_positions (default: what
- * half of b->memory holds, dk_budget_split_positions) marked split; the pairs above `finish`
- * positions finished in parts (dk_workgraph_cut_finishes). Returns NULL when out of memory or a
- * material is invalid. Thread-safe. */
-dk_workgraph *dk_setup_graph(const dk_gen_options *o, const dk_budget *b, uint64_t finish);
-
 /* The most positions a rank holds for a unit (dk_workgraph_held) on `nranks` ranks, and the
  * positions of g's largest finishing task: a pair (both materials), or for a pair finished in
  * parts its largest part or its join. Thread-safe. */
 void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_t *pair);
 
-/* Makes room in b for g's largest tasks on `nranks` ranks, lowering b's cache: a rank's share
- * of a split unit (which may be above the bound) and the largest finishing task (dk_setup_largest), with a draw
- * rule of `limit` plies. Returns 0, or -1 with one line in err when the memory cannot hold
- * them. Pure. */
-int dk_setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, char *err,
-                     size_t errlen);
-
 /* Sets a run up as gen does, with `memory` bytes a rank on `nranks` ranks: the budget into *b
  * (dk_budget_split; without o->unit_positions, a large run's bound is dk_setup_default_unit as
- * far as half the memory holds it, dk_budget_split_positions), the work graph (dk_setup_graph)
- * and room for its largest tasks (dk_setup_reserve; for a run of more than DK_SETUP_UNITS_AIM
+ * far as half the memory holds it, dk_budget_split_positions), the work graph (setup_graph)
+ * and room for its largest tasks (setup_reserve; for a run of more than DK_SETUP_UNITS_AIM
  * default units, finishing the targets' largest pair is checked before the graph is built). Returns the graph, or NULL with one line in err: *refused
  * set when the memory does not suffice, the line saying the least this run needs (with a memory
  * below the floor too: the run is set up at the floor to find it), else out of memory.

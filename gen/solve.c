@@ -33,7 +33,6 @@ dk_solver *dk_solver_new(const dk_workgraph *g, dk_finished *finished, dk_exit_c
     s->v = g->v;
     s->finished = finished;
     s->check = check;
-    s->corrupt_in = UINT64_MAX;
     s->limit = limit;
     s->stride = limit ? 2 : 1;
     s->gcache = gcache;
@@ -119,8 +118,11 @@ static above_unit *open_above(dk_solver *s, uint32_t u, char *err, size_t errlen
     return a;
 }
 
-int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2], char *err,
-                    size_t errlen)
+/* The values of p (White to move, of material m) after a move, as a finished table or unit
+ * says: out[0] DTW, out[1] the rule value (with a draw rule). What solving and verification
+ * read for every successor. Returns 0, or -1 with one line in err. */
+static int solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2], char *err,
+                        size_t errlen)
 {
     if (!p->pieces[DK_WHITE]) {
         out[0] = dk_value_of_dtw(0);
@@ -234,6 +236,21 @@ static void classify_rule(dk_solver *s, uint32_t l, int nmoves, int internal, bo
         s->cells[l].flag |= RULE_DRAW_EXIT;
 }
 
+#ifdef DK_TEST_HOOKS
+/* The test hook's state (dk_solver_test_corrupt_exit): positions to classify before an exit read
+ * is altered, and the kind of that exit. Kept by the thread that solves (a thread has one
+ * solver), and only in the test build (gen/solve.c compiled again with DK_TEST_HOOKS): the
+ * release build's exit reads and position loop carry no branch for it. */
+static _Thread_local uint64_t corrupt_in = UINT64_MAX;
+static _Thread_local int corrupt_kind;
+
+void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after, dk_exit_kind kind)
+{
+    (void)s;
+    corrupt_in = after;
+    corrupt_kind = (int)kind;
+}
+
 /* Whether exit n (White to move, of material m) is of `kind` (the test hook's). */
 static bool exit_kind_is(const dk_solver *s, dk_material m, const dk_pos *n, int kind)
 {
@@ -244,17 +261,38 @@ static bool exit_kind_is(const dk_solver *s, dk_material m, const dk_pos *n, int
     return kind == DK_EXIT_ANY || kind == (dk_can_capture(s->v, n, DK_WHITE) ? DK_EXIT_CAPTURE : DK_EXIT_STORED);
 }
 
+/* The test hook on an exit read: this read altered when its turn has come. */
+static void hook_exit_read(const dk_solver *s, dk_material m, const dk_pos *n, dk_value e[2])
+{
+    if (corrupt_in == 0 && exit_kind_is(s, m, n, corrupt_kind)) {
+        e[0] = e[0] == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(e[0] + 2);
+        corrupt_in = UINT64_MAX;
+    }
+}
+
+/* The test hook on a position classified: one fewer to go. */
+static void hook_classified(void)
+{
+    if (corrupt_in != UINT64_MAX && corrupt_in > 0)
+        corrupt_in--;
+}
+#else
+void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after, dk_exit_kind kind) { (void)s, (void)after, (void)kind; }
+static inline void hook_exit_read(const dk_solver *s, dk_material m, const dk_pos *n, dk_value e[2])
+{
+    (void)s, (void)m, (void)n, (void)e;
+}
+static inline void hook_classified(void) {}
+#endif
+
 /* The values of exit n of p (White to move, of material m) as the solver reads them, read
  * again along the check's own path and compared (exitcheck.h). */
 static int exit_value(dk_solver *s, const dk_pos *p, dk_material m, const dk_pos *n, dk_value e[2],
                       char *err, size_t errlen)
 {
-    if (dk_solver_value(s, m, n, e, err, errlen) != 0)
+    if (solver_value(s, m, n, e, err, errlen) != 0)
         return -1;
-    if (s->corrupt_in == 0 && exit_kind_is(s, m, n, s->corrupt_kind)) { /* the test hook: this read altered */
-        e[0] = e[0] == DK_DRAW ? dk_value_of_dtw(1) : (dk_value)(e[0] + 2);
-        s->corrupt_in = UINT64_MAX;
-    }
+    hook_exit_read(s, m, n, e);
     return dk_exit_check_compare(s->check, s->pair, p, m, n, e, err, errlen);
 }
 
@@ -284,8 +322,7 @@ static int classify(dk_solver *s, uint32_t l, const dk_pos *p, dk_value conv[2],
     bool draw = false, rule_win = false, rule_draw = false;
     dk_expected x; /* the conversions as verification sees them: its own code, not this one */
     dk_expected_start(&x);
-    if (s->corrupt_in != UINT64_MAX && s->corrupt_in > 0)
-        s->corrupt_in--;
+    hook_classified();
     for (int k = 0; k < list.n; k++) {
         const dk_move *m = &list.m[k];
         dk_pos after = dk_apply(p, m);
@@ -597,12 +634,6 @@ void dk_solver_begin_unit(dk_solver *s, const dk_groups *ug)
     if (s->pair != ug->pair)
         drop_above(s);
     s->pair = ug->pair;
-}
-
-void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after, dk_exit_kind kind)
-{
-    s->corrupt_in = after;
-    s->corrupt_kind = (int)kind;
 }
 
 int dk_solve_unit(dk_solver *s, const dk_groups *ug, dk_value *out, char *err, size_t errlen)

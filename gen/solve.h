@@ -56,7 +56,8 @@ typedef enum {
 
 /* A test hook: the solver alters the first exit of `kind` it reads once it has classified
  * `after` more positions (of any unit, split ones too; UINT64_MAX: none), as if its path had
- * read it wrong. The check's reading of that exit then stops the unit. */
+ * read it wrong. The check's reading of that exit then stops the unit. A no-op but in the test
+ * build (damka-test: gen/solve.c compiled with DK_TEST_HOOKS). */
 void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after, dk_exit_kind kind);
 
 void dk_solver_free(dk_solver *s);
@@ -109,11 +110,5 @@ int dk_verify_split(dk_solver *s, const dk_groups *ug, const dk_split_comm *comm
 
 /* How many positions of ug's split unit rank `rank` of `nranks` holds. Pure. */
 uint64_t dk_split_positions(const dk_groups *ug, int rank, int nranks);
-
-/* The values of p (White to move, of material m) after a move, as a finished table or unit
- * says: out[0] DTW, out[1] the rule value (with a draw rule). What solving and verification
- * read for every successor. Returns 0, or -1 with one line in err. */
-int dk_solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value out[2], char *err,
-                    size_t errlen);
 
 #endif

@@ -71,8 +71,6 @@ struct dk_solver {
     const dk_variant *v;
     dk_finished *finished;
     dk_exit_check *check; /* reads every exit again, along its own path */
-    uint64_t corrupt_in;  /* test hook: positions to classify before an exit read is altered */
-    int corrupt_kind;     /* test hook: the dk_exit_kind of that exit */
     unsigned limit;       /* the draw rule in plies; 0: no rule values */
     unsigned stride;      /* values per position in units and outputs: 1, or 2 with a rule */
     const dk_wpair *pair; /* the pair of the unit being solved */

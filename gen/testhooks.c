@@ -104,6 +104,8 @@ void dk_hook_part_written(void)
 
 bool dk_hook_mpi_fail(void) { return getenv("DAMKA_TEST_MPI_FAIL") != NULL; }
 
+bool dk_hook_broken_invariant(void) { return getenv("DAMKA_TEST_BROKEN_INVARIANT") != NULL; }
+
 bool dk_hook_lock_wait(double *seconds)
 {
     const char *e = getenv("DAMKA_TEST_LOCK_WAIT");
@@ -145,6 +147,8 @@ uint32_t dk_hook_group_ranks(void) { return 0; }
 void dk_hook_part_written(void) {}
 
 bool dk_hook_mpi_fail(void) { return false; }
+
+bool dk_hook_broken_invariant(void) { return false; }
 
 bool dk_hook_lock_wait(double *seconds) { return (void)seconds, false; }
 

@@ -57,6 +57,10 @@ dk_hook_fail dk_hook_fail_init(void);
  * send to a rank that does not exist) before its first report. */
 bool dk_hook_mpi_fail(void);
 
+/* DAMKA_TEST_BROKEN_INVARIANT (set): whether a rank other than 0 is to fail a DK_ASSERT
+ * (rules/check.h) before its first report, as a bug would: what it says must reach the user. */
+bool dk_hook_broken_invariant(void);
+
 /* DAMKA_TEST_LOCK_WAIT=s: how long a run waits for its directory's lock (dirlock.h). Returns
  * true with *seconds set, else false. */
 bool dk_hook_lock_wait(double *seconds);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../rules/check.h"
 #include "../rules/errors.h"
 #include "finishpart.h"
 #include "tasktimes.h"
@@ -199,6 +200,7 @@ void dk_transport_remote_worker(dk_worker *w, const char *why_not)
         snprintf(r.err, sizeof r.err, "%s", w ? "its worker cannot start: out of memory" : why_not);
     if (dk_hook_mpi_fail())
         MPI_Send(&r, sizeof r, MPI_BYTE, nranks, TAG_REPORT, MPI_COMM_WORLD);
+    DK_ASSERT(!dk_hook_broken_invariant());
     for (;;) {
         MPI_Send(&r, sizeof r, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD);
         task t;

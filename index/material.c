@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-uint32_t dk_material_key(dk_material m)
+/* A number that sorts materials in the generation order: pieces, then men, then white
+ * pieces, then white men (these four determine the material). Pure. */
+static uint32_t material_key(dk_material m)
 {
     /* Each field is below 64 on every board, so 6 bits apiece keep the order exact. */
     uint32_t pieces = (uint32_t)dk_material_pieces(m), men = (uint32_t)dk_material_men(m);
@@ -12,7 +14,7 @@ uint32_t dk_material_key(dk_material m)
 
 int dk_material_cmp(dk_material a, dk_material b)
 {
-    uint32_t ka = dk_material_key(a), kb = dk_material_key(b);
+    uint32_t ka = material_key(a), kb = material_key(b);
     return ka < kb ? -1 : ka > kb;
 }
 

@@ -39,10 +39,6 @@ static inline dk_material dk_material_twin(dk_material m)
     return t;
 }
 
-/* A number that sorts materials in the generation order: pieces, then men, then white
- * pieces, then white men (these four determine the material). Pure. */
-uint32_t dk_material_key(dk_material m);
-
 /* <0, 0, >0 as a comes before, equals or follows b in the generation order. Pure. */
 int dk_material_cmp(dk_material a, dk_material b);
 

@@ -1,5 +1,7 @@
 #include "perfect.h"
 
+#include "../rules/check.h"
+
 /* The square numbered c once the squares of `skip` are left out (skip scanned upwards). */
 static inline int expand(int c, dk_bb skip)
 {
@@ -129,8 +131,10 @@ dk_pos dk_index_unrank_split(const dk_index *ix, uint64_t men_index, uint64_t ki
 
 uint64_t dk_index_rank(const dk_index *ix, const dk_pos *p)
 {
+    DK_ASSERT_HOT(p->side == DK_WHITE && dk_material_equal(dk_material_of(p), ix->m));
     uint64_t men_index, kings_index;
     dk_index_rank_split(ix, p, &men_index, &kings_index);
+    DK_ASSERT_HOT(kings_index < ix->kings_count && men_index * ix->kings_count + kings_index < ix->size);
     return men_index * ix->kings_count + kings_index;
 }
 
@@ -146,8 +150,12 @@ uint64_t dk_index_rank_memo(dk_men_memo *memo, const dk_index *ix, const dk_pos 
 
 dk_pos dk_index_unrank(const dk_index *ix, uint64_t index)
 {
+    DK_ASSERT_HOT(index < ix->size);
     uint64_t kings_index, men_index = dk_divmod(&ix->div_kings, index, &kings_index);
-    return dk_index_unrank_split(ix, men_index, kings_index);
+    dk_pos p = dk_index_unrank_split(ix, men_index, kings_index);
+    /* the inverse of dk_index_rank: the position has the material, and ranks back to index */
+    DK_ASSERT_HOT(dk_material_equal(dk_material_of(&p), ix->m) && dk_index_rank(ix, &p) == index);
+    return p;
 }
 
 dk_pos dk_normal_form(const dk_variant *v, const dk_pos *p)

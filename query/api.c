@@ -22,7 +22,7 @@ struct damka_tb {
     int max_pieces;
 };
 
-/* Errors go to the library's one error line (dk_tb_set_error, query/tablebase.h). */
+/* Errors go to the library's one error line (dk_tb_set_verror, query/tablebase.h). */
 const char *damka_last_error(void) { return dk_tb_last_error(); }
 
 const char *damka_version(void) { return DAMKA_VERSION_STRING; }

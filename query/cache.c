@@ -172,12 +172,6 @@ dk_cache_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, ui
     return DK_CACHE_OK;
 }
 
-dk_cache_status dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, uint32_t at,
-                               bool cached_only, dk_value *out, char *err, size_t errlen)
-{
-    return dk_cache_values(c, t, id, block, &at, 1, 1, cached_only, out, err, errlen);
-}
-
 void dk_cache_counters(dk_cache *c, uint64_t *lookups, uint64_t *misses)
 {
     *lookups = *misses = 0;

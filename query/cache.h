@@ -21,7 +21,7 @@ dk_cache *dk_cache_new(size_t budget);
 /* Frees the cache and its blocks. No probe may be running. */
 void dk_cache_free(dk_cache *c);
 
-/* What dk_cache_value returns. */
+/* What dk_cache_values returns. */
 typedef enum dk_cache_status {
     DK_CACHE_OK = 0,
     DK_CACHE_DAMAGED = -1,   /* the block cannot be read or is damaged: one line in err */
@@ -29,15 +29,11 @@ typedef enum dk_cache_status {
     DK_CACHE_NOT_HELD = -3,  /* cached_only, and the block is not in the cache */
 } dk_cache_status;
 
-/* The value at position `at` of read block `block` of table t, known to the cache as `id` (unique
- * per open table): from the cached block, or after reading and checking it. With cached_only,
- * a block not in the cache is neither read nor decoded: the call returns DK_CACHE_NOT_HELD at
+/* The values at positions at[0..n) of read block `block` of table t, known to the cache as `id`
+ * (unique per open table), with one lookup (one lock): the value of at[j] goes to
+ * out[j * stride], from the cached block or after reading and checking it. With cached_only, a
+ * block not in the cache is neither read nor decoded: the call returns DK_CACHE_NOT_HELD at
  * once (the cache is left as it was). Thread-safe. */
-dk_cache_status dk_cache_value(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, uint32_t at,
-                               bool cached_only, dk_value *out, char *err, size_t errlen);
-
-/* dk_cache_value for positions at[0..n) of one read block, with one lookup (one lock): the
- * value of at[j] goes to out[j * stride]. Thread-safe. */
 dk_cache_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, const uint32_t *at,
                                 size_t n, size_t stride, bool cached_only, dk_value *out, char *err, size_t errlen);
 

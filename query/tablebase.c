@@ -50,14 +50,6 @@ void dk_tb_set_verror(const char *fmt, va_list ap)
     memcpy(last_error, line, sizeof line);
 }
 
-void dk_tb_set_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    dk_tb_set_verror(fmt, ap);
-    va_end(ap);
-}
-
 void dk_tb_clear_error(void) { last_error[0] = 0; }
 
 dk_tablebase *dk_tb_open(const char *dir, const dk_variant *v, const dk_tb_options *o)
@@ -294,55 +286,27 @@ static dk_tb_status stored_value(dk_tablebase *tb, const dk_ctable *t, dk_materi
                                       : DK_TB_DAMAGED;
 }
 
-/* The values of p in metrics[0..n) (each opened first, so that a missing table says so before
- * a capture is tried). */
-static dk_tb_status probe_metrics(dk_tablebase *tb, dk_material m, const dk_pos *p, const dk_metric *metrics,
-                                  int n, unsigned flags, dk_value *out)
+/* The value of p, White to move, of material m (its table opened first, so that a missing table
+ * says so before a capture is tried). */
+static dk_tb_status probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
+                                 dk_metric metric, unsigned flags, dk_value *out)
 {
     dk_tb_status st = DK_TB_OK;
     slot *s = get_slot(tb, m, &st);
     if (!s)
         return st;
-    dk_ctable *t[2];
-    for (int k = 0; k < n; k++)
-        if (!(t[k] = get_ctable(tb, s, metrics[k], &st)))
-            return st;
-    if (dk_can_capture(tb->v, p, DK_WHITE)) {
-        if (flags & DK_TB_NO_CAPTURES)
-            return DK_TB_MUST_CAPTURE;
-        for (int k = 0; k < n && st == DK_TB_OK; k++)
-            st = resolve_captures(tb, p, metrics[k], flags, &out[k]);
+    dk_ctable *t = get_ctable(tb, s, metric, &st);
+    if (!t)
         return st;
-    }
-    uint64_t i = dk_index_rank(&s->ix, p);
-    for (int k = 0; k < n && st == DK_TB_OK; k++)
-        st = stored_value(tb, t[k], m, metrics[k], i, flags, &out[k]);
-    return st;
-}
-
-static dk_tb_status probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
-                                 dk_metric metric, unsigned flags, dk_value *out)
-{
-    return probe_metrics(tb, m, p, &metric, 1, flags, out);
+    if (dk_can_capture(tb->v, p, DK_WHITE))
+        return flags & DK_TB_NO_CAPTURES ? DK_TB_MUST_CAPTURE : resolve_captures(tb, p, metric, flags, out);
+    return stored_value(tb, t, m, metric, dk_index_rank(&s->ix, p), flags, out);
 }
 
 dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
                                 dk_metric metric, dk_value *out)
 {
     return probe_normal(tb, m, p, metric, 0, out);
-}
-
-dk_tb_status dk_tb_probe_normal_flags(dk_tablebase *tb, dk_material m, const dk_pos *p,
-                                      dk_metric metric, unsigned flags, dk_value *out)
-{
-    return probe_normal(tb, m, p, metric, flags, out);
-}
-
-dk_tb_status dk_tb_probe_normal_dtw_dtc(dk_tablebase *tb, dk_material m, const dk_pos *p,
-                                        unsigned flags, dk_value out[2])
-{
-    static const dk_metric both[2] = {DK_METRIC_DTW, DK_METRIC_DTC};
-    return probe_metrics(tb, m, p, both, 2, flags, out);
 }
 
 dk_tb_status dk_tb_holds(const dk_tablebase *tb, const dk_pos *p)

@@ -96,16 +96,6 @@ dk_tb_status dk_tb_probe_flags(dk_tablebase *tb, const dk_pos *p, dk_metric metr
 dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
                                 dk_metric metric, dk_value *out);
 
-/* dk_tb_probe_normal with `flags`, as dk_tb_probe_flags. Thread-safe. */
-dk_tb_status dk_tb_probe_normal_flags(dk_tablebase *tb, dk_material m, const dk_pos *p,
-                                      dk_metric metric, unsigned flags, dk_value *out);
-
-/* The DTW value (out[0]) and the rule value (out[1]) of p, White to move, of material m, with
- * `flags`: what dk_tb_probe_normal_flags gives for both metrics, with one capture test and one
- * index rank. Needs the material's DTC table too. Thread-safe. */
-dk_tb_status dk_tb_probe_normal_dtw_dtc(dk_tablebase *tb, dk_material m, const dk_pos *p,
-                                        unsigned flags, dk_value out[2]);
-
 /* The most pieces n such that every material of 2 to n pieces has its WLD and DTW files in the
  * directory (0 if not even the 2-piece ones): what `damka query` and damka_max_pieces say the
  * tables hold. Looked up once a handle, like the rule's limit. Thread-safe. */
@@ -138,9 +128,8 @@ const dk_variant *dk_tb_variant(const dk_tablebase *tb);
  * Thread-safe: each thread has its own. */
 const char *dk_tb_last_error(void);
 
-/* Sets the calling thread's error line (its arguments may include the line itself); the
- * second takes a va_list, for callers with a format of their own. */
-void dk_tb_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Sets the calling thread's error line from a format and its va_list (the arguments may include
+ * the line itself). Thread-safe: each thread has its own. */
 void dk_tb_set_verror(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Empties the calling thread's error line. */

@@ -29,7 +29,8 @@ int dk_square_parse(const dk_variant *v, const char **text)
     return -1;
 }
 
-int dk_square_format(const dk_variant *v, int s, bool algebraic, char *buf, size_t len)
+/* Writes square s, numeric or algebraic; returns the length. */
+static int square_format(const dk_variant *v, int s, bool algebraic, char *buf, size_t len)
 {
     if (algebraic)
         return snprintf(buf, len, "%c%d", 'a' + v->col[s], v->size - v->row[s]);
@@ -230,7 +231,7 @@ int dk_fen_format(const dk_variant *v, const dk_pos *p, bool algebraic, char *bu
         for (dk_bb b = p->pieces[c]; b; b &= b - 1) {
             int s = dk_lsb(b);
             char sq[16];
-            dk_square_format(v, s, algebraic, sq, sizeof sq);
+            square_format(v, s, algebraic, sq, sizeof sq);
             k += (size_t)snprintf(buf + k, k < len ? len - k : 0, "%s%s%s", sep,
                                   (p->kings & dk_bit(s)) ? "K" : "", sq);
             sep = ",";
@@ -252,13 +253,13 @@ static int format_move(const dk_variant *v, const dk_move *m, bool with_captures
                        char *buf, size_t len)
 {
     char a[16], b[16];
-    dk_square_format(v, m->from, algebraic, a, sizeof a);
-    dk_square_format(v, m->to, algebraic, b, sizeof b);
+    square_format(v, m->from, algebraic, a, sizeof a);
+    square_format(v, m->to, algebraic, b, sizeof b);
     size_t k = (size_t)snprintf(buf, len, "%s%c%s", a, m->captures ? 'x' : '-', b);
     if (with_captures) {
         char sep = '(';
         for (dk_bb c = m->captures; c; c &= c - 1) {
-            dk_square_format(v, dk_lsb(c), algebraic, a, sizeof a);
+            square_format(v, dk_lsb(c), algebraic, a, sizeof a);
             k += (size_t)snprintf(buf + k, k < len ? len - k : 0, "%c%s", sep, a);
             sep = ',';
         }

@@ -11,9 +11,6 @@ enum { DK_FEN_MAX = 256, DK_MOVE_TEXT_MAX = 96, DK_ERR_MAX = 160 };
  * *text past it. Returns the square (0-based) or -1. Pure. */
 int dk_square_parse(const dk_variant *v, const char **text);
 
-/* Writes square s, numeric or algebraic; returns the length. */
-int dk_square_format(const dk_variant *v, int s, bool algebraic, char *buf, size_t len);
-
 /* The most bytes of a FEN as given (surrounding blanks and quotes included). */
 enum { DK_FEN_TEXT_MAX = 255 };
 

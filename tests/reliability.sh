@@ -79,6 +79,9 @@ rank_fails 0 "rank 0 without memory for its worker" DAMKA_TEST_FAIL_INIT=alloc \
     "^damka: gen: rank 0: its worker cannot start: out of memory"
 # an MPI call that fails on rank 1, whose stderr is otherwise /dev/null: said, and the job ends
 rank_fails 1 "an MPI call failing on rank 1" DAMKA_TEST_MPI_FAIL=1 "^damka: gen: rank 1: MPI failed: MPI_ERR_RANK"
+# a broken invariant (rules/check.h) on rank 1: said on the stderr it started with, and the job ends
+rank_fails 1 "a broken invariant on rank 1" DAMKA_TEST_BROKEN_INVARIANT=1 \
+    "^damka: internal error: gen/.*transport.c:[0-9]*: a broken invariant: !dk_hook_broken_invariant()"
 
 echo "-- c. the ranks of a killed job stop at once; a run started right after proceeds"
 # (1) mpirun and its process group SIGKILLed (with Open MPI the ranks are its children, each in
