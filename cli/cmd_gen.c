@@ -83,8 +83,7 @@ static int cmd_gen(int argc, char **argv)
         fprintf(stderr, "damka: gen: cannot watch the job's launcher: this rank may outlive it\n");
     /* bad usage is found before MPI starts (every rank finds the same): at once, and without a
      * working MPI */
-    dk_gen_options o = {dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0,
-                        false, false, false, 0, 0, 0};
+    dk_gen_options o = {.v = dk_variant_get(DK_BRAZILIAN)};
     dk_material mats[256];
     int status = parse_args(argc, argv, &o, mats, 256);
     if (status)

@@ -402,7 +402,7 @@ static dk_workgraph *setup(const plan_args *p, plan_facts *f, int *status)
 
 static int cmd_plan(int argc, char **argv)
 {
-    plan_args p = {{dk_variant_get(DK_BRAZILIAN), 0, 0, NULL, 0, NULL, 0, 0, false, false, false, 0, 0, 0}, 0, 0, 0, false};
+    plan_args p = {.o = {.v = dk_variant_get(DK_BRAZILIAN)}};
     dk_material mats[256];
     int status = parse_args(argc, argv, &p, mats, 256);
     if (status)

@@ -20,7 +20,7 @@ static void set(dk_clock *c, uint32_t key, unsigned state)
 int dk_clock_init(dk_clock *c, uint32_t nkeys)
 {
     uint32_t npages = nkeys / DK_CLOCK_PAGE + 1;
-    *c = (dk_clock){calloc(npages, sizeof(uint8_t *)), npages, NULL, 0, 0, 0, 0};
+    *c = (dk_clock){.page = calloc(npages, sizeof(uint8_t *)), .npages = npages};
     return c->page ? 0 : -1;
 }
 
@@ -72,5 +72,5 @@ void dk_clock_free(dk_clock *c)
         free(c->page[i]);
     free(c->page);
     free(c->ring);
-    *c = (dk_clock){NULL, 0, NULL, 0, 0, 0, 0};
+    *c = (dk_clock){0};
 }

@@ -100,9 +100,9 @@ static int read_parts(const dk_value_source *src, uint64_t first, size_t n, dk_v
 
 static dk_value_source parts_open(parts_source *ps, const dk_worker *w, uint32_t q)
 {
-    *ps = (parts_source){w->g, w->dir, 0, 0, UINT32_MAX, NULL};
+    *ps = (parts_source){.g = w->g, .dir = w->dir, .open = UINT32_MAX};
     member_parts(w->g, q, &ps->first, &ps->n);
-    return (dk_value_source){read_parts, ps, w->limit ? 2 : 1, 0};
+    return (dk_value_source){.read = read_parts, .ctx = ps, .stride = w->limit ? 2 : 1};
 }
 
 static void parts_close(parts_source *ps) { dk_vfile_close(ps->f); }
@@ -293,10 +293,15 @@ int dk_task_scan_part(dk_worker *w, uint32_t q, char *err, size_t errlen)
     if (!r)
         return -1;
     const dk_material m = ix->m;
-    shifted sh = {dk_pair_reader_member(r, f->member), f->lo};
-    dk_value_source from_units = {read_shifted, &sh, w->limit ? 2 : 1, 0};
-    dk_vfile_info info = {DK_FILE_TABLE, (uint8_t)g->v->id, {m.wm, m.wk, m.bm, m.bk}, 0, 0, f->hi - f->lo, 0,
-                          (uint8_t)(w->limit ? 2 : 1), w->limit, true};
+    shifted sh = {.base = dk_pair_reader_member(r, f->member), .by = f->lo};
+    dk_value_source from_units = {.read = read_shifted, .ctx = &sh, .stride = w->limit ? 2 : 1};
+    dk_vfile_info info = {.kind = DK_FILE_TABLE,
+                          .variant = (uint8_t)g->v->id,
+                          .material = {m.wm, m.wk, m.bm, m.bk},
+                          .count = f->hi - f->lo,
+                          .stride = (uint8_t)(w->limit ? 2 : 1),
+                          .limit = w->limit,
+                          .flagged = true};
     int rc = dk_vfile_save_from(raw, &info, &from_units, err, errlen);
     dk_pair_reader_free(r);
     if (rc != 0)
@@ -611,8 +616,11 @@ static int join_table(dk_worker *w, uint32_t first, uint32_t n, dk_metric metric
     dk_ctable_params cp = dk_worker_table_params(w, ix->m, metric);
     if (dk_ctable_layout(&cp, ix->size, ci, err, errlen) != 0)
         return -1;
-    join_in j = {calloc(n, sizeof *j.packs), n, 0, 0, malloc(COPY_CHUNK), malloc(8 * SIZES_CHUNK),
-                 malloc(SIZES_CHUNK * sizeof *j.sizes)};
+    join_in j = {.n = n};
+    j.packs = calloc(n, sizeof *j.packs);
+    j.buf = malloc(COPY_CHUNK);
+    j.raw = malloc(8 * SIZES_CHUNK);
+    j.sizes = malloc(SIZES_CHUNK * sizeof *j.sizes);
     int rc = j.packs && j.buf && j.raw && j.sizes ? 0 : dk_errorf(err, errlen, "out of memory");
     for (uint32_t k = 0; j.packs && k < n; k++)
         j.packs[k].fd = -1;

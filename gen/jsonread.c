@@ -265,7 +265,7 @@ void dk_jsonr_free(dk_jsonr *v)
 
 dk_jsonr *dk_jsonr_parse(const char *text, size_t len, char *err, size_t errlen)
 {
-    parser p = {text, len, 0, err, errlen, false};
+    parser p = {.s = text, .len = len, .err = err, .errlen = errlen};
     dk_jsonr *v = calloc(1, sizeof *v);
     if (!v) {
         dk_errorf(err, errlen, "out of memory");

@@ -17,8 +17,13 @@ void dk_progress_start(dk_progress *pr, bool quiet, uint64_t total_positions,
                        uint32_t total_materials)
 {
     double now = dk_now();
-    *pr = (dk_progress){quiet, isatty(STDERR_FILENO) != 0, now, now, total_positions, 0, 0,
-                        total_materials, 0, "", 5.0};
+    *pr = (dk_progress){.quiet = quiet,
+                        .tty = isatty(STDERR_FILENO) != 0,
+                        .start = now,
+                        .last = now,
+                        .total_positions = total_positions,
+                        .total_materials = total_materials,
+                        .every = 5.0};
     dk_hook_progress_seconds(&pr->every);
 }
 

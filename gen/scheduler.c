@@ -10,8 +10,16 @@ int dk_sched_init(dk_sched *s, dk_workgraph *g, uint32_t nranks, bool on_demand,
 {
     size_t cap = on_demand ? 16 : nranks;
     uint64_t held = dk_workgraph_largest_held(g, nranks), share = held > g->max_positions ? held : g->max_positions;
-    *s = (dk_sched){g, nranks, on_demand ? 0 : nranks, {malloc(cap * sizeof(uint32_t)), sizeof(uint32_t), 0, rank_less},
-                    cap, share, fixed < nranks ? fixed : nranks, -1, -1, false, false};
+    *s = (dk_sched){.g = g,
+                    .nranks = nranks,
+                    .made = on_demand ? 0 : nranks,
+                    .idle = {.size = sizeof(uint32_t), .less = rank_less},
+                    .cap = cap,
+                    .share = share,
+                    .fixed = fixed < nranks ? fixed : nranks,
+                    .held = -1,
+                    .splitting = -1};
+    s->idle.data = malloc(cap * sizeof(uint32_t));
     return s->idle.data ? 0 : -1;
 }
 

@@ -38,10 +38,11 @@ int dk_worker_init(dk_worker *w, const dk_workgraph *g, const char *dir, bool ke
     uint64_t tiny;
     if (dk_hook_table_bytes(&tiny))
         solver_tables = tiny;
-    *w = (dk_worker){g, dir, keep_work, dictionary, limit,
-                     dk_finished_new(dir, g->v, limit, solver_tables), NULL, NULL,
-                     dk_groups_cache_new(g), *b, NULL, 0,
-                     dk_block_pool_new(b->exit_cache_bytes, DK_VFILE_SLOT_BYTES)};
+    *w = (dk_worker){.g = g, .dir = dir, .keep_work = keep_work, .dictionary = dictionary,
+                     .limit = limit, .budget = *b};
+    w->finished = dk_finished_new(dir, g->v, limit, solver_tables);
+    w->gcache = dk_groups_cache_new(g);
+    w->above = dk_block_pool_new(b->exit_cache_bytes, DK_VFILE_SLOT_BYTES);
     if (w->finished && w->gcache && w->above &&
         (w->check = dk_exit_check_new(g, w->gcache, dir, limit, check_room(w, false, 0), check_room(w, true, 0),
                                    w->above)))

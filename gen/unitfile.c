@@ -51,7 +51,8 @@ dk_unitfile *dk_unitfile_open(const dk_groups *ug, const char *dir, unsigned lim
         free(f);
         return dk_errorf(err, errlen, "out of memory"), NULL;
     }
-    *f = (dk_unitfile){ug, dir, limit, limit ? 2 : 1, check_all, pool, f->part};
+    *f = (dk_unitfile){.ug = ug, .dir = dir, .limit = limit, .stride = limit ? 2 : 1, .check_all = check_all,
+                       .pool = pool, .part = f->part};
     return f;
 }
 

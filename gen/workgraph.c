@@ -161,8 +161,10 @@ static bool push_unit(dk_workgraph *g, vec *units, uint32_t layer, uint64_t lo, 
     dk_unit *u = units->n < UINT32_MAX ? vec_push(units) : NULL; /* unit ids are 32 bits */
     if (!u)
         return false;
-    *u = (dk_unit){l->pair, layer, l->nunits++, l->level, lo, hi, positions, positions, exact, oversize,
-                   false}; /* counted: count_layer */
+    *u = (dk_unit){.pair = l->pair, .layer = layer, .chunk = l->nunits++, .level = l->level,
+                   .men_lo = lo, .men_hi = hi, .positions = positions,
+                   .counted = positions, /* made exact by count_layer */
+                   .exact = exact, .oversize = oversize};
     return true;
 }
 
@@ -289,7 +291,7 @@ static bool build_layers(dk_workgraph *g, uint32_t pi, vec *layers)
         }
         p->layer_of_level[l - p->min_level] = (int32_t)(layers->n - 1);
         uint64_t positions = counts[l] * p->ix.kings_count * (p->self_twin ? 1 : 2);
-        *layer = (dk_layer){pi, l, 0, 0, counts[l], positions};
+        *layer = (dk_layer){.pair = pi, .level = l, .subslices = counts[l], .positions = positions};
         p->positions += positions;
         p->nlayers++;
     }

@@ -144,7 +144,7 @@ uint64_t dk_index_rank_memo(dk_men_memo *memo, const dk_index *ix, const dk_pos 
     const uint64_t h = (wmen * 0xC2B2AE3D27D4EB4Full ^ bmen ^ (uintptr_t)ix) * 0x9E3779B97F4A7C15ull;
     dk_men_memo_entry *e = &memo->e[h >> (64 - DK_MEN_MEMO_BITS)];
     if (e->ix != ix || e->wmen != wmen || e->bmen != bmen)
-        *e = (dk_men_memo_entry){ix, wmen, bmen, dk_index_men_rank(ix, wmen, bmen)};
+        *e = (dk_men_memo_entry){.ix = ix, .wmen = wmen, .bmen = bmen, .men = dk_index_men_rank(ix, wmen, bmen)};
     return e->men * ix->kings_count + dk_index_kings_rank(ix, wmen | bmen, dk_kings(p, DK_WHITE), dk_kings(p, DK_BLACK));
 }
 
