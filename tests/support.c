@@ -33,6 +33,42 @@ dk_pos test_random_pos(const dk_variant *v, test_rng *r, int pieces, int king_pc
     return p;
 }
 
+dk_pos test_random_material_pos(const dk_variant *v, test_rng *r, dk_material m, int side)
+{
+    dk_pos p = {{0, 0}, 0, side};
+    const int counts[4] = {m.wm, m.wk, m.bm, m.bk};
+    for (int g = 0; g < 4; g++) {
+        int colour = g / 2;
+        bool king = g % 2;
+        for (int k = 0; k < counts[g];) {
+            dk_bb b = dk_bit((int)test_rand_below(r, (uint64_t)v->nsq));
+            if ((dk_occupied(&p) & b) || (!king && !(v->man_ok[colour] & b)))
+                continue;
+            p.pieces[colour] |= b;
+            if (king)
+                p.kings |= b;
+            k++;
+        }
+    }
+    return p;
+}
+
+size_t test_materials(const dk_variant *v, int pieces, dk_material **out)
+{
+    size_t n = dk_material_list(v, pieces, 0, NULL, 0);
+    *out = malloc(n * sizeof **out);
+    if (*out)
+        dk_material_list(v, pieces, 0, *out, n);
+    return n;
+}
+
+double test_scale(void)
+{
+    const char *s = getenv("DK_TEST_SCALE");
+    double f = s ? atof(s) : 1.0;
+    return f > 0 ? f : 1.0;
+}
+
 long test_env_count(const char *name, long dflt)
 {
     const char *s = getenv(name);
@@ -42,13 +78,9 @@ long test_env_count(const char *name, long dflt)
 dk_workgraph *test_graph(dk_variant_id id, int pieces, uint64_t unit_positions)
 {
     const dk_variant *v = dk_variant_get(id);
-    size_t n = dk_material_list(v, pieces, 0, NULL, 0);
-    dk_material *ms = malloc(n * sizeof *ms);
-    dk_workgraph *g = NULL;
-    if (ms) {
-        dk_material_list(v, pieces, 0, ms, n);
-        g = dk_workgraph_build(v, ms, n, unit_positions);
-    }
+    dk_material *ms;
+    size_t n = test_materials(v, pieces, &ms);
+    dk_workgraph *g = ms ? dk_workgraph_build(v, ms, n, unit_positions) : NULL;
     free(ms);
     return g;
 }

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "../gen/workgraph.h"
+#include "../index/material.h"
 #include "../query/tablebase.h"
 #include "../rules/position.h"
 
@@ -19,6 +20,17 @@ uint64_t test_rand_below(test_rng *r, uint64_t n);
 /* A random legal position with `pieces` pieces (each side at most men_per_side), kings with
  * probability king_pct percent, random side to move. */
 dk_pos test_random_pos(const dk_variant *v, test_rng *r, int pieces, int king_pct);
+
+/* A random position of material m (men only where a man may stand, not necessarily legal
+ * otherwise), side to move `side`. */
+dk_pos test_random_material_pos(const dk_variant *v, test_rng *r, dk_material m, int side);
+
+/* Every material of v with 2..pieces pieces into a new array *out (NULL when out of memory);
+ * returns how many. */
+size_t test_materials(const dk_variant *v, int pieces, dk_material **out);
+
+/* How much random testing to do: DK_TEST_SCALE if set and positive, else 1. */
+double test_scale(void);
 
 /* A count from the environment variable `name` if set, else `dflt`. */
 long test_env_count(const char *name, long dflt);
