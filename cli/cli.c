@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -144,5 +145,17 @@ bool cli_parse_int(const char *s, long lo, long hi, long *out)
     if (errno || end == s || *end || n < lo || n > hi || s[0] == '-' || s[0] == '+' || s[0] == ' ')
         return false;
     *out = n;
+    return true;
+}
+
+bool cli_readable_dir(const char *name, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        char q[DK_QUOTE_MAX];
+        cli_error("%s: cannot read directory %s: %s", name, cli_quote(dir, q, sizeof q), strerror(errno));
+        return false;
+    }
+    closedir(d);
     return true;
 }

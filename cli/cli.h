@@ -80,6 +80,11 @@ bool cli_option_value(int argc, char **argv, int *i, const char *name, const cha
  * quoted by cli_quote) and returns false. */
 bool cli_parse_fen(const dk_variant *v, const char *fen, dk_pos *p);
 
+/* Whether dir is a directory this process can list; if not, prints one line ("damka: NAME:
+ * cannot read directory DIR: why") and returns false. For the commands that read a directory of
+ * tables (stats, verify), so that a missing one is said alike. */
+bool cli_readable_dir(const char *name, const char *dir);
+
 /* Parses a whole non-negative decimal number within [lo, hi]; returns false otherwise. */
 bool cli_parse_int(const char *s, long lo, long hi, long *out);
 

@@ -41,6 +41,8 @@ static int cmd_stats(int argc, char **argv)
     }
     if (!dir)
         return cli_usage_error(&cli_stats, "missing DIR");
+    if (!cli_readable_dir("stats", dir))
+        return CLI_BAD_INPUT;
     char err[4096];
     int found = dk_manifest_print(dir, v, json, stdout, err, sizeof err);
     if (found < 0)

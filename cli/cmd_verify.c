@@ -58,8 +58,8 @@ static int cmd_verify(int argc, char **argv)
     long nthreads = sysconf(_SC_NPROCESSORS_ONLN);
     if (threads && !cli_parse_int(threads, 1, 64, &nthreads))
         return cli_error("verify: --threads must be a whole number from 1 to 64");
-    if (access(dir, R_OK) != 0)
-        return cli_error("verify: cannot read directory %s", dir);
+    if (!cli_readable_dir("verify", dir))
+        return CLI_BAD_INPUT;
     int tables = 0, failed = 0;
     for (int id = 0; id < DK_NVARIANTS; id++) {
         const dk_variant *var = dk_variant_get((dk_variant_id)id);

@@ -45,7 +45,9 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
         s.local = NULL;
     }
     bool refused = local_ok && dk_rundir_check_rule(o, s.err, sizeof s.err) == DK_REFUSED;
-    if (!local_ok || refused || dk_rundir_make(o, &lock, s.err, sizeof s.err) != 0 || dk_restart_scan(g, o->dir, o->rule_limit, &done_pos, &done_mat) != 0) {
+    int made = local_ok && !refused ? dk_rundir_make(o, &lock, s.err, sizeof s.err) : DK_FAILED;
+    refused |= made == DK_REFUSED;
+    if (made != DK_OK || dk_restart_scan(g, o->dir, o->rule_limit, &done_pos, &done_mat) != 0) {
         if (!s.err[0])
             snprintf(s.err, sizeof s.err, "out of memory");
         dk_sched_fail(&s.core);

@@ -71,8 +71,12 @@ int dk_rundir_make(const dk_gen_options *o, dk_dirlock *lock, char *err, size_t 
 {
     char work[4096], note[1024];
     snprintf(work, sizeof work, "%s/work", o->dir);
+    struct stat st;
     if (mkdir(o->dir, 0755) != 0 && errno != EEXIST)
-        return dk_errorf(err, errlen, "cannot create %.900s: %s", o->dir, strerror(errno));
+        return dk_statusf(errno == ENOTDIR || errno == ENOENT ? DK_REFUSED : DK_FAILED, err, errlen,
+                          "cannot create %.900s: %s", o->dir, strerror(errno));
+    if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode)) /* it was there: a file, say */
+        return dk_statusf(DK_REFUSED, err, errlen, "--out %.900s: not a directory", o->dir);
     if (dk_dirlock_take(lock, o->dir, o->quiet ? NULL : stderr, note, sizeof note, err, errlen) != 0)
         return -1;
     if (note[0] && !o->quiet)

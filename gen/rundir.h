@@ -22,7 +22,8 @@ int dk_rundir_check_path(const dk_gen_options *o, char *err, size_t errlen);
 int dk_rundir_check_rule(const dk_gen_options *o, char *err, size_t errlen);
 
 /* Creates o->dir and takes its lock into *lock, then removes the temporary files of a killed
- * run. Returns DK_OK, or a failure with one line in err. */
+ * run. Returns DK_OK; DK_REFUSED with one line in err when o->dir cannot be a directory (a file
+ * is there, or a file or nothing where its parent should be); else DK_FAILED with one line. */
 int dk_rundir_make(const dk_gen_options *o, dk_dirlock *lock, char *err, size_t errlen);
 
 /* Creates o->dir/work. Returns DK_OK, or DK_FAILED with one line in err. */

@@ -382,6 +382,14 @@ expect_status 2 "a rank needs at least" gen --pieces 2 --memory-per-rank 1K --ou
 expect_status 2 "a rank needs at least" plan --pieces 2 --ranks 1 --memory-per-rank 1K
 expect_status 2 "no tables in $TMP/empty" verify "$TMP/empty"
 expect_status 2 "no tables in $TMP/empty" stats "$TMP/empty"
+# a directory that is not there, or a file: said alike by every command that reads or makes one
+: >"$TMP/afile"
+for cmd in stats verify; do
+    expect_status 2 "damka: $cmd: cannot read directory $TMP/missing: No such file or directory" $cmd "$TMP/missing"
+    expect_status 2 "damka: $cmd: cannot read directory $TMP/afile: Not a directory" $cmd "$TMP/afile"
+done
+expect_status 2 "damka: gen: --out $TMP/afile: not a directory" gen --pieces 2 --out "$TMP/afile"
+expect_status 2 "damka: gen: cannot create $TMP/afile/sub: Not a directory" gen --pieces 2 --out "$TMP/afile/sub"
 expect_status 1 "the position has 4 pieces" query --tables "$TMP/t3" W:Wb6,d6:Bc7,e7
 expect_status 2 "--counter 31" query --tables "$TMP/t3" --counter 31 W:WK25:BK4
 "$DAMKA" query --tables "$TMP/t3" --counter 30 W:WK25:BK4 >"$TMP/out" 2>"$TMP/err" ||
