@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../query/clock.h"
+#include "../rules/check.h"
 #include "bigmem.h"
 
 typedef struct holder {
@@ -70,6 +72,15 @@ uint8_t *dk_block_pool_get(dk_block_pool *p, const int32_t *slot_of, uint64_t bl
     return p->mem + (size_t)s * p->slot_bytes;
 }
 
+/* A slot read since the hand last passed is spared once. */
+static bool spare(void *ctx, size_t slot)
+{
+    dk_block_pool *p = ctx;
+    bool read = p->referenced[slot];
+    p->referenced[slot] = 0;
+    return read;
+}
+
 /* A slot to fill: a released one, else one never used, else the clock's choice (every slot
  * holds a block then), taken from its reader. */
 static uint32_t pick(dk_block_pool *p)
@@ -81,12 +92,11 @@ static uint32_t pick(dk_block_pool *p)
             p->touched++;
         return p->next++;
     }
-    while (p->referenced[p->hand]) { /* second chance for the slots read since the last pass */
-        p->referenced[p->hand] = 0;
-        p->hand = (p->hand + 1) % p->limit;
-    }
-    uint32_t s = p->hand;
-    p->hand = (p->hand + 1) % p->limit;
+    size_t hand = p->hand;
+    ptrdiff_t at = dk_clock_sweep(&hand, p->limit, spare, p);
+    DK_ASSERT(at >= 0); /* no slot is pinned: the second round finds one */
+    uint32_t s = (uint32_t)at;
+    p->hand = (s + 1) % p->limit; /* the slot is filled again in place: the hand moves on */
     p->held[s].slot_of[p->held[s].block] = -1;
     return s;
 }

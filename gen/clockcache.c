@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "../query/clock.h"
+
 /* PAGE_BYTES: bytes of a page; SWEEP_AHEAD: how far ahead of the hand the sweep asks for an
  * entry's state, so that it has come when the hand gets there (a later add, mostly). */
 enum { PAGE_BYTES = DK_CLOCK_PAGE / 4, SWEEP_AHEAD = 8 };
@@ -35,22 +37,27 @@ int dk_clock_read(dk_clock *c, uint32_t key)
     return 1;
 }
 
+/* An entry read since the hand last passed is spared once (its state back to held). */
+static bool spare(void *ctx, size_t place)
+{
+    dk_clock *c = ctx;
+    if (place + SWEEP_AHEAD < c->n)
+        dk_clock_prefetch(c, c->ring[place + SWEEP_AHEAD].key);
+    uint32_t key = c->ring[place].key;
+    if (get(c, key) != 2)
+        return false;
+    set(c, key, 1);
+    return true;
+}
+
 int dk_clock_add(dk_clock *c, uint32_t key, uint64_t bytes, uint64_t limit)
 {
-    while (c->held + bytes > limit && c->n) {
-        if (c->hand >= c->n)
-            c->hand = 0;
-        dk_clock_entry *e = &c->ring[c->hand];
-        if (c->hand + SWEEP_AHEAD < c->n)
-            dk_clock_prefetch(c, c->ring[c->hand + SWEEP_AHEAD].key);
-        if (get(c, e->key) == 2) {
-            set(c, e->key, 1);
-            c->hand++;
-            continue;
-        }
+    ptrdiff_t at;
+    while (c->held + bytes > limit && (at = dk_clock_sweep(&c->hand, c->n, spare, c)) >= 0) {
+        dk_clock_entry *e = &c->ring[at];
         set(c, e->key, 0);
         c->held -= e->bytes;
-        *e = c->ring[--c->n];
+        *e = c->ring[--c->n]; /* looked at next */
     }
     if (c->n == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 1024;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../query/best.h"
+#include "../query/clock.h"
 #include "../query/ctable.h"
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
@@ -20,7 +21,6 @@ struct ftable;
 typedef struct fblock {
     struct ftable *t;
     uint32_t b;
-    uint32_t ring;      /* where it is in the clock's ring */
     int pins;           /* resolutions under way: the block must stay */
     bool used;          /* read since the hand last passed */
     uint64_t bytes;
@@ -45,7 +45,8 @@ struct dk_finished {
     uint64_t budget, held;
     ftable *slots[DK_TB_MATERIAL_SLOTS];
     fblock **ring;        /* the blocks held, swept by the clock's hand */
-    uint32_t nring, ring_cap, hand;
+    uint32_t nring, ring_cap;
+    size_t hand;
     void *dctx;
     dk_men_memo men;      /* the placements of the positions read, few a unit's subslice */
     dk_finished_counters counters;
@@ -66,13 +67,13 @@ dk_finished *dk_finished_new(const char *dir, const dk_variant *v, unsigned limi
     return f;
 }
 
-/* Frees block k, the last of the ring or moved there by the caller. */
-static void drop(dk_finished *f, fblock *k)
+/* Frees the block at place `at` of the ring; the last block takes its place. */
+static void drop(dk_finished *f, uint32_t at)
 {
+    fblock *k = f->ring[at];
     k->t->blocks[k->b] = NULL;
     f->held -= k->bytes;
-    f->ring[k->ring] = f->ring[--f->nring];
-    f->ring[k->ring]->ring = k->ring;
+    f->ring[at] = f->ring[--f->nring];
     free(k);
 }
 
@@ -81,7 +82,7 @@ void dk_finished_free(dk_finished *f)
     if (!f)
         return;
     while (f->nring)
-        drop(f, f->ring[f->nring - 1]);
+        drop(f, f->nring - 1);
     for (int i = 0; i < DK_TB_MATERIAL_SLOTS; i++)
         if (f->slots[i]) {
             for (int k = 0; k < 2; k++)
@@ -107,22 +108,20 @@ static int material_error(dk_material m, char *err, size_t errlen, const char *w
 /* Drops blocks, the least recently read first as the clock approximates it, until `need` more
  * bytes fit the budget; blocks being resolved stay (the budget is exceeded by a few blocks
  * then). */
+static bool spare(void *ctx, size_t place)
+{
+    fblock *k = ((dk_finished *)ctx)->ring[place];
+    bool spared = k->used || k->pins;
+    k->used = false;
+    return spared;
+}
+
 static void make_room(dk_finished *f, uint64_t need)
 {
-    uint32_t spared = 0; /* blocks passed without dropping: twice round the ring, give up */
-    while (f->held + need > f->budget && f->nring && spared < 2 * f->nring) {
-        if (f->hand >= f->nring)
-            f->hand = 0;
-        fblock *k = f->ring[f->hand];
-        if (k->used || k->pins) {
-            k->used = false;
-            f->hand++;
-            spared++;
-            continue;
-        }
-        drop(f, k); /* the last block moves into the hand's place: looked at next */
+    ptrdiff_t at;
+    while (f->held + need > f->budget && (at = dk_clock_sweep(&f->hand, f->nring, spare, f)) >= 0) {
+        drop(f, (uint32_t)at); /* the last block moves into the hand's place: looked at next */
         f->counters.evictions++;
-        spared = 0;
     }
 }
 
@@ -193,7 +192,7 @@ static fblock *load(dk_finished *f, ftable *t, uint32_t b, char *err, size_t err
     fblock *k = malloc(total);
     if (!k)
         return dk_errorf(err, errlen, "out of memory"), NULL;
-    *k = (fblock){.t = t, .b = b, .ring = f->nring, .used = true, .bytes = total};
+    *k = (fblock){.t = t, .b = b, .used = true, .bytes = total};
     k->values[0] = k->data;
     k->values[1] = k->data + bytes[0];
     k->known = k->data + bytes[0] + bytes[1];

@@ -5,21 +5,19 @@
 #include <string.h>
 
 #include "../rules/errors.h"
+#include "clock.h"
 
 /* Buckets per shard: about one per BUCKET_BYTES of its budget (WLD read blocks are 2 KiB as written,
  * so chains stay short), a power of two between the bounds. */
 enum { SHARDS = 64, MIN_BUCKETS = 256, MAX_BUCKETS = 1 << 16, BUCKET_BYTES = 1024 };
 
-/* Eviction by CLOCK (second chance): a hit only marks its entry, so that it touches no other
- * entry's memory (with small WLD read blocks a cache holds tens of thousands of them, and moving an
- * entry to the front of an LRU list cost two cache misses a hit). The hand sweeps the ring of
- * entries, sparing each marked one once. */
+/* Eviction by CLOCK (clock.h): with small WLD read blocks a cache holds tens of thousands of
+ * entries, and moving an entry to the front of an LRU list cost two cache misses a hit. */
 typedef struct entry {
     uint64_t block;
     uint32_t id;
     bool used;                  /* read since the hand last passed */
     struct entry *chain;        /* same bucket */
-    struct entry *next, *prev;  /* the ring the hand sweeps */
     size_t bytes;
     uint8_t data[];
 } entry;
@@ -28,7 +26,8 @@ typedef struct shard {
     pthread_mutex_t lock;
     entry **bucket;
     size_t mask;                /* buckets - 1 */
-    entry *hand;                /* the next entry to consider; new ones go just behind it */
+    entry **ring;               /* the entries, in the places the hand sweeps */
+    size_t n, cap, hand;
     size_t used, budget;
     void *dctx;
     uint64_t lookups, misses;
@@ -78,10 +77,9 @@ void dk_cache_free(dk_cache *c)
         return;
     for (int i = 0; i < SHARDS; i++) {
         shard *s = &c->shards[i];
-        for (entry *e = s->hand, *next; e; e = next) {
-            next = e->next == s->hand ? NULL : e->next;
-            free(e);
-        }
+        for (size_t k = 0; k < s->n; k++)
+            free(s->ring[k]);
+        free(s->ring);
         dk_ctable_dctx_free(s->dctx);
         free(s->bucket);
         pthread_mutex_destroy(&s->lock);
@@ -89,31 +87,44 @@ void dk_cache_free(dk_cache *c)
     free(c);
 }
 
-/* Puts e in the ring just behind the hand, where the hand comes last. */
-static void insert(shard *s, entry *e)
+/* Adds e to the places the hand sweeps. Returns false when out of memory. */
+static bool insert(shard *s, entry *e)
 {
-    if (!s->hand) {
-        e->next = e->prev = s->hand = e;
-        return;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        entry **r = realloc(s->ring, cap * sizeof *r);
+        if (!r)
+            return false;
+        s->ring = r;
+        s->cap = cap;
     }
-    e->next = s->hand;
-    e->prev = s->hand->prev;
-    e->prev->next = e;
-    s->hand->prev = e;
+    s->ring[s->n++] = e;
+    return true;
+}
+
+typedef struct sweep {
+    shard *s;
+    const entry *keep;
+} sweep;
+
+/* An entry read since the hand passed is spared once; the one being read always. */
+static bool spare(void *ctx, size_t place)
+{
+    const sweep *w = ctx;
+    entry *e = w->s->ring[place];
+    bool spared = e->used || e == w->keep;
+    e->used = false;
+    return spared;
 }
 
 /* Frees entries until the shard is within its budget, never `keep` (the entry being read). */
 static void evict(shard *s, const entry *keep)
 {
-    while (s->used > s->budget && s->hand->next != s->hand) {
-        entry *e = s->hand;
-        s->hand = e->next;
-        if (e->used || e == keep) {
-            e->used = false;
-            continue;
-        }
-        e->prev->next = e->next;
-        e->next->prev = e->prev;
+    sweep w = {s, keep};
+    ptrdiff_t at;
+    while (s->used > s->budget && (at = dk_clock_sweep(&s->hand, s->n, spare, &w)) >= 0) {
+        entry *e = s->ring[at];
+        s->ring[at] = s->ring[--s->n];
         entry **p = bucket_of(s, mix(e->id, e->block));
         while (*p != e)
             p = &(*p)->chain;
@@ -157,12 +168,17 @@ dk_cache_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, ui
         }
         e->block = block;
         e->id = id;
-        e->used = false;
+        e->used = true; /* as if read: a new entry has the hand's round to be read again */
         e->bytes = sizeof *e + bytes;
+        if (!insert(s, e)) {
+            free(e);
+            pthread_mutex_unlock(&s->lock);
+            dk_errorf(err, errlen, "out of memory reading a block of %s", dk_ctable_path(t));
+            return DK_CACHE_NO_MEMORY;
+        }
         entry **b = bucket_of(s, h);
         e->chain = *b;
         *b = e;
-        insert(s, e);
         s->used += e->bytes;
         evict(s, e);
     }
