@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "../gen/generate.h"
+#include "../gen/run/generate.h"
 
 /* The run options in a command's help (cli_command.options), after --variant. */
 #define RUN_OPTIONS_HELP                                                                           \

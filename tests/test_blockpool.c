@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../gen/blockpool.h"
+#include "../gen/store/blockpool.h"
 
 enum { SLOT = 64, BLOCKS = 40 };
 

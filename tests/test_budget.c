@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../gen/budget.h"
+#include "../gen/plan/budget.h"
 
 #define MiB ((uint64_t)1 << 20)
 #define GiB ((uint64_t)1 << 30)

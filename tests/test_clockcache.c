@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "../gen/clockcache.h"
+#include "../gen/store/clockcache.h"
 
 enum { KEYS = 3 * DK_CLOCK_PAGE + 17, STEPS = 200000 };
 

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../gen/checktables.h"
-#include "../gen/finished.h"
-#include "../gen/subslice.h"
+#include "../gen/check/checktables.h"
+#include "../gen/finish/finished.h"
+#include "../gen/sched/subslice.h"
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
 #include "../rules/notation.h"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "../gen/forecast.h"
-#include "../gen/workgraph.h"
+#include "../gen/plan/forecast.h"
+#include "../gen/sched/workgraph.h"
 #include "../index/material.h"
 #include "support.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "../gen/groups.h"
+#include "../gen/sched/groups.h"
 #include "support.h"
 
 static dk_workgraph *graph(dk_variant_id id, int pieces, uint64_t unit_positions)

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../gen/forecast.h"
-#include "../gen/scheduler.h"
+#include "../gen/plan/forecast.h"
+#include "../gen/sched/scheduler.h"
 #include "support.h"
 
 /* Brazilian up to 4 pieces, units of at most 20000 positions, the oversize ones split (as gen's

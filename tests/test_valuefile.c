@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gen/valuefile.h"
+#include "../gen/store/valuefile.h"
 #include "../query/fileio.h"
 
 static char dir[] = "/tmp/damka-test-valuefile-XXXXXX";

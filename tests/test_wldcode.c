@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../gen/wldcode_write.h"
+#include "../gen/finish/wldcode_write.h"
 #include "../query/checksum.h"
 #include "../query/fileio.h"
 #include "support.h"

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../gen/setup.h"
-#include "../gen/subslice.h"
-#include "../gen/workgraph.h"
+#include "../gen/run/setup.h"
+#include "../gen/sched/subslice.h"
+#include "../gen/sched/workgraph.h"
 #include "../index/material.h"
 #include "../index/perfect.h"
 #include "../rules/movegen.h"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../gen/manifest.h"
-#include "../../gen/stats.h"
+#include "../../gen/store/manifest.h"
+#include "../../gen/store/stats.h"
 #include "support.h"
 
 static char in_path[600], out_path[600];
