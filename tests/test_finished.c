@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "../gen/check/checktables.h"
-#include "../gen/finish/finished.h"
+#include "../gen/check/finished.h"
 #include "../gen/sched/subslice.h"
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"

@@ -17,7 +17,7 @@
 #ifndef DK_FINISHPART_H
 #define DK_FINISHPART_H
 
-#include "../sched/tasks.h"
+#include "../run/tasks.h"
 
 /* Scans part q of w's graph. Returns 0, or -1 with one line in err. */
 int dk_task_scan_part(dk_worker *w, uint32_t q, char *err, size_t errlen);

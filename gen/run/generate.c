@@ -9,7 +9,7 @@
 
 #include "../../rules/errors.h"
 #include "../plan/budget.h"
-#include "../store/manifest.h"
+#include "../finish/manifest.h"
 #include "report.h"
 #include "restart.h"
 #include "rundir.h"

@@ -13,7 +13,7 @@
 #include "progress.h"
 #include "report.h"
 #include "../sched/scheduler.h"
-#include "../sched/tasks.h"
+#include "tasks.h"
 
 enum { TAG_REPORT = 1, TAG_TASK = 2, TAG_GROUP = 3 /* making a group's communicator */ };
 /* A task's kind on the wire: a graph task's own kind (DK_WG_UNIT, DK_WG_FINISH, DK_WG_SCAN,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../gen/store/manifest.h"
+#include "../../gen/finish/manifest.h"
 #include "../../gen/store/stats.h"
 #include "support.h"
 

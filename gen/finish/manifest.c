@@ -8,9 +8,9 @@
 #include "../../query/fileio.h"
 #include "../../query/tablebase.h"
 #include "../../rules/errors.h"
-#include "atomicfile.h"
-#include "stats.h"
-#include "../finish/tablecheck.h"
+#include "../store/atomicfile.h"
+#include "../store/stats.h"
+#include "tablecheck.h"
 
 /* Every material of v with a statistics file in dir, in generation order, loaded into *out
  * (*n of them). A statistics file that is there but cannot be read is an error (a table left

@@ -10,11 +10,11 @@
 #include "../../rules/errors.h"
 #include "../../rules/movegen.h"
 #include "../../rules/notation.h"
-#include "checktables.h"
-#include "../run/progress.h"
+#include "../check/checktables.h"
+#include "progress.h"
 #include "../store/stats.h"
 #include "../finish/tablecheck.h"
-#include "verify.h"
+#include "../check/verify.h"
 
 /* The decoded blocks a thread's reader may hold: verification reads each material's blocks in
  * order and its successors' tables at random, a few blocks at a time. */

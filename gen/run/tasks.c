@@ -11,7 +11,7 @@
 #include "../store/bigmem.h"
 #include "../finish/ctable_write.h"
 #include "../finish/finishpart.h"
-#include "../run/restart.h"
+#include "restart.h"
 #include "../store/stats.h"
 #include "../store/testhooks.h"
 #include "../store/unitfile.h"

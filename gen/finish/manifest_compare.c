@@ -9,10 +9,10 @@
 #include "../../index/material.h"
 #include "../../query/tablebase.h"
 #include "../../rules/errors.h"
-#include "jsonread.h"
+#include "../store/jsonread.h"
 #include "manifest.h"
-#include "stats.h"
-#include "../finish/tablecheck.h"
+#include "../store/stats.h"
+#include "tablecheck.h"
 
 /* The bytes of the file at path, with a NUL after them; decompressed when they are a zstd
  * frame (a manifest kept compressed). Returns DK_OK, or DK_FAILED with one line in err. */
