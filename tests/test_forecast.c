@@ -1,4 +1,4 @@
-/* The forecast of `damka plan` (gen/forecast.h): the simulated scheduler against what any
+/* The forecast of `damka plan` (gen/plan/forecast.h): the simulated scheduler against what any
  * schedule must satisfy and against a longest-path computation of its own. */
 #include <math.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* A unit's groups (gen/groups.h): the groups of every unit lie end to end and cover its pair's
+/* A unit's groups (gen/sched/groups.h): the groups of every unit lie end to end and cover its pair's
  * positions once; a unit's shape, made again from its count of positions without listing the
  * groups (how finishing a pair reopens units), is the groups built in every field, split units
  * and their parts included; the groups cache lists a large pair once while a small pair's units

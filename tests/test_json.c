@@ -1,4 +1,4 @@
-/* The JSON writer (gen/json.h): escaping, separators and layout, numbers, and misuse reported. */
+/* The JSON writer (gen/store/json.h): escaping, separators and layout, numbers, and misuse reported. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -16,7 +16,7 @@
 typedef struct dk_pair_reader dk_pair_reader;
 
 /* The part of the worker's pool of decompressed blocks a reader takes: what 16 files held with
- * a cache each (no more than the least exit cache, gen/budget.c). */
+ * a cache each (no more than the least exit cache, gen/plan/budget.c). */
 #define DK_PAIR_READER_POOL_BYTES ((uint64_t)16 * DK_VFILE_CACHE_MAX)
 
 /* Lists where the subslices of pair p lie in the unit files under dir (stride values a

@@ -1,5 +1,5 @@
 /* How a rank's memory is shared out between the unit it solves and the finished tables it
- * keeps decoded in memory (gen/finished.h). One model for `damka gen` and `damka plan`. */
+ * keeps decoded in memory (gen/check/finished.h). One model for `damka gen` and `damka plan`. */
 #ifndef DK_BUDGET_H
 #define DK_BUDGET_H
 
@@ -21,7 +21,7 @@ typedef struct dk_budget {
 } dk_budget;
 
 /* The part of a rank's cache of tables (cache_bytes) that verification's own reader of the
- * tables keeps (gen/checktables.h: its decoded blocks, with the values of capture positions
+ * tables keeps (gen/check/checktables.h: its decoded blocks, with the values of capture positions
  * resolved into them) between units: a quarter. Pure. */
 uint64_t dk_budget_check_cache(uint64_t cache_bytes);
 

@@ -22,7 +22,7 @@
  * Tasks: solving a unit, and finishing a pair (assembling its tables from its units' files,
  * writing them compressed), which the units of other pairs read. A pair above the finishing
  * bound (dk_workgraph_cut_finishes) is finished in parts, ranges of whole blocks of a member's
- * tables (gen/finishpart.h): each part scanned (its values copied out of the units, counted),
+ * tables (gen/finish/finishpart.h): each part scanned (its values copied out of the units, counted),
  * then each packed (its blocks compressed), then the finish joins them. Edges:
  *   - a pair's finish waits for every unit of the pair, or, cut into parts, for every part
  *     packed; a part's packing waits for every part of its pair scanned, a scan for every unit
@@ -51,7 +51,7 @@
 #include "../../index/perfect.h"
 
 /* The positions a part of a finishing is a multiple of (its last part aside): whole blocks of
- * every metric (gen/ctable_write.c: WLD 65536, DTW and DTC 16384) and of value files (4096). */
+ * every metric (gen/finish/ctable_write.c: WLD 65536, DTW and DTC 16384) and of value files (4096). */
 #define DK_FPART_ALIGN ((uint64_t)1 << 16)
 
 /* Materials with at most this many subslices are listed to cut layers exactly. */
@@ -95,7 +95,7 @@ typedef struct dk_wpair {
 } dk_wpair;
 
 /* A part of a pair's finishing: positions [lo, hi) of the tables of material `member` (0: the
- * canonical one, 1: the twin), whole blocks of every metric (gen/finishpart.h). */
+ * canonical one, 1: the twin), whole blocks of every metric (gen/finish/finishpart.h). */
 typedef struct dk_fpart {
     uint32_t pair;
     int member;
@@ -217,7 +217,7 @@ uint32_t dk_workgraph_done(dk_workgraph *g, dk_wg_task t);
 bool dk_workgraph_peek(const dk_workgraph *g, dk_wg_task *t);
 
 /* The parts split unit u is cut into (parts of max_positions, the last one shorter:
- * gen/groups.h), 1 for a unit not split. Pure. */
+ * gen/sched/groups.h), 1 for a unit not split. Pure. */
 uint64_t dk_workgraph_split_parts(const dk_workgraph *g, uint32_t u);
 
 /* The most positions one of `nranks` ranks holds of unit u: all of them, or for a split unit

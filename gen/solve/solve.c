@@ -239,7 +239,7 @@ static void classify_rule(dk_solver *s, uint32_t l, int nmoves, int internal, bo
 #ifdef DK_TEST_HOOKS
 /* The test hook's state (dk_solver_test_corrupt_exit): positions to classify before an exit read
  * is altered, and the kind of that exit. Kept by the thread that solves (a thread has one
- * solver), and only in the test build (gen/solve.c compiled again with DK_TEST_HOOKS): the
+ * solver), and only in the test build (gen/solve/solve.c compiled again with DK_TEST_HOOKS): the
  * release build's exit reads and position loop carry no branch for it. */
 static _Thread_local uint64_t corrupt_in = UINT64_MAX;
 static _Thread_local int corrupt_kind;

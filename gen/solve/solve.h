@@ -11,10 +11,10 @@
 typedef struct dk_solver dk_solver;
 
 /* Units of the level above a solver keeps open at once (man moves read them); their
- * decompressed blocks share one pool (gen/blockpool.h) with verification's. */
+ * decompressed blocks share one pool (gen/store/blockpool.h) with verification's. */
 enum { DK_SOLVER_ABOVE_OPEN = 16 };
 
-/* How the ranks sharing a split unit talk, implemented over MPI by gen/transport.c so that this
+/* How the ranks sharing a split unit talk, implemented over MPI by gen/run/transport.c so that this
  * layer needs none. Both calls are collective: every rank of the split makes them in the same
  * order. */
 typedef struct dk_split_comm {
@@ -57,7 +57,7 @@ typedef enum {
 /* A test hook: the solver alters the first exit of `kind` it reads once it has classified
  * `after` more positions (of any unit, split ones too; UINT64_MAX: none), as if its path had
  * read it wrong. The check's reading of that exit then stops the unit. A no-op but in the test
- * build (damka-test: gen/solve.c compiled with DK_TEST_HOOKS). */
+ * build (damka-test: gen/solve/solve.c compiled with DK_TEST_HOOKS). */
 void dk_solver_test_corrupt_exit(dk_solver *s, uint64_t after, dk_exit_kind kind);
 
 void dk_solver_free(dk_solver *s);

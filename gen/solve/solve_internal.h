@@ -11,7 +11,7 @@
 #include "../check/verify.h"
 
 /* The units one level above the unit being solved, opened on demand: man moves land there. At
- * most DK_SOLVER_ABOVE_OPEN are open (their blocks in the worker's pool, gen/blockpool.h); beyond, the
+ * most DK_SOLVER_ABOVE_OPEN are open (their blocks in the worker's pool, gen/store/blockpool.h); beyond, the
  * least recently opened is closed. */
 typedef struct above_unit {
     uint32_t unit;

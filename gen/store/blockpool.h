@@ -1,4 +1,4 @@
-/* A cache of decompressed blocks shared by the files one thread reads (gen/valuefile.h).
+/* A cache of decompressed blocks shared by the files one thread reads (gen/store/valuefile.h).
  *
  * Why shared: the solver reads the units above the one it solves through man moves, and from
  * the twin side of a pair it sweeps a whole subslice of them again and again (the kings'
@@ -52,7 +52,7 @@ void dk_block_pool_bound(dk_block_pool *p, uint64_t bytes);
 /* Hands out only the slots in the first `bytes` of the pool (at least one, at most all) from
  * now on, while readers hold blocks: those held beyond are taken from their readers, and the
  * memory beyond is given back to the system; the blocks held within stay. For a reader whose
- * room changes from one unit to the next (gen/checktables.h). */
+ * room changes from one unit to the next (gen/check/checktables.h). */
 void dk_block_pool_limit(dk_block_pool *p, uint64_t bytes);
 
 /* The slots the pool has (what dk_block_pool_limit may give at most). */

@@ -2,7 +2,7 @@
  * .stats file. What loads must print as JSON (its FENs needing no escaping there), save, and
  * load back to the same JSON; the directory listing (dk_manifest_print, text or JSON) must list
  * the file when it loads, and else refuse the directory with one line naming it. manifest.json
- * itself is only written (gen/manifest.c), never read back, so there is no manifest reader to
+ * itself is only written (gen/finish/manifest.c), never read back, so there is no manifest reader to
  * fuzz. */
 #include <stdio.h>
 #include <stdlib.h>
