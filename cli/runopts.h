@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "../gen/run/generate.h"
+#include "../gen/run/options.h"
 
 /* The run options in a command's help (cli_command.options), after --variant. */
 #define RUN_OPTIONS_HELP                                                                           \

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "dirlock.h"
-#include "generate.h"
+#include "options.h"
 
 /* The longest DIR, in bytes: a run's paths are DIR and at most a few hundred bytes more
  * (work/, a table's name, a part's range, .tmp.PID), so that its 2048-byte path buffers hold

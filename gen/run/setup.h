@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "../plan/budget.h"
-#include "generate.h"
+#include "options.h"
 #include "../sched/workgraph.h"
 
 /* The graph a default unit bound aims at, in units (about: layers smaller than the bound are a

@@ -9,7 +9,7 @@
 
 #include <pthread.h>
 
-#include "generate.h"
+#include "options.h"
 #include "progress.h"
 #include "report.h"
 #include "../sched/scheduler.h"
