@@ -22,7 +22,7 @@
 static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, const dk_budget *b, char *err,
                          size_t errlen)
 {
-    sched s = {.o = o, .g = g, .nranks = nranks};
+    dk_rank0 s = {.o = o, .g = g, .nranks = nranks};
     s.since = calloc((size_t)nranks, sizeof *s.since);
     if (!s.since || dk_sched_init(&s.core, g, (uint32_t)nranks, false, dk_hook_group_ranks()) != 0) {
         free(s.since);
@@ -30,7 +30,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
         return dk_errorf(err, errlen, "out of memory for the scheduler of %d ranks", nranks);
     }
     dk_hook_fail fail = dk_hook_fail_init();
-    s.local = fail == DK_HOOK_FAIL_ALLOC ? NULL : calloc(1, sizeof *s.local);
+    s.local = fail == DK_HOOK_FAIL_ALLOC ? NULL : dk_transport_local_new();
     int status = DK_FAILED;
     uint64_t done_pos = 0, total_pos = 0;
     uint32_t done_mat = 0, total_mat = 0;
@@ -38,10 +38,10 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     /* the local worker's memory first: a worker that cannot start leaves nothing in DIR */
     const char *why_not = "out of memory";
     bool local_ok = s.local && fail == DK_HOOK_FAIL_NONE &&
-                    dk_worker_init(&s.local->w, g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b) == 0;
+                    dk_worker_init(dk_transport_local_worker(s.local), g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b) == 0;
     if (!local_ok) {
         snprintf(s.err, sizeof s.err, "rank 0: its worker cannot start: out of memory");
-        free(s.local); /* no mailbox either: the transport polls none */
+        free(s.local); /* no worker: the transport polls no mailbox */
         s.local = NULL;
     }
     bool refused = local_ok && dk_rundir_check_rule(o, s.err, sizeof s.err) == DK_REFUSED;
@@ -52,23 +52,21 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
             snprintf(s.err, sizeof s.err, "out of memory");
         dk_sched_fail(&s.core);
     }
-    if (!s.core.failed && !all_done(&s) && dk_rundir_make_work(o, s.err, sizeof s.err) != 0)
+    if (!s.core.failed && !dk_workgraph_all_finished(g) && dk_rundir_make_work(o, s.err, sizeof s.err) != 0)
         dk_sched_fail(&s.core);
     for (uint32_t p = 0; p < g->npairs; p++) {
         total_pos += g->pairs[p].positions;
         total_mat += g->pairs[p].self_twin ? 1 : 2;
     }
     if (!s.core.failed && !o->quiet)
-        dk_report_start(o->dir, all_done(&s), total_mat, done_mat, done_pos);
+        dk_report_start(o->dir, dk_workgraph_all_finished(g), total_mat, done_mat, done_pos);
     dk_progress_start(&s.pr, o->quiet, total_pos, total_mat);
     s.pr.done_positions = s.pr.start_positions = done_pos;
     s.pr.done_materials = done_mat;
     /* the local worker always runs, so that the stop protocol is the same for every rank */
     pthread_t th;
     if (local_ok) {
-        pthread_mutex_init(&s.local->box.lock, NULL);
-        pthread_cond_init(&s.local->box.cond, NULL);
-        int e = pthread_create(&th, NULL, dk_transport_local_main, s.local);
+        int e = dk_transport_local_start(s.local, &th);
         local_ok = e == 0;
         why_not = strerror(e);
     }
@@ -78,23 +76,23 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
         dk_sched_fail(&s.core);
         s.stopped = 1; /* rank 0's worker does not exist */
         if (s.local) { /* its thread did not start: the mailbox is not polled */
-            pthread_cond_destroy(&s.local->box.cond);
-            pthread_mutex_destroy(&s.local->box.lock);
-            dk_worker_free(&s.local->w);
+            dk_worker_free(dk_transport_local_worker(s.local));
             free(s.local);
             s.local = NULL;
         }
     }
-    bool nothing_to_do = s.core.failed || all_done(&s); /* no progress line to finish */
+    bool nothing_to_do = s.core.failed || dk_workgraph_all_finished(g); /* no progress line to finish */
     dk_transport_schedule(&s);
     if (local_ok)
-        pthread_join(th, NULL);
+        dk_transport_local_join(s.local, th);
     if (!nothing_to_do) {
         dk_progress_update(&s.pr, true);
         dk_progress_end(&s.pr);
     }
-    if (!nothing_to_do && !o->quiet && local_ok)
-        dk_report_end(s.local->w.finished, s.local->w.check, b, g, nranks, &s.run);
+    if (!nothing_to_do && !o->quiet && local_ok) {
+        const dk_worker *w0 = dk_transport_local_worker(s.local);
+        dk_report_end(w0->finished, w0->check, b, g, nranks, &s.run);
+    }
     if (!s.core.failed) {
         if (dk_manifest_write(o->dir, s.err, sizeof s.err) == 0) {
             dk_rundir_clean_work(o, !nothing_to_do);
@@ -104,11 +102,8 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     if (status != DK_OK)
         status = dk_statusf(refused ? DK_REFUSED : DK_FAILED, err, errlen, "%s",
                             s.err[0] ? s.err : "a rank failed without saying why");
-    if (s.local) {
-        dk_worker_free(&s.local->w);
-        pthread_cond_destroy(&s.local->box.cond);
-        pthread_mutex_destroy(&s.local->box.lock);
-    }
+    if (s.local)
+        dk_worker_free(dk_transport_local_worker(s.local));
     free(s.local);
     free(s.since);
     free(s.groups); /* none runs once every rank is stopped */
@@ -162,7 +157,7 @@ int dk_generate(const dk_gen_options *o, char *err, size_t errlen)
                           "%llu MiB, got %llu MiB", (unsigned long long)(most >> 20),
                           (unsigned long long)(o->memory_per_rank >> 20));
     bool refused;
-    char why[ERR_MAX];
+    char why[DK_TRANSPORT_ERR_MAX];
     dk_workgraph *g = dk_setup_run(o, least_memory(o), nranks, &b, &refused, why, sizeof why);
     if (!dk_transport_all_ok(g != NULL)) {
         dk_workgraph_free(g);

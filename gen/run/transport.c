@@ -12,6 +12,49 @@
 #include "../store/testhooks.h"
 #include "tasktimes.h"
 
+/* --- the wire: the messages between rank 0's scheduler and the workers (every rank runs this
+ * same executable, so a struct goes as its bytes) --- */
+
+enum { TAG_REPORT = 1, TAG_TASK = 2, TAG_GROUP = 3 /* making a group's communicator */ };
+/* A task's kind on the wire: a graph task's own kind (DK_WG_UNIT, DK_WG_FINISH, DK_WG_SCAN,
+ * DK_WG_PACK), or one of these. */
+enum { TASK_NONE = 0, TASK_STOP = DK_WG_PACK + 1, TASK_SPLIT = DK_WG_PACK + 2 };
+
+/* What a worker sends after each task (kind TASK_NONE for the first request). */
+typedef struct report {
+    int32_t kind, id, status;
+    char err[DK_TRANSPORT_ERR_MAX];
+} report;
+
+/* A task; for TASK_SPLIT, `group` ranks other than 0 solve unit `id` (their ranks follow in a
+ * second message, lowest first), or every rank of the run (group 0). */
+typedef struct task {
+    int32_t kind, id, group;
+} task;
+
+/* Rank 0 computes in a thread of its own; the scheduler (the main thread, the only one that
+ * calls MPI) talks to it through this mailbox. */
+typedef struct mailbox {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool has_report, has_task;
+    report rep;
+    task job;
+} mailbox;
+
+struct dk_local_worker {
+    dk_worker w;
+    mailbox box;
+};
+
+/* A split unit solved by a group of ranks other than 0, and its ranks that have not reported
+ * it done yet: they wait for a task again only once every one of them has, as the simulation
+ * frees them (forecast.c). */
+typedef struct dk_split_group {
+    uint32_t unit, n, left;
+    int32_t *ranks;
+} split_group;
+
 static void run_task(dk_worker *w, const task *t, report *r)
 {
     r->kind = t->kind;
@@ -30,9 +73,11 @@ static void run_task(dk_worker *w, const task *t, report *r)
         dk_task_times_record(w->g, (dk_wg_task){(dk_wg_kind)t->kind, (uint32_t)t->id}, 1, start);
 }
 
-void *dk_transport_local_main(void *arg)
+/* The main function of rank 0's worker thread (arg: its dk_local_worker): reports, then carries
+ * out what its mailbox brings until TASK_STOP. */
+static void *local_main(void *arg)
 {
-    local_worker *lw = arg;
+    dk_local_worker *lw = arg;
     mailbox *b = &lw->box;
     report r = {TASK_NONE, 0, 0, ""};
     for (;;) {
@@ -50,6 +95,29 @@ void *dk_transport_local_main(void *arg)
     }
 }
 
+dk_local_worker *dk_transport_local_new(void) { return calloc(1, sizeof(dk_local_worker)); }
+
+dk_worker *dk_transport_local_worker(dk_local_worker *lw) { return &lw->w; }
+
+int dk_transport_local_start(dk_local_worker *lw, pthread_t *th)
+{
+    pthread_mutex_init(&lw->box.lock, NULL);
+    pthread_cond_init(&lw->box.cond, NULL);
+    int e = pthread_create(th, NULL, local_main, lw);
+    if (e != 0) { /* no thread: the mailbox is not polled */
+        pthread_cond_destroy(&lw->box.cond);
+        pthread_mutex_destroy(&lw->box.lock);
+    }
+    return e;
+}
+
+void dk_transport_local_join(dk_local_worker *lw, pthread_t th)
+{
+    pthread_join(th, NULL);
+    pthread_cond_destroy(&lw->box.cond);
+    pthread_mutex_destroy(&lw->box.lock);
+}
+
 /* --- a split unit, solved by its ranks at once (solve.h): every rank over MPI_COMM_WORLD, or a
  * group of ranks over a communicator of their own --- */
 
@@ -57,7 +125,7 @@ void *dk_transport_local_main(void *arg)
  * whose progress line it moves (rank 0 in a split of every rank; else NULL). */
 typedef struct split_ctx {
     MPI_Comm comm;
-    sched *s;
+    dk_rank0 *s;
 } split_ctx;
 
 /* Whether every rank of comm is ok: a rank that cannot go on tells the others before a
@@ -153,7 +221,7 @@ static void split_progress(void *ctx, const char *stage, uint64_t done, uint64_t
 
 /* Solves split unit u with the other ranks of comm; progress (rank 0's scheduler, or NULL) is
  * told where it stands. */
-static int run_split(dk_worker *w, uint32_t u, MPI_Comm comm, sched *progress, char *err, size_t errlen)
+static int run_split(dk_worker *w, uint32_t u, MPI_Comm comm, dk_rank0 *progress, char *err, size_t errlen)
 {
     split_ctx ctx = {comm, progress};
     dk_split_comm c = {0, 1, &ctx, mpi_exchange, mpi_min, progress ? split_progress : NULL};
@@ -222,7 +290,7 @@ void dk_transport_remote_worker(dk_worker *w, const char *why_not)
  * sent --- */
 
 /* Rank r, which waited for a task since s->since[r], got one now. */
-static void stop_waiting(sched *s, int r)
+static void stop_waiting(dk_rank0 *s, int r)
 {
     double now = dk_now();
     s->run.waited += now - s->since[r];
@@ -230,7 +298,7 @@ static void stop_waiting(sched *s, int r)
 }
 
 /* Rank r reports a task of this kind (a TASK_ kind), handed to it at s->since[r], done. */
-static void ran_task(sched *s, int r, int32_t kind, int32_t id)
+static void ran_task(dk_rank0 *s, int r, int32_t kind, int32_t id)
 {
     if (kind == TASK_NONE)
         return;
@@ -239,14 +307,14 @@ static void ran_task(sched *s, int r, int32_t kind, int32_t id)
 }
 
 /* Rank r waits for a task again. */
-static void waits_again(sched *s, int r)
+static void waits_again(dk_rank0 *s, int r)
 {
     dk_sched_waits(&s->core, (uint32_t)r);
     s->since[r] = dk_now();
 }
 
 /* The group running split unit u, or NULL (a split of every rank). */
-static split_group *group_of(sched *s, int32_t u)
+static split_group *group_of(dk_rank0 *s, int32_t u)
 {
     for (uint32_t i = 0; i < s->ngroups; i++)
         if ((int32_t)s->groups[i].unit == u)
@@ -255,7 +323,7 @@ static split_group *group_of(sched *s, int32_t u)
 }
 
 /* Group i's ranks that reported wait again (every rank once all have), and it is forgotten. */
-static void release_group(sched *s, uint32_t i)
+static void release_group(dk_rank0 *s, uint32_t i)
 {
     split_group *gr = &s->groups[i];
     for (uint32_t k = 0; k < gr->n; k++)
@@ -267,7 +335,7 @@ static void release_group(sched *s, uint32_t i)
 
 /* A rank of group gr reported its part done: once every one has, the unit is done and they all
  * wait again. */
-static void group_member_done(sched *s, split_group *gr, int rank)
+static void group_member_done(dk_rank0 *s, split_group *gr, int rank)
 {
     for (uint32_t k = 0; k < gr->n; k++)
         if (gr->ranks[k] == rank)
@@ -283,12 +351,12 @@ static void group_member_done(sched *s, split_group *gr, int rank)
     release_group(s, (uint32_t)(gr - s->groups));
 }
 
-static void group_note(sched *s);
+static void group_note(dk_rank0 *s);
 
 /* Records what rank `rank` reports, and that it waits for a task (a group's ranks once all of
  * them have reported); the first failure stops the run, with the rank named when it is not
  * rank 0 (whose messages are the job's own). */
-static void take_report(sched *s, int rank, const report *r)
+static void take_report(dk_rank0 *s, int rank, const report *r)
 {
     ran_task(s, rank, r->kind, r->id);
     split_group *gr = r->kind == TASK_SPLIT ? group_of(s, r->id) : NULL;
@@ -331,7 +399,7 @@ static void take_report(sched *s, int rank, const report *r)
 }
 
 /* Sends worker `rank` task t (rank 0's through its mailbox). */
-static void send_task(sched *s, int rank, task t)
+static void send_task(dk_rank0 *s, int rank, task t)
 {
     if (rank == 0) {
         mailbox *b = &s->local->box;
@@ -347,7 +415,7 @@ static void send_task(sched *s, int rank, task t)
 
 /* Every rank is free: all of them solve split unit u, rank 0 on this thread (its worker's
  * thread waits for a task meanwhile, so the worker is this thread's to use). */
-static void start_split(sched *s, uint32_t u)
+static void start_split(dk_rank0 *s, uint32_t u)
 {
     task t = {TASK_SPLIT, (int32_t)u, 0};
     uint32_t r;
@@ -374,7 +442,7 @@ static void start_split(sched *s, uint32_t u)
 
 static void split_progress(void *ctx, const char *stage, uint64_t done, uint64_t total, uint64_t rounds)
 {
-    sched *s = ((split_ctx *)ctx)->s;
+    dk_rank0 *s = ((split_ctx *)ctx)->s;
     const dk_unit *un = &s->g->units[s->split];
     char name[DK_MATERIAL_NAME_MAX], where[96];
     dk_material_name(s->g->pairs[un->pair].m, name, sizeof name);
@@ -390,7 +458,7 @@ static void split_progress(void *ctx, const char *stage, uint64_t done, uint64_t
 
 /* The progress line's note while groups solve split units (rank 0 is in none: it knows what
  * runs, not where each stands). */
-static void group_note(sched *s)
+static void group_note(dk_rank0 *s)
 {
     uint32_t ranks = 0;
     for (uint32_t i = 0; i < s->ngroups; i++)
@@ -412,7 +480,7 @@ static void group_note(sched *s)
  * then the group's ranks; they report one by one (take_report). When out of memory, or when
  * the core has not the ranks it granted (an internal error: rank 0 would wait for a group that
  * never runs), the run fails with a message, every rank taken waiting again to be stopped. */
-static void start_group(sched *s, dk_sched_grant a)
+static void start_group(dk_rank0 *s, dk_sched_grant a)
 {
     if (s->ngroups == s->groups_cap) {
         uint32_t cap = s->groups_cap ? 2 * s->groups_cap : 8;
@@ -457,7 +525,7 @@ static void start_group(sched *s, dk_sched_grant a)
 }
 
 /* Sends what the core hands out until it has nothing more. */
-static void hand_out(sched *s)
+static void hand_out(dk_rank0 *s)
 {
     for (;;) {
         dk_sched_grant a = dk_sched_next(&s->core);
@@ -486,7 +554,7 @@ static void hand_out(sched *s)
     }
 }
 
-void dk_transport_schedule(sched *s)
+void dk_transport_schedule(dk_rank0 *s)
 {
     double start = dk_now();
     while (s->stopped < s->nranks) {

@@ -15,68 +15,47 @@
 #include "../sched/scheduler.h"
 #include "tasks.h"
 
-enum { TAG_REPORT = 1, TAG_TASK = 2, TAG_GROUP = 3 /* making a group's communicator */ };
-/* A task's kind on the wire: a graph task's own kind (DK_WG_UNIT, DK_WG_FINISH, DK_WG_SCAN,
- * DK_WG_PACK), or one of these. */
-enum { TASK_NONE = 0, TASK_STOP = DK_WG_PACK + 1, TASK_SPLIT = DK_WG_PACK + 2 };
-enum { ERR_MAX = 1024 };
+/* The longest message a rank's report carries. */
+enum { DK_TRANSPORT_ERR_MAX = 1024 };
 
-/* What a worker sends after each task (kind TASK_NONE for the first request). */
-typedef struct report {
-    int32_t kind, id, status;
-    char err[ERR_MAX];
-} report;
+/* Rank 0's worker and the mailbox through which its thread talks to the scheduler (private to
+ * transport.c). */
+typedef struct dk_local_worker dk_local_worker;
 
-/* A task; for TASK_SPLIT, `group` ranks other than 0 solve unit `id` (their ranks follow in a
- * second message, lowest first), or every rank of the run (group 0). */
-typedef struct task {
-    int32_t kind, id, group;
-} task;
-
-/* Rank 0 computes in a thread of its own; the scheduler (the main thread, the only one that
- * calls MPI) talks to it through this mailbox. */
-typedef struct mailbox {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    bool has_report, has_task;
-    report rep;
-    task job;
-} mailbox;
-
-typedef struct local_worker {
-    dk_worker w;
-    mailbox box;
-} local_worker;
-
-/* A split unit solved by a group of ranks other than 0, and its ranks that have not reported
- * it done yet: they wait for a task again only once every one of them has, as the simulation
- * frees them (forecast.c). */
-typedef struct split_group {
-    uint32_t unit, n, left;
-    int32_t *ranks;
-} split_group;
-
-typedef struct sched {
+/* What rank 0's main thread keeps while it schedules: the run, the scheduler core (dk_sched,
+ * the policy) it tells what the ranks report, and what the transport adds (its worker, the
+ * groups of ranks solving split units, the ranks' waits). */
+typedef struct dk_rank0 {
     const dk_gen_options *o;
     dk_workgraph *g;
     int nranks;
     dk_sched core;
-    int stopped;          /* workers sent TASK_STOP */
-    char err[ERR_MAX];
+    int stopped;                   /* workers told to stop */
+    char err[DK_TRANSPORT_ERR_MAX];
     dk_progress pr;
-    local_worker *local;  /* NULL: rank 0's worker did not start (the run fails) */
-    uint32_t split;       /* the split unit of every rank running (split_progress) */
-    split_group *groups;  /* groups running */
+    dk_local_worker *local;        /* NULL: rank 0's worker did not start (the run fails) */
+    uint32_t split;                /* the split unit of every rank running (split_progress) */
+    struct dk_split_group *groups; /* groups running */
     uint32_t ngroups, groups_cap;
-    double *since;        /* when each rank began to wait for a task, or was handed one */
-    dk_report_run run;    /* what the run did: split units, parts, the ranks' time */
-} sched;
+    double *since;                 /* when each rank began to wait for a task, or was handed one */
+    dk_report_run run;             /* what the run did: split units, parts, the ranks' time */
+} dk_rank0;
 
-static inline bool all_done(const sched *s) { return dk_workgraph_all_finished(s->g); }
+/* Rank 0's worker, zeroed, its worker not initialised yet: NULL when out of memory. Free it with
+ * free() once its worker is freed (dk_worker_free). Thread-safe. */
+dk_local_worker *dk_transport_local_new(void);
 
-/* The main function of rank 0's worker thread (arg: its local_worker): reports, then carries
- * out what its mailbox brings until TASK_STOP. */
-void *dk_transport_local_main(void *arg);
+/* Its worker, to initialise (dk_worker_init), use and free (dk_worker_free). Pure. */
+dk_worker *dk_transport_local_worker(dk_local_worker *lw);
+
+/* Starts lw's thread (its worker initialised), which reports, then carries out what the
+ * scheduler hands it until told to stop. Returns 0, or pthread_create's error number with no
+ * thread started and nothing left to undo. Called by rank 0's main thread. */
+int dk_transport_local_start(dk_local_worker *lw, pthread_t *th);
+
+/* Waits for lw's thread th (started, and stopped by dk_transport_schedule) to end, and frees its
+ * mailbox; its worker stays for the caller to read and free. Called by rank 0's main thread. */
+void dk_transport_local_join(dk_local_worker *lw, pthread_t th);
 
 /* Whether every rank is ok (collective over MPI_COMM_WORLD). */
 bool dk_transport_all_ok(bool ok);
@@ -89,8 +68,8 @@ void dk_transport_remote_worker(dk_worker *w, const char *why_not);
 
 /* Rank 0's main thread: polls the reports of every rank and of its own worker, tells the
  * scheduler core, sends what it hands out, until every worker is stopped; times the ranks'
- * waits (s->waited, s->ran). */
-void dk_transport_schedule(sched *s);
+ * waits (s->run.waited, s->run.ran). */
+void dk_transport_schedule(dk_rank0 *s);
 
 /* Stops ranks 1 .. nranks - 1 before any task (rank 0 cannot schedule). */
 void dk_transport_stop_workers(int nranks);
