@@ -15,7 +15,7 @@
 #include "assemble.h"
 #include "../store/atomicfile.h"
 #include "ctable_write.h"
-#include "../run/restart.h"
+#include "tablecheck.h"
 #include "../store/stats.h"
 #include "../store/testhooks.h"
 #include "../store/valuefile.h"

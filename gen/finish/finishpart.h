@@ -13,11 +13,11 @@
  *   - the join (the pair's finish task, once every part is packed): each table's header and
  *     block index, its parts' blocks copied in order, then the statistics summed, last.
  * Every file is written atomically: a part found whole after a kill is not made again
- * (dk_fpart_found, restart.c). A material whose tables are finished is skipped by every step. */
+ * (dk_fpart_found, used by restart.c). A material whose tables are finished is skipped by every step. */
 #ifndef DK_FINISHPART_H
 #define DK_FINISHPART_H
 
-#include "../run/tasks.h"
+#include "worker.h"
 
 /* Scans part q of w's graph. Returns 0, or -1 with one line in err. */
 int dk_task_scan_part(dk_worker *w, uint32_t q, char *err, size_t errlen);

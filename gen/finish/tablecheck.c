@@ -95,3 +95,26 @@ void dk_table_repair_hint(const char *dir, const dk_variant *v, dk_material m, b
              "to make it again", remove_stats ? "remove " : "", remove_stats ? stats : "",
              remove_stats ? ", then " : "", v->name, name, dir_rule(dir, v) / 2, dir);
 }
+
+bool dk_material_finished(const dk_workgraph *g, const char *dir, const dk_index *ix, unsigned limit)
+{
+    char path[2048], err[256];
+    dk_stats st;
+    dk_stats_path(dir, g->v, ix->m, path, sizeof path);
+    if (dk_stats_load(&st, path) != 0)
+        return false;
+    dk_stats_free(&st);
+    if (st.limit != limit)
+        return false;
+    for (int k = 0; k < (limit ? 3 : 2); k++) {
+        dk_tb_path(dir, g->v, ix->m, dk_tb_metric_ext((dk_metric)(k + 1)), path, sizeof path);
+        dk_ctable *t = dk_ctable_open(path, err, sizeof err);
+        const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
+        bool ok = t && in->count == ix->size && in->file_crc == st.file_crc[k] &&
+                  in->file_size == st.file_size[k];
+        dk_ctable_close(t);
+        if (!ok)
+            return false;
+    }
+    return true;
+}

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "../../index/perfect.h"
+#include "../sched/workgraph.h"
 
 /* Checks the finished tables of material ix->m in dir: its statistics file (written last, the
  * mark of a finished table) loads, is the material's and names the draw rule of `limit` plies,
@@ -25,5 +26,12 @@ int dk_table_check(const char *dir, const dk_index *ix, unsigned limit, bool *da
  * value), it says to remove the statistics file first: without it the table is not finished. */
 void dk_table_repair_hint(const char *dir, const dk_variant *v, dk_material m, bool remove_stats,
                           char *buf, size_t len);
+
+/* Whether the tables of material ix->m (of g) are finished: its statistics (written last) name
+ * the rule of `limit` plies, and every table file opens with the size and CRC they record (its
+ * header read, not every byte as dk_table_check reads). The finishing of a pair leaves such a
+ * material as it is (an earlier run wrote it, then was killed before the pair's other
+ * material). Thread-safe. */
+bool dk_material_finished(const dk_workgraph *g, const char *dir, const dk_index *ix, unsigned limit);
 
 #endif

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../query/ctable.h"
 #include "../../query/tablebase.h"
 #include "../finish/finishpart.h"
 #include "../store/stats.h"
@@ -106,29 +105,6 @@ int dk_restart_scan(dk_workgraph *g, const char *dir, unsigned limit, uint64_t *
     free(pairs);
     free(parts);
     return 0;
-}
-
-bool dk_material_finished(const dk_workgraph *g, const char *dir, const dk_index *ix, unsigned limit)
-{
-    char path[2048], err[256];
-    dk_stats st;
-    dk_stats_path(dir, g->v, ix->m, path, sizeof path);
-    if (dk_stats_load(&st, path) != 0)
-        return false;
-    dk_stats_free(&st);
-    if (st.limit != limit)
-        return false;
-    for (int k = 0; k < (limit ? 3 : 2); k++) {
-        dk_tb_path(dir, g->v, ix->m, dk_tb_metric_ext((dk_metric)(k + 1)), path, sizeof path);
-        dk_ctable *t = dk_ctable_open(path, err, sizeof err);
-        const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
-        bool ok = t && in->count == ix->size && in->file_crc == st.file_crc[k] &&
-                  in->file_size == st.file_size[k];
-        dk_ctable_close(t);
-        if (!ok)
-            return false;
-    }
-    return true;
 }
 
 bool dk_dir_rule_differs(const char *dir, const dk_variant *v, unsigned limit, unsigned *found,

@@ -23,12 +23,6 @@
 int dk_restart_scan(dk_workgraph *g, const char *dir, unsigned limit, uint64_t *positions_done,
                     uint32_t *materials_done);
 
-/* Whether the tables of material ix->m (of g) are finished: its statistics (written last) name
- * the rule of `limit` plies, and every table file opens with the size and CRC they record. The
- * finishing of a pair leaves such a material as it is (an earlier run wrote it, then was
- * killed before the pair's other material). */
-bool dk_material_finished(const dk_workgraph *g, const char *dir, const dk_index *ix, unsigned limit);
-
 /* Whether the finished tables in dir (their statistics) follow another draw rule than `limit`;
  * if so, *found is theirs and *which names one of them. */
 bool dk_dir_rule_differs(const char *dir, const dk_variant *v, unsigned limit, unsigned *found,

@@ -31,20 +31,20 @@ void dk_hook_corrupt_values(uint32_t u, bool split, dk_value *values, uint64_t n
         v[1] = dk_rule_is_decided(v[1]) ? (dk_value)(v[1] + 2) : dk_rule_win(1);
 }
 
-void dk_hook_corrupt_exit(dk_solver *s, uint32_t u, bool split, uint64_t positions, bool this_rank)
+bool dk_hook_corrupt_exit(uint32_t u, bool split, bool this_rank, int *kind)
 {
     if (!this_rank || !names_unit("DAMKA_TEST_CORRUPT_EXIT", u, split))
-        return;
+        return false;
     static const char *const kinds[] = {"", "stored", "capture", "above"};
     const char *want = getenv("DAMKA_TEST_CORRUPT_EXIT_KIND");
-    int kind = 0;
-    while (want && kind < 4 && strcmp(want, kinds[kind]) != 0)
-        kind++;
-    if (kind == 4) { /* a test that names no kind must not pass by altering another */
+    *kind = 0;
+    while (want && *kind < 4 && strcmp(want, kinds[*kind]) != 0)
+        (*kind)++;
+    if (*kind == 4) { /* a test that names no kind must not pass by altering another */
         fprintf(stderr, "DAMKA_TEST_CORRUPT_EXIT_KIND=%s: not stored, capture or above\n", want);
         exit(2);
     }
-    dk_solver_test_corrupt_exit(s, positions / 4, (dk_exit_kind)kind);
+    return true;
 }
 
 bool dk_hook_table_bytes(uint64_t *bytes)
@@ -129,9 +129,10 @@ void dk_hook_corrupt_values(uint32_t u, bool split, dk_value *values, uint64_t n
     (void)u, (void)split, (void)values, (void)n, (void)stride;
 }
 
-void dk_hook_corrupt_exit(dk_solver *s, uint32_t u, bool split, uint64_t positions, bool this_rank)
+bool dk_hook_corrupt_exit(uint32_t u, bool split, bool this_rank, int *kind)
 {
-    (void)s, (void)u, (void)split, (void)positions, (void)this_rank;
+    (void)u, (void)split, (void)this_rank, (void)kind;
+    return false;
 }
 
 bool dk_hook_table_bytes(uint64_t *bytes) { return (void)bytes, false; }

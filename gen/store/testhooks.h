@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../solve/solve.h"
+#include "../../query/value.h"
 
 /* DAMKA_TEST_CORRUPT_UNIT=u, DAMKA_TEST_CORRUPT_RULE=u, DAMKA_TEST_CORRUPT_CAPTURE=u ("*":
  * every unit; "split": every split unit): unit u alters one of its n positions' values, the
@@ -19,12 +19,12 @@
  * rank's positions). */
 void dk_hook_corrupt_values(uint32_t u, bool split, dk_value *values, uint64_t n, unsigned stride);
 
-/* DAMKA_TEST_CORRUPT_EXIT=u (the same forms): solver s alters one exit it reads after the first
- * quarter of the `positions` it classifies (dk_solver_test_corrupt_exit), as if its path had
- * read it wrong; on a split unit, only on the rank for which this_rank is true. With
- * DAMKA_TEST_CORRUPT_EXIT_KIND=stored, capture or above, the first exit of that kind
- * (dk_exit_kind). */
-void dk_hook_corrupt_exit(dk_solver *s, uint32_t u, bool split, uint64_t positions, bool this_rank);
+/* DAMKA_TEST_CORRUPT_EXIT=u (the same forms): whether the solver of unit u is to alter one exit
+ * it reads after the first quarter of the positions it classifies, as if its path had read it
+ * wrong (dk_solver_test_corrupt_exit, solve.h); on a split unit, only on the rank for which
+ * this_rank is true. *kind is the kind of exit to alter, a dk_exit_kind: 0 (any), or with
+ * DAMKA_TEST_CORRUPT_EXIT_KIND=stored, capture or above, 1, 2 or 3. */
+bool dk_hook_corrupt_exit(uint32_t u, bool split, bool this_rank, int *kind);
 
 /* DAMKA_TEST_TABLE_BYTES=n: both readers of finished tables of a worker get n bytes (1: a
  * block is dropped as soon as another is read). Returns true with *bytes set, else false. */
