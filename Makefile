@@ -24,7 +24,9 @@ MHD_LIBS   = $(shell pkg-config --libs libmicrohttpd zlib)
 # them, and `make test` checks that no lower layer reaches up (scripts/check-layers).
 LAYERS   := rules index query
 LIB_SRC  := $(foreach d,$(LAYERS),$(wildcard $(d)/*.c))
-GEN_ROOMS := store sched plan solve check finish run
+# gen/'s rooms, from low to high: each includes only its own and lower ones (scripts/check-layers
+# reads this list; docs/design.md, section 1, says what each owns).
+GEN_ROOMS := sched store check solve plan finish run
 GEN_SRC  := $(foreach r,$(GEN_ROOMS),$(wildcard gen/$(r)/*.c))
 GEN_OBJ  := $(GEN_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC  := $(wildcard cli/*.c)
