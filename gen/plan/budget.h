@@ -16,7 +16,7 @@
 typedef struct dk_budget {
     uint64_t memory;           /* bytes a rank may hold */
     uint64_t unit_positions;   /* the bound on positions per unit */
-    uint64_t exit_cache_bytes; /* decompressed blocks of the units above: the solver's and the check's (tasks.h) */
+    uint64_t exit_cache_bytes; /* decompressed blocks of the units above: the solver's and the check's (worker.h) */
     uint64_t cache_bytes;      /* decoded finished tables kept in memory */
 } dk_budget;
 

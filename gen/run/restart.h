@@ -1,8 +1,9 @@
-/* What a run of `damka gen` finds in DIR of the runs before it, decided here and nowhere else:
- * which pairs are finished (their tables whole), which material's tables are damaged and so
- * made again, which units are finished (their files whole), hence what the run resumes; which
- * material of a pair being finished an earlier run already wrote; and whether DIR's tables
- * follow another draw rule. The files' own checks are tablecheck.h's and unitfile.h's. */
+/* What a run of `damka gen` finds in DIR of the runs before it, decided here: which pairs are
+ * finished (their tables whole), which material's tables are damaged and so made again, which
+ * units are finished (their files whole), hence what the run resumes; and whether DIR's tables
+ * follow another draw rule. The files' own checks are tablecheck.h's and unitfile.h's, as is
+ * the one finishing asks, whether an earlier run already wrote a material of the pair it
+ * finishes (dk_material_finished, tablecheck.h). */
 #ifndef DK_RESTART_H
 #define DK_RESTART_H
 
