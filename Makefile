@@ -24,7 +24,10 @@ MHD_LIBS   = $(shell pkg-config --libs libmicrohttpd zlib)
 # them, and `make test` checks that no lower layer reaches up (scripts/check-layers).
 LAYERS   := rules index query
 LIB_SRC  := $(foreach d,$(LAYERS),$(wildcard $(d)/*.c))
-GEN_SRC  := $(wildcard gen/*.c)
+# gen/'s rooms, from low to high: each includes only its own and lower ones (scripts/check-layers
+# reads this list; docs/design.md, section 1, says what each owns).
+GEN_ROOMS := sched store check solve plan finish run
+GEN_SRC  := $(foreach r,$(GEN_ROOMS),$(wildcard gen/$(r)/*.c))
 GEN_OBJ  := $(GEN_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
@@ -66,7 +69,7 @@ PGO ?= $(if $(filter file,$(origin CFLAGS)),1,0)
 ifeq ($(PGO),1)
 PGO_OBJ   := $(LIB_OBJ) $(GEN_OBJ) $(CLI_OBJ)
 PGO_STAMP := $(BUILD)/.pgo-profile
-PGO_SRC   := $(LIB_SRC) $(GEN_SRC) $(CLI_SRC) $(foreach d,$(LAYERS) gen cli,$(wildcard $(d)/*.h))
+PGO_SRC   := $(LIB_SRC) $(GEN_SRC) $(CLI_SRC) $(foreach d,$(LAYERS) $(GEN_ROOMS:%=gen/%) cli,$(wildcard $(d)/*.h))
 $(PGO_STAMP): $(PGO_SRC) scripts/pgo-train Makefile | $(DEPS_OK)
 	@rm -f $(PGO_OBJ)
 	$(MAKE) --no-print-directory PGO=0 CFLAGS="$(CFLAGS) -fprofile-generate" $(DAMKA)
@@ -101,7 +104,7 @@ $(LIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 # The generator's objects, for tests that check its parts (a static archive: a test pulls in
-# only what it uses, so MPI is linked only where gen/generate.o or gen/transport.o is).
+# only what it uses, so MPI is linked only where gen/run/generate.o or gen/run/transport.o is).
 $(GENLIB): $(GEN_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -156,9 +159,9 @@ $(DAMKA): $(CLI_OBJ) $(PAGE_OBJ) $(GEN_OBJ) $(LIB)
 
 # The executable the shell tests run: the same objects but those of HOOKS_SRC (the hooks, and the
 # solver's altered exit read), compiled with -DDK_TEST_HOOKS in a folder of its own, so that the
-# test hooks (gen/testhooks.h) work there and nowhere else; `make test` checks that the release executable holds none of them
+# test hooks (gen/store/testhooks.h) work there and nowhere else; `make test` checks that the release executable holds none of them
 # (scripts/check-hooks).
-HOOKS_SRC  := gen/testhooks.c gen/solve.c
+HOOKS_SRC  := gen/store/testhooks.c gen/solve/solve.c
 HOOKS_OBJ  := $(HOOKS_SRC:%.c=$(BUILD)/hooks/%.o)
 DAMKA_TEST := $(BUILD)/damka-test
 $(BUILD)/hooks/%.o: %.c | $(DEPS_OK)
@@ -281,7 +284,7 @@ test-sanitize:
 # only): `make fuzz` builds every harness of tests/fuzz/ into build-fuzz/, replays the committed
 # regression inputs, then runs each harness for FUZZ_SECONDS seconds (quick: FUZZ_SECONDS=10),
 # one at a time; any crash, leak, undefined behaviour or timeout fails (scripts/fuzz). The
-# harnesses link the library layers, the generator but gen/generate.c and gen/transport.c (the
+# harnesses link the library layers, the generator but gen/run/generate.c and gen/run/transport.c (the
 # files that need MPI) and the query command, all instrumented; MPI is not involved.
 FUZZ_BUILD   := build-fuzz
 FUZZ_CC      ?= clang
@@ -289,7 +292,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -DDK_CHECKS
 FUZZ_HARNESS := $(filter-out tests/fuzz/support.c,$(wildcard tests/fuzz/*.c))
 FUZZERS      := $(FUZZ_HARNESS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
-FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/generate.c gen/transport.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c cli/answer.c cli/serve_route.c \
+FUZZ_SRC     := $(LIB_SRC) $(filter-out gen/run/generate.c gen/run/transport.c,$(GEN_SRC)) cli/cli.c cli/cmd_query.c cli/answer.c cli/serve_route.c \
                 cli/serve_answer.c cli/serve_uci.c cli/serve_headers.c \
                 tests/fuzz/support.c
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../gen/json.h"
+#include "../gen/store/json.h"
 #include "../query/drawrule.h"
 #include "../query/tabledir.h"
 #include "../query/tablebase.h"

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../gen/manifest_compare.h"
+#include "../gen/finish/manifest_compare.h"
 #include "../rules/errors.h"
 #include "cli.h"
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../gen/generate.h"
+#include "../gen/run/generate.h"
 #include "../rules/errors.h"
 #include "cli.h"
 #include "launcher.h"

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gen/budget.h"
-#include "../gen/json.h"
-#include "../gen/setup.h"
-#include "../gen/subslice.h"
-#include "../gen/workgraph.h"
+#include "../gen/plan/budget.h"
+#include "../gen/store/json.h"
+#include "../gen/run/setup.h"
+#include "../gen/sched/subslice.h"
+#include "../gen/sched/workgraph.h"
 #include "../rules/errors.h"
 #include "cli.h"
 #include "runopts.h"

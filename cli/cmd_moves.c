@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../gen/json.h"
+#include "../gen/store/json.h"
 #include "../rules/movegen.h"
 #include "../rules/notation.h"
 #include "cli.h"

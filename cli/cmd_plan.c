@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gen/budget.h"
-#include "../gen/forecast.h"
-#include "../gen/json.h"
-#include "../gen/progress.h"
-#include "../gen/setup.h"
+#include "../gen/plan/budget.h"
+#include "../gen/plan/forecast.h"
+#include "../gen/store/json.h"
+#include "../gen/run/progress.h"
+#include "../gen/run/setup.h"
 #include "../rules/errors.h"
 #include "cli.h"
 #include "runopts.h"

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../gen/manifest.h"
+#include "../gen/finish/manifest.h"
 #include "../rules/errors.h"
 #include "cli.h"
 

@@ -3,8 +3,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gen/manifest.h"
-#include "../gen/verify_dir.h"
+#include "../gen/finish/manifest.h"
+#include "../gen/run/verify_dir.h"
 #include "../rules/errors.h"
 #include "cli.h"
 

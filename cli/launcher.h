@@ -2,7 +2,7 @@
  * and the rank's end when its launcher is gone.
  *
  * A rank of a job whose launcher was killed (SIGKILL of mpirun, a node daemon lost) would go on
- * computing, holding the directory's lock (gen/dirlock.h) and its memory, until its MPI library
+ * computing, holding the directory's lock (gen/run/dirlock.h) and its memory, until its MPI library
  * notices, which some never do while no message is sent. Its parent is the launcher's process
  * on its node (mpirun, orted, prted, hydra's proxy, slurmstepd): once the parent has changed,
  * the job is gone and the rank ends at once. A process started without a launcher (one rank,

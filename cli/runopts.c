@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gen/budget.h"
-#include "../gen/setup.h"
+#include "../gen/plan/budget.h"
+#include "../gen/run/setup.h"
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
 #include "../rules/errors.h"

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "../gen/generate.h"
+#include "../gen/run/options.h"
 
 /* The run options in a command's help (cli_command.options), after --variant. */
 #define RUN_OPTIONS_HELP                                                                           \
@@ -44,7 +44,7 @@ bool cli_run_option(int argc, char **argv, int *i, cli_run_args *a, dk_gen_optio
 int cli_run_finish(const char *cmd, const cli_run_args *a, dk_gen_options *o, dk_material *mats, int cap);
 
 /* Checks a unit bound given for a run of `positions` positions: at most DK_SETUP_UNITS_MAX units
- * of it (gen/setup.h), so that the work graph stays within memory. Returns 0, or 2 after one line
+ * of it (gen/run/setup.h), so that the work graph stays within memory. Returns 0, or 2 after one line
  * on stderr saying the least bound. */
 int cli_check_unit_count(const char *cmd, uint64_t positions, uint64_t unit);
 

@@ -1,7 +1,7 @@
 /* The value of a position from the values of its moves, the one place that says it: the probe
  * resolving a capture position, the generator's reader of finished tables, verification and
  * move ranking all take their values through these functions (the solver's classify keeps
- * code of its own on purpose, so that verification checks it: gen/verify_unit.c).
+ * code of its own on purpose, so that verification checks it: gen/solve/verify_unit.c).
  *
  * A move leads to a child whose stored values are those of the opponent to move: a DTW value
  * (value.h; a WLD value is one without distance: the best of WLD values ranks right, and

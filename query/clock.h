@@ -1,6 +1,6 @@
 /* The CLOCK sweep (second chance) by which every cache of damka chooses what to drop: the probe
- * cache (query/cache.c), the generator's decoded finished tables (gen/finished.c), its exit
- * cache (gen/blockpool.c) and plan's model of the former (gen/clockcache.c). Each keeps its own
+ * cache (query/cache.c), the generator's decoded finished tables (gen/check/finished.c), its exit
+ * cache (gen/store/blockpool.c) and plan's model of the former (gen/store/clockcache.c). Each keeps its own
  * entries in an array, in places 0..n-1, and a hand; a hit only marks its entry, so that it
  * touches no other entry's memory. When room is needed the hand sweeps the places: an entry
  * the owner spares (marked since the hand last passed, whose mark it then clears, or pinned) is

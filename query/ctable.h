@@ -65,7 +65,7 @@ static inline uint32_t dk_ctable_positions(uint64_t count, uint32_t size, uint64
 /* The header of a table described by `in` (every field set, file_crc aside), whose dictionary
  * and block index have the CRC-32C index_crc; and the trailer of a file whose bytes before it
  * have the CRC-32C file_crc. The layout lives here, beside the reader that checks it; the
- * generator's writer (gen/ctable_write.h) uses them. Pure. */
+ * generator's writer (gen/finish/ctable_write.h) uses them. Pure. */
 void dk_ctable_encode_header(const dk_ctable_info *in, uint32_t index_crc, uint8_t h[DK_CTABLE_HEADER]);
 void dk_ctable_encode_trailer(uint32_t file_crc, uint8_t t[DK_CTABLE_TRAILER]);
 

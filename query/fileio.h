@@ -1,7 +1,7 @@
 /* What the table formats need from files: little-endian fields, reads at an offset, and a whole
  * file mapped read-only (the generator's own files; libdamka reads its tables with
  * dk_read_at, so that a file changed under it is an error, not a signal). The generator's
- * atomic writer is gen/atomicfile.h. */
+ * atomic writer is gen/store/atomicfile.h. */
 #ifndef DK_FILEIO_H
 #define DK_FILEIO_H
 

@@ -2,7 +2,7 @@
  * positions is a sequence of runs, each coded as one canonical Huffman symbol (the run's value
  * and the class of its length) chosen by the two values before it, then the length's low bits.
  * A miss decodes one sub-block instead of a whole zstd block, which is what makes cold probes
- * cheap. The decoder is here (engines link it); the encoder is gen/wldcode_write.c. */
+ * cheap. The decoder is here (engines link it); the encoder is gen/finish/wldcode_write.c. */
 #ifndef DK_WLDCODE_H
 #define DK_WLDCODE_H
 

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../gen/ctable_write.h"
+#include "../gen/finish/ctable_write.h"
 #include "../index/perfect.h"
 #include "../query/tablebase.h"
 #include "../query/wldcode.h"

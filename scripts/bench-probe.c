@@ -25,7 +25,7 @@
 #include "../index/perfect.h"
 #include "../query/ctable.h"
 #include "../query/damka.h"
-#include "../gen/valuefile.h"
+#include "../gen/store/valuefile.h"
 
 typedef struct table {
     dk_material m;

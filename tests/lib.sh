@@ -19,7 +19,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-# Exits unless $DAMKA is the test build, whose test hooks (gen/testhooks.h) script $1 uses.
+# Exits unless $DAMKA is the test build, whose test hooks (gen/store/testhooks.h) script $1 uses.
 needs_hooks() {
     strings -a "$DAMKA" | grep -q DAMKA_TEST_ ||
         { echo "$1: $DAMKA has no test hooks: give the test build, damka-test (make test builds it)"; exit 1; }

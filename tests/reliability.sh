@@ -21,7 +21,7 @@ wait_for 60 has_units "$L" || fail "the first run made no unit in 60 s"
 # the holder stopped while the other runs try: it keeps its lock, however soon it would finish
 # shellcheck disable=SC2046
 kill -STOP "$JOB" $(descendants "$JOB") 2>/dev/null
-# the wait for a live holder shortened by the test hook (gen/dirlock.h)
+# the wait for a live holder shortened by the test hook (gen/run/dirlock.h)
 DAMKA_TEST_LOCK_WAIT=0.5 gen --pieces 4 --out "$L" --quiet >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ "$rc" -ne 0 ] || fail "a second run on a directory in use: exit status 0"

@@ -4,7 +4,7 @@
 #define DK_TEST_SUPPORT_H
 
 #include <stdint.h>
-#include "../gen/workgraph.h"
+#include "../gen/sched/workgraph.h"
 #include "../index/material.h"
 #include "../query/tablebase.h"
 #include "../rules/position.h"

@@ -1,4 +1,4 @@
-/* The block pool shared by the files a thread reads (gen/blockpool.h): slots go to released
+/* The block pool shared by the files a thread reads (gen/store/blockpool.h): slots go to released
  * ones first, then to untouched ones, then to the clock's choice whichever reader holds it;
  * the reader that loses a block sees it gone from its map; blocks read since the clock's
  * last pass get a second chance; the memory comes back when the pool idles (but for the part
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../gen/blockpool.h"
+#include "../gen/store/blockpool.h"
 
 enum { SLOT = 64, BLOCKS = 40 };
 

@@ -1,4 +1,4 @@
-/* The memory budget of a rank (gen/budget.h): what it shares out adds up to the memory, the
+/* The memory budget of a rank (gen/plan/budget.h): what it shares out adds up to the memory, the
  * largest task and the cache of tables fit in it together, and it refuses what cannot fit. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../gen/budget.h"
+#include "../gen/plan/budget.h"
 
 #define MiB ((uint64_t)1 << 20)
 #define GiB ((uint64_t)1 << 30)
@@ -104,7 +104,7 @@ static void test_check_room(void **state)
             /* units that keep to the bound: the run's quarter, whatever the unit */
             assert_int_equal(dk_budget_check_room(&b, b.unit_positions, lim), dk_budget_check_cache(b.cache_bytes));
             assert_int_equal(dk_budget_check_room(&b, 1, lim), dk_budget_check_cache(b.cache_bytes));
-            /* a large unit (a third of the cache) lowered the run's cache, as gen/setup.c does */
+            /* a large unit (a third of the cache) lowered the run's cache, as gen/run/setup.c does */
             uint64_t large = b.unit_positions + b.cache_bytes / 3 / (lim ? 32 : 26);
             dk_budget low = b;
             low.cache_bytes = m - dk_budget_unit_bytes(large, lim) - b.exit_cache_bytes;

@@ -1,4 +1,4 @@
-/* The clock of `damka plan`'s rank caches (gen/clockcache.h) against a plain model of the same
+/* The clock of `damka plan`'s rank caches (gen/store/clockcache.h) against a plain model of the same
  * clock: a byte of state a key, found by scanning the ring. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "../gen/clockcache.h"
+#include "../gen/store/clockcache.h"
 
 enum { KEYS = 3 * DK_CLOCK_PAGE + 17, STEPS = 200000 };
 

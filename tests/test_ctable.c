@@ -13,8 +13,8 @@
 
 #include "../query/checksum.h"
 #include "../query/wldcode.h"
-#include "../gen/ctable_write.h"
-#include "../gen/valuefile.h"
+#include "../gen/finish/ctable_write.h"
+#include "../gen/store/valuefile.h"
 #include "support.h"
 
 static char dir[] = "/tmp/dk-ctable-XXXXXX";

@@ -1,5 +1,5 @@
-/* The generator's two readers of finished tables, the solver's (gen/finished.h) and
- * verification's own (gen/checktables.h), block by block, against libdamka's probe
+/* The generator's two readers of finished tables, the solver's (gen/check/finished.h) and
+ * verification's own (gen/check/checktables.h), block by block, against libdamka's probe
  * (query/tablebase.h) on every position of real tables, with a budget that holds every block
  * and with one that holds none (every read decodes its block again, and a resolution keeps
  * only the blocks it is using), and for the second with its room cut and given back while it
@@ -16,9 +16,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../gen/checktables.h"
-#include "../gen/finished.h"
-#include "../gen/subslice.h"
+#include "../gen/check/checktables.h"
+#include "../gen/check/finished.h"
+#include "../gen/sched/subslice.h"
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"
 #include "../rules/notation.h"

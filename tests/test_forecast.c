@@ -1,4 +1,4 @@
-/* The forecast of `damka plan` (gen/forecast.h): the simulated scheduler against what any
+/* The forecast of `damka plan` (gen/plan/forecast.h): the simulated scheduler against what any
  * schedule must satisfy and against a longest-path computation of its own. */
 #include <math.h>
 #include <stdarg.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "../gen/forecast.h"
-#include "../gen/workgraph.h"
+#include "../gen/plan/forecast.h"
+#include "../gen/sched/workgraph.h"
 #include "../index/material.h"
 #include "support.h"
 

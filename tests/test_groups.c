@@ -1,4 +1,4 @@
-/* A unit's groups (gen/groups.h): the groups of every unit lie end to end and cover its pair's
+/* A unit's groups (gen/sched/groups.h): the groups of every unit lie end to end and cover its pair's
  * positions once; a unit's shape, made again from its count of positions without listing the
  * groups (how finishing a pair reopens units), is the groups built in every field, split units
  * and their parts included; the groups cache lists a large pair once while a small pair's units
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "../gen/groups.h"
+#include "../gen/sched/groups.h"
 #include "support.h"
 
 static dk_workgraph *graph(dk_variant_id id, int pieces, uint64_t unit_positions)

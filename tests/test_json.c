@@ -1,4 +1,4 @@
-/* The JSON writer (gen/json.h): escaping, separators and layout, numbers, and misuse reported. */
+/* The JSON writer (gen/store/json.h): escaping, separators and layout, numbers, and misuse reported. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../gen/json.h"
-#include "../gen/jsonread.h"
+#include "../gen/store/json.h"
+#include "../gen/store/jsonread.h"
 
 /* A writer into memory; text() ends the stream and returns what was written. */
 typedef struct mem {

@@ -32,7 +32,7 @@
 #include "../query/ctable.h"
 #include "../query/damka.h"
 #include "../query/drawrule.h"
-#include "../gen/valuefile.h"
+#include "../gen/store/valuefile.h"
 #include "../query/tablebase.h"
 #include "../rules/movegen.h"
 #include "../rules/notation.h"

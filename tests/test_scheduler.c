@@ -1,4 +1,4 @@
-/* The scheduler core (gen/scheduler.h), driven as gen's rank 0 drives it (every rank exists
+/* The scheduler core (gen/sched/scheduler.h), driven as gen's rank 0 drives it (every rank exists
  * and reports on its own, one report at a time; rank 0 solves a split unit of every rank
  * itself, before the other ranks of the unit report; a group's ranks wait again once all of
  * them have reported) and as damka plan's simulation does (ranks made on demand, the tasks
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../gen/forecast.h"
-#include "../gen/scheduler.h"
+#include "../gen/plan/forecast.h"
+#include "../gen/sched/scheduler.h"
 #include "support.h"
 
 /* Brazilian up to 4 pieces, units of at most 20000 positions, the oversize ones split (as gen's

@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../gen/stats.h"
-#include "../gen/valuefile.h"
+#include "../gen/store/stats.h"
+#include "../gen/store/valuefile.h"
 
 static char dir[] = "/tmp/dk-stats-XXXXXX";
 

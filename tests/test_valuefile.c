@@ -1,4 +1,4 @@
-/* The generator's value files (gen/valuefile.h): written in compressed blocks, read back value
+/* The generator's value files (gen/store/valuefile.h): written in compressed blocks, read back value
  * for value in any ranges; a damaged byte is caught (by the whole-file CRC, or by the block's
  * own checksum), never read as a value; a file of another version is refused by name. */
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gen/valuefile.h"
+#include "../gen/store/valuefile.h"
 #include "../query/fileio.h"
 
 static char dir[] = "/tmp/damka-test-valuefile-XXXXXX";

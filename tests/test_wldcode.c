@@ -1,4 +1,4 @@
-/* The WLD run-length code (query/wldcode.c, gen/wldcode_write.c): blocks coded and every
+/* The WLD run-length code (query/wldcode.c, gen/finish/wldcode_write.c): blocks coded and every
  * sub-block decoded back to the same 2-bit codes, on random and structured data, with edge
  * cases (one position, one value, a partial last sub-block, sub-blocks stored as they are), and
  * damaged sub-blocks and code tables refused without reading or writing out of bounds. */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../gen/wldcode_write.h"
+#include "../gen/finish/wldcode_write.h"
 #include "../query/checksum.h"
 #include "../query/fileio.h"
 #include "support.h"

@@ -1,4 +1,4 @@
-/* The generator's subslice levels and work graph (gen/subslice.h, gen/workgraph.h), built on the
+/* The generator's subslice levels and work graph (gen/sched/subslice.h, gen/sched/workgraph.h), built on the
  * index: the levels' counts and their symmetry under the flip, every move leading to a unit no
  * later in the order, the readiness of tasks against the conditions of workgraph.h evaluated
  * apart (an oracle), restarts, priorities, the closure of a target's dependencies, a finishing
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../gen/setup.h"
-#include "../gen/subslice.h"
-#include "../gen/workgraph.h"
+#include "../gen/run/setup.h"
+#include "../gen/sched/subslice.h"
+#include "../gen/sched/workgraph.h"
 #include "../index/material.h"
 #include "../index/perfect.h"
 #include "../rules/movegen.h"

@@ -6,8 +6,8 @@
 Where the answer comes from: the statistics `damka gen` wrote, not a sweep of probes. While
 it generates a table the generator sees every position anyway, and records the longest win
 (its length in plies and one position, White to move) and the histogram of DTW values in the
-table's `.stats` file, collected for the whole directory in `manifest.json` (gen/stats.c,
-gen/manifest.c). Reading them takes milliseconds. Probing instead would mean enumerating
+table's `.stats` file, collected for the whole directory in `manifest.json` (gen/store/stats.c,
+gen/finish/manifest.c). Reading them takes milliseconds. Probing instead would mean enumerating
 every position in Python (libdamka has no call for that) and probing each, millions of ctypes
 calls for 4 pieces and billions for 6, and would find the same numbers.
 

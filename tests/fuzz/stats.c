@@ -2,14 +2,14 @@
  * .stats file. What loads must print as JSON (its FENs needing no escaping there), save, and
  * load back to the same JSON; the directory listing (dk_manifest_print, text or JSON) must list
  * the file when it loads, and else refuse the directory with one line naming it. manifest.json
- * itself is only written (gen/manifest.c), never read back, so there is no manifest reader to
+ * itself is only written (gen/finish/manifest.c), never read back, so there is no manifest reader to
  * fuzz. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../gen/manifest.h"
-#include "../../gen/stats.h"
+#include "../../gen/finish/manifest.h"
+#include "../../gen/store/stats.h"
 #include "support.h"
 
 static char in_path[600], out_path[600];

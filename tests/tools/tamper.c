@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "../../index/perfect.h"
-#include "../../gen/ctable_write.h"
-#include "../../gen/stats.h"
+#include "../../gen/finish/ctable_write.h"
+#include "../../gen/store/stats.h"
 #include "../../query/drawrule.h"
 #include "../../rules/movegen.h"
 #include "../../rules/notation.h"
