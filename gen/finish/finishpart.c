@@ -169,6 +169,23 @@ static int summary_write(const summary *s, const dk_fpart *f, const char *path, 
     return rc;
 }
 
+/* Words read one after another from a summary, up to its CRC: past the end, 0, and `bad` set. */
+typedef struct cursor {
+    const uint8_t *b;
+    size_t at, end;
+    bool bad;
+} cursor;
+
+static uint64_t next_word(cursor *c)
+{
+    if (c->at + 8 > c->end) {
+        c->bad = true;
+        return 0;
+    }
+    c->at += 8;
+    return dk_get64(c->b + c->at - 8);
+}
+
 /* Reads part f's summary into *s (statistics of material ix, a draw rule of `limit` plies).
  * Returns 0, or -1 with one line in err (missing, damaged, or of another part or rule). */
 static int summary_read(summary *s, const dk_index *ix, const dk_fpart *f, unsigned limit, const char *path,
@@ -179,44 +196,43 @@ static int summary_read(summary *s, const dk_index *ix, const dk_fpart *f, unsig
     if (dk_map_file(path, 0, &b, &len, err, errlen) != 0)
         return -1;
     memset(s, 0, sizeof *s);
-    size_t at = 0;
-    bool bad = len < 8 || len % 8 || dk_get64(b + len - 8) != dk_crc32c(0, b, len - 8);
-#define GET() (at + 8 <= len - 8 ? dk_get64(b + (at += 8) - 8) : (bad = true, 0))
-    if (!bad && (GET() != SCAN_MAGIC || GET() != f->lo || GET() != f->hi || GET() != limit))
-        bad = true;
-    if (!bad && dk_stats_begin(&s->st, ix, limit) != 0) {
+    cursor c = {.b = b, .end = len >= 8 ? len - 8 : 0}; /* the last word is the CRC */
+    c.bad = len < 8 || len % 8 || dk_get64(b + len - 8) != dk_crc32c(0, b, len - 8);
+    if (!c.bad && (next_word(&c) != SCAN_MAGIC || next_word(&c) != f->lo || next_word(&c) != f->hi ||
+                   next_word(&c) != limit))
+        c.bad = true;
+    if (!c.bad && dk_stats_begin(&s->st, ix, limit) != 0) {
         dk_unmap_file(b, len);
         return dk_errorf(err, errlen, "out of memory");
     }
-    if (!bad) {
+    if (!c.bad) {
         dk_stats *st = &s->st;
-        st->positions = GET();
-        st->wins = GET();
-        st->losses = GET();
-        st->draws = GET();
-        st->max_value = (dk_value)GET();
-        st->longest_value = (dk_value)GET();
-        st->longest_at = GET();
-        st->longest_dtc = (unsigned)GET();
-        st->longest_dtc_at = GET();
+        st->positions = next_word(&c);
+        st->wins = next_word(&c);
+        st->losses = next_word(&c);
+        st->draws = next_word(&c);
+        st->max_value = (dk_value)next_word(&c);
+        st->longest_value = (dk_value)next_word(&c);
+        st->longest_at = next_word(&c);
+        st->longest_dtc = (unsigned)next_word(&c);
+        st->longest_dtc_at = next_word(&c);
         for (int k = 0; k < DK_RC_N; k++)
-            st->rule[k] = GET();
+            st->rule[k] = next_word(&c);
         for (unsigned d = 0; d < hist_len(st); d++)
-            st->hist[d] = GET();
+            st->hist[d] = next_word(&c);
         for (unsigned d = 0; limit && d <= limit; d++) {
-            st->dtc_win[d] = GET();
-            st->dtc_loss[d] = GET();
+            st->dtc_win[d] = next_word(&c);
+            st->dtc_loss[d] = next_word(&c);
         }
         for (int k = 0; k < 3; k++)
-            s->t[k].max = (dk_value)GET();
+            s->t[k].max = (dk_value)next_word(&c);
         for (int x = 0; x < DK_WLD_CONTEXTS; x++)
             for (int y = 0; y < DK_WLD_SYMBOLS; y++)
-                s->t[0].wld.n[x][y] = GET();
-        bad = bad || at != len - 8;
+                s->t[0].wld.n[x][y] = next_word(&c);
+        c.bad = c.bad || c.at != c.end;
     }
-#undef GET
     dk_unmap_file(b, len);
-    if (bad) {
+    if (c.bad) {
         dk_stats_free(&s->st);
         return dk_errorf(err, errlen, "%s is damaged", path);
     }
