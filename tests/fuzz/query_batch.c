@@ -1,4 +1,4 @@
-/* `damka query --batch`: cmd_query itself (cli/cmd_query.c needs no MPI) over the small table
+/* `damka query --batch`: the query command itself (cli/cmd_query.c needs no MPI) over the small table
  * set of tests/fuzz/tables (Brazilian up to 3 pieces, International 2 pieces; the directory
  * is $DAMKA_FUZZ_TABLES if set). The first input byte chooses the options (bit 0 --json, bit 1
  * International, bit 2 --counter with (byte >> 3) % 30 plies, valid for both sets' rules); the
@@ -15,7 +15,7 @@
 #include "../../cli/cli.h"
 #include "support.h"
 
-enum { LINE_MAX_QUERY = 4096 }; /* the longest line cmd_query answers, its end not counted */
+enum { LINE_MAX_QUERY = 4096 }; /* the longest line damka query answers, its end not counted */
 
 static const char *tables;
 static char batch_path[600], out_path[600];
@@ -34,7 +34,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* How many answers the batch should get, from cmd_query's documented rules: a UTF-8 byte-order
+/* How many answers the batch should get, from the query command's documented rules: a UTF-8 byte-order
  * mark opening the file is skipped; a line (its LF or CRLF end not counted) longer than 4096
  * bytes gets an error answer; else one whose first byte other than a space or tab is '#' gets
  * none; else one holding a NUL byte gets an error answer; else one with something left once
@@ -59,14 +59,14 @@ static long expected_answers(const char *batch, size_t len)
     return n;
 }
 
-/* Runs cmd_query with stdout going to out_path; returns its exit status. */
+/* Runs damka query (cli_query) with stdout going to out_path; returns its exit status. */
 static int run_query(int argc, char **argv)
 {
     fflush(stdout);
     int saved = dup(1), fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     FUZZ_CHECK(saved >= 0 && fd >= 0 && dup2(fd, 1) == 1, "cannot redirect stdout");
     close(fd);
-    int rc = cmd_query(argc, argv);
+    int rc = cli_query.run(argc, argv);
     fflush(stdout);
     dup2(saved, 1);
     close(saved);
