@@ -63,9 +63,14 @@ void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_
 /* Makes room in b for g's largest tasks on `nranks` ranks, lowering b's cache: a rank's share
  * of a split unit (which may be above the bound) and the largest finishing task (dk_setup_largest), with a draw
  * rule of `limit` plies. Returns 0, or -1 with one line in err when the memory cannot hold
- * them. Pure. */
+ * them; the line names the fewest ranks (of nranks doubled) that dk_setup_accepts, if any. Pure. */
 int dk_setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, char *err,
                      size_t errlen);
+
+/* Whether gen accepts g's largest tasks on `nranks` ranks with budget b (dk_setup_reserve would
+ * succeed; b is left as it is): the test behind every refusal of dk_setup_reserve and behind the
+ * rank count its refusal names. Pure. */
+bool dk_setup_accepts(const dk_workgraph *g, int nranks, unsigned limit, const dk_budget *b);
 
 /* Sets a run up as gen does, with `memory` bytes a rank on `nranks` ranks: the budget into *b
  * (dk_budget_split; without o->unit_positions, a large run's bound is dk_setup_default_unit as

@@ -410,6 +410,21 @@ else
         expect_status 2 "a rank needs at least $need MiB" plan $args --memory-per-rank $((need - 1))M
     done
 fi
+# a refusal for a split unit names the rank count (and below the floor the memory) that makes
+# it fit: plan accepts the run it names; the same run on the ranks given is refused as before
+for args in 6:100M 6:152M 6:300M 7:1G; do
+    n=${args%:*} given=${args#*:}
+    line=$("$DAMKA" plan --pieces "$n" --ranks 2 --memory-per-rank "$given" 2>&1 >/dev/null)
+    ranks=$(echo "$line" | sed -n 's/.*; or run on at least \([0-9]*\) ranks.*/\1/p')
+    mem=$(echo "$line" | sed -n 's/.*; or run on at least [0-9]* ranks with \([0-9]*\) MiB a rank).*/\1M/p')
+    if [ -z "$ranks" ]; then
+        fail "plan --pieces $n --ranks 2 --memory-per-rank $given: no rank count in its refusal: $line"
+    else
+        "$DAMKA" plan --pieces "$n" --ranks "$ranks" --memory-per-rank "${mem:-$given}" >/dev/null 2>"$TMP/err" ||
+            fail "plan --pieces $n --memory-per-rank $given named $ranks ranks${mem:+ with $mem}, which plan refuses: $(cat "$TMP/err")"
+    fi
+done
+expect_status 2 "got 1 KiB" plan --pieces 2 --ranks 1 --memory-per-rank 1K
 expect_status 2 "a rank may hold at most its node's memory" gen --pieces 2 --memory-per-rank 100T --out "$TMP/never"
 [ ! -e "$TMP/never" ] || fail "a refused gen wrote $TMP/never"
 
