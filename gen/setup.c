@@ -138,10 +138,11 @@ static int reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget 
         char why[256];
         int n = snprintf(why, sizeof why, "a rank's share of the largest split unit, %llu positions on %d rank%s",
                          (unsigned long long)unit, nranks, nranks > 1 ? "s" : "");
-        if (hint && n > 0 && (size_t)n < sizeof why)
-            snprintf(why + n, sizeof why - (size_t)n, given < b->memory ? "; or run on at least %d ranks with %llu MiB a rank"
-                                                                      : "; or run on at least %d ranks",
-                     hint, (unsigned long long)(b->memory >> 20));
+        if (hint && n > 0 && (size_t)n < sizeof why && given < b->memory)
+            snprintf(why + n, sizeof why - (size_t)n, "; or run on at least %d ranks with %llu MiB a rank", hint,
+                     (unsigned long long)(b->memory >> 20));
+        else if (hint && n > 0 && (size_t)n < sizeof why)
+            snprintf(why + n, sizeof why - (size_t)n, "; or run on at least %d ranks", hint);
         return dk_budget_refuse(err, errlen, dk_budget_least(unit, pair, limit), b->memory, why);
     }
     if (unit > b->unit_positions) {
