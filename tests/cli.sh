@@ -108,6 +108,8 @@ if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 assert d["ranks"] == 4 and d["draw_rule"] == 0 and d["materials"] == ["1m1k-1m1k"]
 assert abs(d["model"]["mean_rate"] / 1e6 - 1) < 1e-6 and d["memory"]["budget"] == 1 << 30
+m = d["memory"]
+assert 0 < m["peak"] == sum(m["peak_parts"].values()) <= m["budget"] and m["peak_parts"]["fixed"] == 48 << 20
 assert d["critical_path_seconds"] <= d["wall_seconds"] <= d["work_seconds"]
 c = d["critical_path"]
 links = sum(c[k]["seconds"] for k in ("units", "split_units", "finishings", "scans", "packings", "joins"))
