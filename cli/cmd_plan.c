@@ -42,12 +42,12 @@ const cli_command cli_plan = {
     "  saturation         the fewest ranks whose wall time is within " STR(PLAN_TOLERANCE_PERCENT)
     "% of the critical path:\n"
     "                     beyond them the wall time stops falling\n"
-    "  memory a rank      the larger of solving the largest unit (of a split unit, the rank's\n"
-    "                     share) and the largest finishing task (a pair, or of a pair above\n"
-    "                     --finish-positions its largest part or its join), plus the decoded blocks the\n"
-    "                     rank holds (at most three quarters of its cache) and verification's\n"
-    "                     own reader of the exits (the other quarter, more beside a unit the\n"
-    "                     size of the bound: a quarter of what such a unit leaves)\n"
+    "  memory a rank      what a rank is forecast to hold at its peak, the parts adding up to it:\n"
+    "                     fixed costs (48 MiB), its task's own bytes (a unit's values and scratch,\n"
+    "                     or a finishing's buffers), the exit cache's blocks of the units above\n"
+    "                     (about twice a unit's values), the decoded tables its solver holds then\n"
+    "                     (simulated) and verification's own reader (as much, within its room);\n"
+    "                     then the budget's caps of these caches, which the run may not fill\n"
     "  disk               the compressed tables at calibrated bits a position, and the unit files\n"
     "                     in DIR/work of the pairs not finished yet; what the run writes in all\n"
     "                     (unit files, parts' files and tables)\n"
@@ -207,31 +207,10 @@ static void json_targets(dk_json *w, const dk_gen_options *o)
     dk_json_end(w);
 }
 
-/* The decoded blocks the solver keeps at most: what the simulation held, within the solver's
- * cache (its chunks are coarser than gen's blocks: one chunk of a large table may be larger
- * than the cache, where gen keeps what fits). */
-static uint64_t held_bytes(const plan_facts *f, const dk_forecast *at)
-{
-    uint64_t solver = f->b.cache_bytes - dk_budget_check_cache(f->b.cache_bytes);
-    return at->held_peak_bytes < solver ? at->held_peak_bytes : solver;
-}
-
-/* The most a rank holds: its largest task (with the exit cache beside a unit) and the quarter
- * of the cache verification's own reader of the exits keeps beside it, or a unit of the bound
- * with the room that reader takes beside one (dk_budget_check_room); and the decoded blocks the
- * solver keeps. */
-static uint64_t peak_memory(const plan_facts *f, const dk_forecast *at)
-{
-    uint64_t largest = dk_budget_task_bytes(f->unit_bytes, f->b.exit_cache_bytes, f->finish_bytes) +
-                       dk_budget_check_cache(f->b.cache_bytes);
-    uint64_t bound = dk_budget_unit_bytes(f->b.unit_positions, f->limit) + f->b.exit_cache_bytes + f->check_bytes;
-    return (largest > bound ? largest : bound) + held_bytes(f, at);
-}
-
 static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forecast_model *m, const plan_facts *f,
                        const dk_forecast *at, const dk_forecast *unl, uint32_t sat, const dk_forecast *at_sat)
 {
-    char t[8][TEXT_MAX], what[96];
+    char t[12][TEXT_MAX], what[96];
     printf("plan: %s, ", p->o.v->name);
     print_targets(&p->o);
     printf(p->o.rule_limit ? ", draw rule %u moves\n" : ", no draw rule\n", p->o.rule_limit / 2);
@@ -260,16 +239,17 @@ static void print_text(const plan_args *p, const dk_workgraph *g, const dk_forec
     printf("; decoding finished tables %s of it\n", time_text(unl->chain_decode, t[0]));
     printf("saturation: %u ranks, %s (the fewest within %.0f%% of the critical path: more ranks barely help)\n",
            sat, time_text(at_sat->wall, t[0]), 100 * PLAN_TOLERANCE);
-    printf("memory a rank: at most %s of its %s: %s to solve the largest unit or share of a split one (%llu "
-           "positions) or %s for "
-           "the largest finishing task (%llu positions), %s of exit cache, %s of decoded tables (the cache may take %s) "
-           "and %s of verification's own reader of the exits\n",
-           bytes_text((double)peak_memory(f, at), t[0]), bytes_text((double)f->b.memory, t[1]),
-           bytes_text((double)f->unit_bytes, t[2]), (unsigned long long)f->unit_max,
-           bytes_text((double)f->finish_bytes, t[3]), (unsigned long long)f->pair_max,
-           bytes_text((double)f->b.exit_cache_bytes, t[6]), bytes_text((double)held_bytes(f, at), t[4]),
-           bytes_text((double)(f->b.cache_bytes - dk_budget_check_cache(f->b.cache_bytes)), t[5]),
-           bytes_text((double)f->check_bytes, t[7]));
+    const dk_budget_use *u = &at->memory_peak;
+    describe_task(g, at->memory_task, what, sizeof what);
+    printf("memory a rank: %s at its peak, of its %s: %s fixed, %s for %s, %s of the units above (exit cache), "
+           "%s of decoded tables and %s of verification's own reader; caps: exit cache %s, decoded tables %s, "
+           "verification's reader %s (%s beside a unit of the bound)\n",
+           bytes_text((double)dk_budget_use_total(u), t[0]), bytes_text((double)f->b.memory, t[1]),
+           bytes_text((double)u->fixed, t[2]), bytes_text((double)u->task, t[3]), what,
+           bytes_text((double)u->exits, t[4]), bytes_text((double)u->tables, t[5]),
+           bytes_text((double)u->check, t[6]), bytes_text((double)f->b.exit_cache_bytes, t[7]),
+           bytes_text((double)(f->b.cache_bytes - dk_budget_check_cache(f->b.cache_bytes)), t[8]),
+           bytes_text((double)dk_budget_check_cache(f->b.cache_bytes), t[9]), bytes_text((double)f->check_bytes, t[10]));
     printf("disk: %s of tables (bits a position: WLD %.2f, DTW %.2f, DTC %.2f), unit files in DIR/work at most "
            "%s, at most %s at once, %s written in all\n", bytes_text((double)at->table_bytes, t[0]), m->table_bits[0],
            m->table_bits[1], m->table_bits[2], bytes_text((double)at->work_peak_bytes, t[1]),
@@ -352,9 +332,17 @@ static void print_json(const plan_args *p, const dk_workgraph *g, const dk_forec
     dk_json_u64(&w, "finish_bytes", f->finish_bytes);
     dk_json_u64(&w, "exit_cache", f->b.exit_cache_bytes);
     dk_json_u64(&w, "cache", f->b.cache_bytes);
-    dk_json_u64(&w, "cache_used", held_bytes(f, at));
-    dk_json_u64(&w, "check_reader", f->check_bytes);
-    dk_json_u64(&w, "peak", peak_memory(f, at));
+    dk_json_u64(&w, "check_room", f->check_bytes);
+    dk_json_u64(&w, "peak", dk_budget_use_total(&at->memory_peak));
+    describe_task(g, at->memory_task, what, sizeof what);
+    dk_json_string(&w, "peak_task", what);
+    dk_json_object(&w, "peak_parts");
+    dk_json_u64(&w, "fixed", at->memory_peak.fixed);
+    dk_json_u64(&w, "task", at->memory_peak.task);
+    dk_json_u64(&w, "exit_cache", at->memory_peak.exits);
+    dk_json_u64(&w, "tables", at->memory_peak.tables);
+    dk_json_u64(&w, "check_reader", at->memory_peak.check);
+    dk_json_end(&w);
     dk_json_end(&w);
     dk_json_newline(&w, 1);
     dk_json_object(&w, "disk");
@@ -414,6 +402,7 @@ static int cmd_plan(int argc, char **argv)
     dk_forecast_model m = dk_forecast_default_model(g, p.o.rule_limit, f.b.cache_bytes, p.rate);
     if (p.speed > 0)
         dk_forecast_scale(&m, p.speed);
+    m.budget = f.b;
     dk_forecast at, unl, at_sat;
     uint32_t sat = 0;
     if (dk_forecast_run(g, &m, (uint32_t)p.ranks, &at) == 0)

@@ -108,6 +108,8 @@ if command -v python3 >/dev/null 2>&1; then
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 assert d["ranks"] == 4 and d["draw_rule"] == 0 and d["materials"] == ["1m1k-1m1k"]
 assert abs(d["model"]["mean_rate"] / 1e6 - 1) < 1e-6 and d["memory"]["budget"] == 1 << 30
+m = d["memory"]
+assert 0 < m["peak"] == sum(m["peak_parts"].values()) <= m["budget"] and m["peak_parts"]["fixed"] == 48 << 20
 assert d["critical_path_seconds"] <= d["wall_seconds"] <= d["work_seconds"]
 c = d["critical_path"]
 links = sum(c[k]["seconds"] for k in ("units", "split_units", "finishings", "scans", "packings", "joins"))
@@ -418,6 +420,21 @@ else
         expect_status 2 "a rank needs at least $need MiB" plan $args --memory-per-rank $((need - 1))M
     done
 fi
+# a refusal for a split unit names the rank count (and below the floor the memory) that makes
+# it fit: plan accepts the run it names; the same run on the ranks given is refused as before
+for args in 6:100M 6:152M 6:300M 7:1G; do
+    n=${args%:*} given=${args#*:}
+    line=$("$DAMKA" plan --pieces "$n" --ranks 2 --memory-per-rank "$given" 2>&1 >/dev/null)
+    ranks=$(echo "$line" | sed -n 's/.*; or run on at least \([0-9]*\) ranks.*/\1/p')
+    mem=$(echo "$line" | sed -n 's/.*; or run on at least [0-9]* ranks with \([0-9]*\) MiB a rank).*/\1M/p')
+    if [ -z "$ranks" ]; then
+        fail "plan --pieces $n --ranks 2 --memory-per-rank $given: no rank count in its refusal: $line"
+    else
+        "$DAMKA" plan --pieces "$n" --ranks "$ranks" --memory-per-rank "${mem:-$given}" >/dev/null 2>"$TMP/err" ||
+            fail "plan --pieces $n --memory-per-rank $given named $ranks ranks${mem:+ with $mem}, which plan refuses: $(cat "$TMP/err")"
+    fi
+done
+expect_status 2 "got 1 KiB" plan --pieces 2 --ranks 1 --memory-per-rank 1K
 expect_status 2 "a rank may hold at most its node's memory" gen --pieces 2 --memory-per-rank 100T --out "$TMP/never"
 [ ! -e "$TMP/never" ] || fail "a refused gen wrote $TMP/never"
 

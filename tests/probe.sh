@@ -36,6 +36,13 @@ else
     echo "FAIL: an example of README.md or docs/ does not print what it shows (scripts/readme-examples --write puts the output in place)"
     fails=$((fails + 1))
 fi
+# an example of damka's output left without its marker would go unchecked: refused
+printf 'text\n```\n$ build/damka plan --pieces 2 --ranks 1\nstale output\n```\n' >"$TMP/unmarked.md"
+if "$(dirname "$0")/../scripts/readme-examples" --check --damka "$DAMKA" --tables "$T" "$TMP/unmarked.md" >"$TMP/examples" 2>&1 ||
+    ! grep -q "unmarked.md:2: an example of damka's output without a marker" "$TMP/examples"; then
+    echo "FAIL: readme-examples passes an unmarked example: $(cat "$TMP/examples")"
+    fails=$((fails + 1))
+fi
 echo "   tablesets.sh"
 "$(dirname "$0")/tablesets.sh" "$DAMKA" "$T" "$TMP/gen.time" || fails=$((fails + 1))
 echo "   test_probe"

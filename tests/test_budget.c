@@ -144,10 +144,54 @@ static void test_least(void **state)
                 assert_true(dk_budget_task_bytes(unit, dk_budget_exit_cache(m), finish) + DK_BUDGET_MIN_CACHE > m);
             }
     char err[256];
-    dk_budget_refuse(err, sizeof err, 300 * MiB, 200 * MiB + 5, "a test");
+    dk_budget_refuse(err, sizeof err, 300 * MiB, 200 * MiB, "a test");
     assert_string_equal(err, "a rank needs at least 300 MiB (a test), got 200 MiB");
     dk_budget_refused_with(err, sizeof err, 150 * MiB);
     assert_string_equal(err, "a rank needs at least 300 MiB (a test), got 150 MiB");
+    /* what was given, not rounded to nothing: --memory-per-rank 1K, 1000, 5000K; from 1 GiB on
+     * (a node's share) whole MiB */
+    dk_budget_refused_with(err, sizeof err, 1024);
+    assert_string_equal(err, "a rank needs at least 300 MiB (a test), got 1 KiB");
+    dk_budget_refuse(err, sizeof err, 300 * MiB, 1000, "a test");
+    assert_string_equal(err, "a rank needs at least 300 MiB (a test), got 1000 bytes");
+    dk_budget_refuse(err, sizeof err, 300 * MiB, 5000 * 1024, "a test");
+    assert_string_equal(err, "a rank needs at least 300 MiB (a test), got 5000 KiB");
+    dk_budget_refuse(err, sizeof err, 300 * MiB, 200 * MiB + 5, "a test");
+    assert_string_equal(err, "a rank needs at least 300 MiB (a test), got 209715205 bytes");
+    dk_budget_refuse(err, sizeof err, 3000 * MiB, 2048 * MiB + 5, "a test");
+    assert_string_equal(err, "a rank needs at least 3000 MiB (a test), got 2048 MiB");
+}
+
+/* What a rank holds, part by part: with its solver's cache full and the check's reader at its
+ * room, a unit of the bound fills the budget and no more (the budget shares the memory out to
+ * exactly these parts); the check reads what the solver reads, no more than its room; the exit
+ * cache's blocks never exceed it; finishing gives the exit cache back. */
+static void test_use(void **state)
+{
+    (void)state;
+    const uint64_t memories[] = {200 * MiB, 1024 * MiB, 16384 * MiB};
+    const unsigned limits[] = {0, 30};
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < 3; i++) {
+            dk_budget b;
+            char err[256];
+            assert_int_equal(dk_budget_split(memories[i], 0, limits[l], &b, err, sizeof err), 0);
+            uint64_t solver = b.cache_bytes - dk_budget_check_cache(b.cache_bytes);
+            dk_budget_use u = dk_budget_unit_use(&b, b.unit_positions, limits[l], solver);
+            assert_true(dk_budget_use_total(&u) <= b.memory);
+            assert_true(u.exits <= b.exit_cache_bytes && u.tables == solver);
+            assert_int_equal(u.fixed + u.task, dk_budget_unit_bytes(b.unit_positions, limits[l]));
+            assert_int_equal(u.check, dk_budget_check_room(&b, b.unit_positions, limits[l]) < solver
+                                          ? dk_budget_check_room(&b, b.unit_positions, limits[l]) : solver);
+            dk_budget_use few = dk_budget_unit_use(&b, 1000, limits[l], 5 * MiB);
+            assert_int_equal(few.tables, 5 * MiB);
+            assert_int_equal(few.check, 5 * MiB);
+            assert_int_equal(dk_budget_use_total(&few), few.fixed + few.task + few.exits + 10 * MiB);
+            dk_budget_use fin = dk_budget_finish_use(&b, 1 << 16, limits[l], solver);
+            assert_int_equal(fin.exits, 0);
+            assert_int_equal(fin.fixed + fin.task, dk_budget_finish_bytes(1 << 16, limits[l]));
+            assert_int_equal(fin.check, dk_budget_check_cache(b.cache_bytes));
+        }
 }
 
 static void test_task_bytes(void **state)
@@ -198,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_exit_cache),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_use),
         cmocka_unit_test(test_check_room),
         cmocka_unit_test(test_least),
         cmocka_unit_test(test_task_bytes),

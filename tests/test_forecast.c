@@ -297,6 +297,31 @@ static void test_files_and_reads(void **state)
     assert_true(none.read_bytes > ample.read_bytes && none.held_peak_bytes < ample.held_peak_bytes);
 }
 
+/* Memory: without a budget none is forecast; with one, the peak is what a rank holds at the start
+ * of one of its tasks (budget.h's parts), its decoded tables at most the most it ever held, the
+ * whole within the budget; a rank without a cache (a chunk at a time) holds less. */
+static void test_memory_peak(void **state)
+{
+    (void)state;
+    const dk_workgraph *g = graphs[0];
+    dk_forecast f;
+    dk_forecast_model m = model(g, (uint64_t)1 << 30);
+    assert_int_equal(dk_forecast_run(graphs[0], &m, 2, &f), 0);
+    assert_int_equal(dk_budget_use_total(&f.memory_peak), 0);
+    char err[256];
+    assert_int_equal(dk_budget_split((uint64_t)1 << 30, 0, 30, &m.budget, err, sizeof err), 0);
+    m.cache_bytes = m.budget.cache_bytes - dk_budget_check_cache(m.budget.cache_bytes);
+    assert_int_equal(dk_forecast_run(graphs[0], &m, 2, &f), 0);
+    uint64_t peak = dk_budget_use_total(&f.memory_peak);
+    assert_true(peak > 0 && peak <= m.budget.memory);
+    assert_true(f.memory_peak.tables > 0 && f.memory_peak.tables <= f.held_peak_bytes);
+    assert_true(f.memory_peak.check <= f.memory_peak.tables);
+    m.cache_bytes = 0;
+    dk_forecast none;
+    assert_int_equal(dk_forecast_run(graphs[0], &m, 2, &none), 0);
+    assert_true(none.memory_peak.tables <= none.held_peak_bytes && dk_budget_use_total(&none.memory_peak) < peak);
+}
+
 /* Decoding: on one rank the run is its tasks' costs plus the decoding of every part of a table
  * read, at decode_seconds a position read (whole and split units alike); a smaller cache decodes
  * more and takes longer, none the most; on several ranks no schedule beats the work shared
@@ -347,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_more_ranks),
         cmocka_unit_test(test_rate),
         cmocka_unit_test(test_files_and_reads),
+        cmocka_unit_test(test_memory_peak),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_decoding),
     };

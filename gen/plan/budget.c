@@ -73,6 +73,28 @@ uint64_t dk_budget_finish_positions(const dk_budget *b, unsigned limit)
     return n > ((uint64_t)1 << 16) ? n : (uint64_t)1 << 16;
 }
 
+uint64_t dk_budget_use_total(const dk_budget_use *u)
+{
+    return u->fixed + u->task + u->exits + u->tables + u->check;
+}
+
+static uint64_t at_most(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+dk_budget_use dk_budget_unit_use(const dk_budget *b, uint64_t positions, unsigned limit, uint64_t tables)
+{
+    /* a slot of the pool holds a block of a unit file: two bytes a value and a bit a position */
+    uint64_t values = positions * 2 * (limit ? 2 : 1) + positions / 8;
+    return (dk_budget_use){FIXED_BYTES, dk_budget_unit_bytes(positions, limit) - FIXED_BYTES,
+                           at_most(2 * values, b->exit_cache_bytes), tables,
+                           at_most(tables, dk_budget_check_room(b, positions, limit))};
+}
+
+dk_budget_use dk_budget_finish_use(const dk_budget *b, uint64_t positions, unsigned limit, uint64_t tables)
+{
+    return (dk_budget_use){FIXED_BYTES, dk_budget_finish_bytes(positions, limit) - FIXED_BYTES, 0, tables,
+                           at_most(tables, dk_budget_check_cache(b->cache_bytes))};
+}
+
 uint64_t dk_budget_finish_hold(const dk_budget *b, uint64_t pair_positions, unsigned limit)
 {
     uint64_t task = dk_budget_unit_bytes(b->unit_positions, limit) + b->exit_cache_bytes;
@@ -106,11 +128,24 @@ uint64_t dk_budget_least(uint64_t unit_positions, uint64_t pair_positions, unsig
 
 uint64_t dk_budget_floor(unsigned limit) { return dk_budget_least(1, FLOOR_PAIR, limit); }
 
+/* The memory a rank was given, as a refusal says it: in MiB (rounded down from 1 GiB on, where
+ * the node's share falls), else exactly, in KiB or bytes: a tiny budget is not read as none. */
+static const char *given_text(uint64_t memory, char *buf, size_t len)
+{
+    if (memory % MiB == 0 || memory >= 1024 * MiB)
+        snprintf(buf, len, "%llu MiB", (unsigned long long)(memory / MiB));
+    else if (memory % 1024 == 0)
+        snprintf(buf, len, "%llu KiB", (unsigned long long)(memory / 1024));
+    else
+        snprintf(buf, len, "%llu bytes", (unsigned long long)memory);
+    return buf;
+}
+
 int dk_budget_refuse(char *err, size_t errlen, uint64_t least, uint64_t memory, const char *why)
 {
-    return dk_errorf(err, errlen, "a rank needs at least %llu MiB (%s), got %llu MiB",
-                     (unsigned long long)((least + MiB - 1) / MiB), why,
-                     (unsigned long long)(memory / MiB));
+    char given[32];
+    return dk_errorf(err, errlen, "a rank needs at least %llu MiB (%s), got %s",
+                     (unsigned long long)((least + MiB - 1) / MiB), why, given_text(memory, given, sizeof given));
 }
 
 void dk_budget_refused_with(char *err, size_t errlen, uint64_t memory)
@@ -118,8 +153,9 @@ void dk_budget_refused_with(char *err, size_t errlen, uint64_t memory)
     char *got = strstr(err, "), got ");
     for (char *next = got; next; next = strstr(next + 1, "), got "))
         got = next;
+    char given[32];
     if (got && (size_t)(got - err) < errlen)
-        snprintf(got, errlen - (size_t)(got - err), "), got %llu MiB", (unsigned long long)(memory / MiB));
+        snprintf(got, errlen - (size_t)(got - err), "), got %s", given_text(memory, given, sizeof given));
 }
 
 int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned limit, char *err,

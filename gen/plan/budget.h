@@ -54,6 +54,31 @@ uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit);
  * back (dk_solver_idle). Pure. */
 uint64_t dk_budget_task_bytes(uint64_t unit_bytes, uint64_t exit_cache_bytes, uint64_t finish_bytes);
 
+/* What a rank holds at one moment, by part; their sum (dk_budget_use_total) is its resident
+ * memory as the budget models it. */
+typedef struct dk_budget_use {
+    uint64_t fixed;  /* the program, MPI, the work graph */
+    uint64_t task;   /* the task's own: a unit's values and scratch, or a finishing's buffers */
+    uint64_t exits;  /* the exit cache's blocks of the units above, the solver's and the check's */
+    uint64_t tables; /* the solver's decoded finished tables */
+    uint64_t check;  /* verification's own reader of the tables */
+} dk_budget_use;
+
+/* The sum of u's parts. Pure. */
+uint64_t dk_budget_use_total(const dk_budget_use *u);
+
+/* What a rank of budget b holds while it solves a unit (or a split unit's share) of `positions`
+ * positions with `tables` bytes of decoded tables in its solver's cache: the unit's bytes, the
+ * blocks of the units above its man moves reach (about its own positions' values, read by the
+ * solver and again by the check; at most the exit cache), and the check's reader, which reads
+ * what the solver reads, within its room (dk_budget_check_room). At most b->memory when tables
+ * is within the solver's three quarters of b's cache. Pure. */
+dk_budget_use dk_budget_unit_use(const dk_budget *b, uint64_t positions, unsigned limit, uint64_t tables);
+
+/* The same while it finishes a pair (or a part) of `positions` entries: the exit cache and the
+ * unit's scratch given back, the check's reader within its quarter of the cache. Pure. */
+dk_budget_use dk_budget_finish_use(const dk_budget *b, uint64_t positions, unsigned limit, uint64_t tables);
+
 /* The bytes of values a rank may hold while it finishes a pair of `pair_positions` entries:
  * what a unit and the exit cache of budget b would take beyond the finishing itself, given
  * back when a unit is done (dk_budget_task_bytes); 0 if none. Pure. */

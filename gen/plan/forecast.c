@@ -321,8 +321,10 @@ static void table_chunks_of(reads *r, const dk_forecast_model *m, uint32_t id)
     table_chunks *t = &r->chunks[id];
     t->n = blocks < READ_CHUNKS ? (uint32_t)(blocks ? blocks : 1) : READ_CHUNKS;
     t->positions = (double)r->positions[id] / t->n;
-    /* held: its DTW values and, with a draw rule, its rule values, two bytes each (finished.h) */
-    t->bytes = (uint64_t)(t->positions * 2 * (m->limit ? 2 : 1));
+    /* held: its DTW values and, with a draw rule, its rule values, a byte each where they fit
+     * one (every table made so far), and a bit a position (finished.c); measured: 2.13 bytes a
+     * position with the rule (Russian up to 6 pieces, docs/measurements.md) */
+    t->bytes = (uint64_t)(t->positions * ((m->limit ? 2 : 1) + 0.125));
     t->read = (uint64_t)(t->positions * (m->table_bits[1] + m->table_bits[2]) / 8);
     t->seconds = t->positions * m->decode_seconds;
 }
@@ -418,6 +420,35 @@ static double unit_share(const sim *s, uint32_t u)
     return pair > 0 ? s->unit_pos[u] / pair : 0;
 }
 
+/* Rank r starts task t, holding `positions` of it (a unit, a rank's share of a split unit, a
+ * pair or part finished): what it holds then, the run's memory peak if the most so far. */
+static void note_memory(sim *s, uint32_t r, dk_wg_task t, uint64_t positions)
+{
+    const dk_budget *b = &s->m->budget;
+    if (!b->memory)
+        return;
+    uint64_t tables = r < s->nranks ? s->ranks[r].held.held : 0;
+    dk_budget_use u = t.kind == DK_WG_UNIT ? dk_budget_unit_use(b, positions, s->m->limit, tables)
+                                           : dk_budget_finish_use(b, positions, s->m->limit, tables);
+    if (dk_budget_use_total(&u) > dk_budget_use_total(&s->out->memory_peak)) {
+        s->out->memory_peak = u;
+        s->out->memory_task = t;
+    }
+}
+
+/* The positions finishing task t holds (as dk_setup_largest counts them): a part, or a pair
+ * finished whole, or for a join its largest part. */
+static uint64_t finish_positions(const dk_workgraph *g, dk_wg_task t)
+{
+    if (t.kind == DK_WG_SCAN || t.kind == DK_WG_PACK)
+        return g->parts[t.id].hi - g->parts[t.id].lo;
+    const dk_wpair *wp = &g->pairs[t.id];
+    uint64_t most = wp->nparts ? 0 : wp->positions;
+    for (uint32_t q = wp->first_part; q < wp->first_part + wp->nparts; q++)
+        most = g->parts[q].hi - g->parts[q].lo > most ? g->parts[q].hi - g->parts[q].lo : most;
+    return most;
+}
+
 /* Bytes of a pair's files at `bits` a position. */
 static double pair_bytes(const dk_workgraph *g, uint32_t p, double bits)
 {
@@ -433,8 +464,10 @@ static int start(sim *s, uint32_t r, dk_wg_task t, double now)
         if (decode < 0)
             return -1;
         cost = unit_cost(g, s->m, t.id, s->unit_pos[t.id]) + decode;
+        note_memory(s, r, t, g->units[t.id].positions);
     } else {
         cost = dk_forecast_cost(g, s->m, t);
+        note_memory(s, r, t, finish_positions(g, t));
     }
     record_start(s, t, cost, decode);
     s->out->work += cost;
@@ -506,6 +539,7 @@ static int start_split(sim *s, uint32_t u, uint32_t ranks, double now)
             return -1;
         }
         decode = d > decode ? d : decode;
+        note_memory(s, taking[k], (dk_wg_task){DK_WG_UNIT, u}, dk_workgraph_held(g, u, ranks));
     }
     cost += decode;
     record_start(s, (dk_wg_task){DK_WG_UNIT, u}, cost, decode);

@@ -13,6 +13,7 @@
 
 #include "../sched/scheduler.h"
 #include "../sched/workgraph.h"
+#include "budget.h"
 
 /* Ranks without limit: every ready task starts at once (the critical path). */
 #define DK_FORECAST_UNLIMITED DK_SCHED_UNLIMITED
@@ -44,6 +45,8 @@ typedef struct dk_forecast_model {
                               table its exits reach is (forecast.c, READ_CHUNKS) */
     double piece_factor[DK_FORECAST_PIECES]; /* the variant's unit time against Brazilian's, by
                                                 the pieces of the material */
+    dk_budget budget;      /* the ranks' budget, for what a rank holds at its peak (memory 0:
+                              not forecast) */
 } dk_forecast_model;
 
 /* The kinds of tasks on a run's chain (dk_forecast.chain). */
@@ -79,6 +82,11 @@ typedef struct dk_forecast {
     double decode_work;       /* rank-seconds of that, decoding (part of work) */
     uint64_t read_max_bytes;  /* by the rank that reads most */
     uint64_t held_peak_bytes; /* the most bytes of decoded tables a rank holds */
+    /* What a rank holds at the run's peak, part by part, as m->budget models it
+     * (dk_budget_unit_use, dk_budget_finish_use: the task, and the decoded tables its rank
+     * holds as the task starts), and the task it runs then. */
+    dk_budget_use memory_peak;
+    dk_wg_task memory_task;
     /* The chain that makes the wall time: from the last task to end back to the start, each
      * task the one that ended just as the next began (what it waited for: a task it depends on,
      * or a rank coming free); with unlimited ranks, the critical path. Its tasks by kind, and

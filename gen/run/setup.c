@@ -140,28 +140,25 @@ static bool unit_fits(const dk_budget *b, uint64_t unit, unsigned limit)
 }
 
 /* Makes room in b for g's largest tasks on `nranks` ranks, lowering b's cache: a rank's share
- * of a split unit (which may be above the bound) and the largest finishing task (dk_setup_largest), with a draw
- * rule of `limit` plies. Returns 0, or -1 with one line in err when the memory cannot hold
- * them. Pure. */
-static int setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, char *err,
-                         size_t errlen)
+ * of a split unit (which may be above the bound) and the largest finishing task
+ * (dk_setup_largest), with a draw rule of `limit` plies. Returns 0, or -1 with one line in err
+ * when the memory cannot hold them; a refusal because of a split unit names `hint` (> 0) ranks
+ * as what would make its share fit, with b->memory a rank when the memory given (`given`) is
+ * less. */
+static int reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, int hint, uint64_t given,
+                   char *err, size_t errlen)
 {
     uint64_t unit, pair;
     dk_setup_largest(g, nranks, &unit, &pair);
     if (unit > b->unit_positions && !unit_fits(b, unit, limit)) {
-        /* the fewest ranks whose share of every split unit fits */
-        int fits = 0;
-        for (int r = nranks + 1; r <= (1 << 24) && !fits; r = r < (1 << 23) ? 2 * r : (1 << 24) + 1) {
-            uint64_t u2, p2;
-            dk_setup_largest(g, r, &u2, &p2);
-            if (u2 <= b->unit_positions || unit_fits(b, u2, limit))
-                fits = r;
-        }
         char why[256];
         int n = snprintf(why, sizeof why, "a rank's share of the largest split unit, %llu positions on %d rank%s",
                          (unsigned long long)unit, nranks, nranks > 1 ? "s" : "");
-        if (fits && n > 0 && (size_t)n < sizeof why)
-            snprintf(why + n, sizeof why - (size_t)n, "; or run on at least %d ranks", fits);
+        if (hint && n > 0 && (size_t)n < sizeof why && given < b->memory)
+            snprintf(why + n, sizeof why - (size_t)n, "; or run on at least %d ranks with %llu MiB a rank", hint,
+                     (unsigned long long)(b->memory >> 20));
+        else if (hint && n > 0 && (size_t)n < sizeof why)
+            snprintf(why + n, sizeof why - (size_t)n, "; or run on at least %d ranks", hint);
         return dk_budget_refuse(err, errlen, dk_budget_least(unit, pair, limit), b->memory, why);
     }
     if (unit > b->unit_positions) {
@@ -171,8 +168,44 @@ static int setup_reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_b
     return dk_budget_reserve_finish(b, pair, limit, err, errlen);
 }
 
-dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks, dk_budget *b, bool *refused,
-                           char *err, size_t errlen)
+/* Whether gen accepts g's largest tasks on `nranks` ranks with budget b (reserve would succeed;
+ * b is left as it is): the test behind every refusal and behind the rank count a refusal names. */
+static bool accepts(const dk_workgraph *g, int nranks, unsigned limit, const dk_budget *b)
+{
+    dk_budget tried = *b;
+    char err[8];
+    return reserve(g, nranks, limit, &tried, 0, b->memory, err, sizeof err) == 0;
+}
+
+/* The fewest ranks above nranks (doubling, up to 2^24) that g's tasks fit with budget b
+ * (accepts), or 0. */
+static int fewest_ranks(const dk_workgraph *g, int nranks, unsigned limit, const dk_budget *b)
+{
+    for (int r = nranks + 1; r <= (1 << 24); r = r < (1 << 23) ? 2 * r : (1 << 24) + 1)
+        if (accepts(g, r, limit, b))
+            return r;
+    return 0;
+}
+
+/* reserve, its refusal naming the fewest ranks accepted, with the memory given, which b->memory
+ * may exceed (the floor, below it). */
+static int reserve_hinted(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, uint64_t given,
+                          char *err, size_t errlen)
+{
+    dk_budget tried = *b;
+    if (reserve(g, nranks, limit, &tried, 0, given, err, errlen) == 0) {
+        *b = tried;
+        return 0;
+    }
+    int hint = fewest_ranks(g, nranks, limit, b);
+    tried = *b;
+    return hint ? reserve(g, nranks, limit, &tried, hint, given, err, errlen) : -1;
+}
+
+/* dk_setup_run with `memory` a rank, the memory given being `given` (less when the run is set up
+ * at the floor to find what it needs). */
+static dk_workgraph *setup_run(const dk_gen_options *o, uint64_t memory, uint64_t given, int nranks, dk_budget *b,
+                               bool *refused, char *err, size_t errlen)
 {
     *refused = false;
     size_t n;
@@ -201,7 +234,7 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
         *refused = true;
         uint64_t floor = dk_budget_floor(o->rule_limit);
         bool again = false; /* the floor refused too (only tried below the floor) */
-        dk_workgraph *g = memory < floor ? dk_setup_run(o, floor, nranks, b, &again, err, errlen) : NULL;
+        dk_workgraph *g = memory < floor ? setup_run(o, floor, memory, nranks, b, &again, err, errlen) : NULL;
         if (g) /* the floor suffices: say so */
             dk_budget_refuse(err, errlen, floor, memory, "the least of any run");
         else if (again) /* the run needs more than the floor: the line says how much, and what was given */
@@ -223,10 +256,16 @@ dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks,
         dk_errorf(err, errlen, "cannot build the work graph (out of memory)");
         return NULL;
     }
-    if (setup_reserve(g, nranks, o->rule_limit, b, err, errlen) != 0) {
+    if (reserve_hinted(g, nranks, o->rule_limit, b, given, err, errlen) != 0) {
         *refused = true;
         dk_workgraph_free(g);
         return NULL;
     }
     return g;
+}
+
+dk_workgraph *dk_setup_run(const dk_gen_options *o, uint64_t memory, int nranks, dk_budget *b, bool *refused,
+                           char *err, size_t errlen)
+{
+    return setup_run(o, memory, memory, nranks, b, refused, err, errlen);
 }

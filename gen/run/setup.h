@@ -46,7 +46,7 @@ void dk_setup_largest(const dk_workgraph *g, int nranks, uint64_t *unit, uint64_
 /* Sets a run up as gen does, with `memory` bytes a rank on `nranks` ranks: the budget into *b
  * (dk_budget_split; without o->unit_positions, a large run's bound is dk_setup_default_unit as
  * far as half the memory holds it, dk_budget_split_positions), the work graph (setup_graph)
- * and room for its largest tasks (setup_reserve; for a run of more than DK_SETUP_UNITS_AIM
+ * and room for its largest tasks (reserve; for a run of more than DK_SETUP_UNITS_AIM
  * default units, finishing the targets' largest pair is checked before the graph is built). Returns the graph, or NULL with one line in err: *refused
  * set when the memory does not suffice, the line saying the least this run needs (with a memory
  * below the floor too: the run is set up at the floor to find it), else out of memory.
