@@ -277,9 +277,10 @@ for bad in "--memory-per-rank 10M" "--memory-per-rank 12Q" "--memory-per-rank 20
         fail "gen $bad: not one line on stderr: $(head -c 300 "$TMP/err")"
 done
 # a split unit whose share does not fit one rank: refused at once, saying how many ranks would do
+# (140 MiB is below the floor: with the floor's memory a rank)
 gen --pieces 5 --out "$TMP/bad" --memory-per-rank 140M --unit-positions 65536 --split-positions 65536 \
     >"$TMP/out" 2>"$TMP/err" && fail "a split unit too large for one rank: exit status 0"
-grep -q "^damka: gen: --memory-per-rank: a rank needs at least [0-9]* MiB (a rank's share of the largest split unit, .* run on at least [0-9]* ranks), got 140 MiB" \
+grep -q "^damka: gen: --memory-per-rank: a rank needs at least [0-9]* MiB (a rank's share of the largest split unit, .* run on at least [0-9]* ranks with [0-9]* MiB a rank), got 140 MiB" \
     "$TMP/err" || fail "a split unit too large for one rank: $(cat "$TMP/err")"
 sed 's/^/   /' "$TMP/err"
 

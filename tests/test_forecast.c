@@ -309,7 +309,7 @@ static void test_memory_peak(void **state)
     assert_int_equal(dk_forecast_run(graphs[0], &m, 2, &f), 0);
     assert_int_equal(dk_budget_use_total(&f.memory_peak), 0);
     char err[256];
-    assert_int_equal(dk_budget_split((uint64_t)1 << 30, 0, 30, &m.budget, err, sizeof err), 0);
+    assert_int_equal(dk_budget_split((uint64_t)1 << 30, (uint64_t)1 << 30, 0, 30, &m.budget, err, sizeof err), 0);
     m.cache_bytes = m.budget.cache_bytes - dk_budget_check_cache(m.budget.cache_bytes);
     assert_int_equal(dk_forecast_run(graphs[0], &m, 2, &f), 0);
     uint64_t peak = dk_budget_use_total(&f.memory_peak);

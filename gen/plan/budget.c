@@ -148,16 +148,6 @@ int dk_budget_refuse(char *err, size_t errlen, uint64_t least, uint64_t memory, 
                      (unsigned long long)((least + MiB - 1) / MiB), why, given_text(memory, given, sizeof given));
 }
 
-void dk_budget_refused_with(char *err, size_t errlen, uint64_t memory)
-{
-    char *got = strstr(err, "), got ");
-    for (char *next = got; next; next = strstr(next + 1, "), got "))
-        got = next;
-    char given[32];
-    if (got && (size_t)(got - err) < errlen)
-        snprintf(got, errlen - (size_t)(got - err), "), got %s", given_text(memory, given, sizeof given));
-}
-
 int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned limit, char *err,
                              size_t errlen)
 {
@@ -167,7 +157,7 @@ int dk_budget_reserve_finish(dk_budget *b, uint64_t pair_positions, unsigned lim
         char why[160];
         snprintf(why, sizeof why, "finishing the largest material pair (or part of one), %llu positions",
                  (unsigned long long)pair_positions);
-        return dk_budget_refuse(err, errlen, dk_budget_least(b->unit_positions, pair_positions, limit), b->memory,
+        return dk_budget_refuse(err, errlen, dk_budget_least(b->unit_positions, pair_positions, limit), b->given,
                                 why);
     }
     uint64_t left = b->memory - task;
@@ -184,11 +174,11 @@ uint64_t dk_budget_node_share(int ranks_here)
     return (uint64_t)pages * (uint64_t)page / (uint64_t)ranks_here;
 }
 
-int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk_budget *out,
+int dk_budget_split(uint64_t memory, uint64_t given, uint64_t unit_positions, unsigned limit, dk_budget *out,
                     char *err, size_t errlen)
 {
     if (memory < dk_budget_floor(limit))
-        return dk_budget_refuse(err, errlen, dk_budget_floor(limit), memory, "the least of any run");
+        return dk_budget_refuse(err, errlen, dk_budget_floor(limit), given, "the least of any run");
     uint64_t unit = unit_positions, exits = dk_budget_exit_cache(memory);
     /* what a unit's positions may take: half of what the fixed costs and the exit cache leave */
     uint64_t room = memory > FIXED_BYTES + exits ? (memory - FIXED_BYTES - exits) / 2 : 0;
@@ -199,9 +189,13 @@ int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk
     if (need + min_cache > memory) {
         char why[96];
         snprintf(why, sizeof why, "a unit of %llu positions", (unsigned long long)unit);
-        return dk_budget_refuse(err, errlen, dk_budget_least(unit, FLOOR_PAIR, limit), memory, why);
+        return dk_budget_refuse(err, errlen, dk_budget_least(unit, FLOOR_PAIR, limit), given, why);
     }
-    *out = (dk_budget){memory, unit, exits, memory - need};
+    *out = (dk_budget){.memory = memory,
+                       .unit_positions = unit,
+                       .exit_cache_bytes = exits,
+                       .cache_bytes = memory - need,
+                       .given = given};
     return 0;
 }
 

@@ -18,6 +18,8 @@ typedef struct dk_budget {
     uint64_t unit_positions;   /* the bound on positions per unit */
     uint64_t exit_cache_bytes; /* decompressed blocks of the units above: the solver's and the check's (worker.h) */
     uint64_t cache_bytes;      /* decoded finished tables kept in memory */
+    uint64_t given;            /* the memory a refusal says a rank got: `memory`, but when a run
+                                * is set up at the floor to find what it needs (setup.h) */
 } dk_budget;
 
 /* The part of a rank's cache of tables (cache_bytes) that verification's own reader of the
@@ -110,8 +112,6 @@ uint64_t dk_budget_floor(unsigned limit);
  * what needs it). Returns -1. */
 int dk_budget_refuse(char *err, size_t errlen, uint64_t least, uint64_t memory, const char *why);
 
-/* Rewrites the refusal in err (dk_budget_refuse's form) as made to a rank of `memory` bytes. */
-void dk_budget_refused_with(char *err, size_t errlen, uint64_t memory);
 
 /* The memory of this node divided by `ranks_here` (the ranks sharing it), or 0 if unknown.
  * Thread-safe. */
@@ -120,9 +120,11 @@ uint64_t dk_budget_node_share(int ranks_here);
 /* Shares `memory` bytes out: the exit cache its share (dk_budget_exit_cache); the unit bound is
  * `unit_positions` if not 0, else the largest power of two up to DK_DEFAULT_UNIT_POSITIONS
  * whose unit takes at most half of what the fixed costs and the exit cache leave; the cache of
- * tables gets the rest. Returns 0, or -1 with one line in err (dk_budget_refuse) when the
- * memory is below the floor (dk_budget_floor) or cannot hold a unit of the bound. Pure. */
-int dk_budget_split(uint64_t memory, uint64_t unit_positions, unsigned limit, dk_budget *out,
+ * tables gets the rest. Returns 0, or -1 with one line in err (dk_budget_refuse, saying a rank
+ * got `given` bytes: memory, or what a user gave when the run is set up at the floor to find
+ * what it needs) when the memory is below the floor (dk_budget_floor) or cannot hold a unit of
+ * the bound. Pure. */
+int dk_budget_split(uint64_t memory, uint64_t given, uint64_t unit_positions, unsigned limit, dk_budget *out,
                     char *err, size_t errlen);
 
 /* The most positions a unit solved by one rank may hold with `memory` bytes and a draw rule of

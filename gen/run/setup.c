@@ -143,10 +143,10 @@ static bool unit_fits(const dk_budget *b, uint64_t unit, unsigned limit)
  * of a split unit (which may be above the bound) and the largest finishing task
  * (dk_setup_largest), with a draw rule of `limit` plies. Returns 0, or -1 with one line in err
  * when the memory cannot hold them; a refusal because of a split unit names `hint` (> 0) ranks
- * as what would make its share fit, with b->memory a rank when the memory given (`given`) is
+ * as what would make its share fit, with b->memory a rank when the memory given (b->given) is
  * less. */
-static int reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, int hint, uint64_t given,
-                   char *err, size_t errlen)
+static int reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, int hint, char *err,
+                   size_t errlen)
 {
     uint64_t unit, pair;
     dk_setup_largest(g, nranks, &unit, &pair);
@@ -154,12 +154,12 @@ static int reserve(const dk_workgraph *g, int nranks, unsigned limit, dk_budget 
         char why[256];
         int n = snprintf(why, sizeof why, "a rank's share of the largest split unit, %llu positions on %d rank%s",
                          (unsigned long long)unit, nranks, nranks > 1 ? "s" : "");
-        if (hint && n > 0 && (size_t)n < sizeof why && given < b->memory)
+        if (hint && n > 0 && (size_t)n < sizeof why && b->given < b->memory)
             snprintf(why + n, sizeof why - (size_t)n, "; or run on at least %d ranks with %llu MiB a rank", hint,
                      (unsigned long long)(b->memory >> 20));
         else if (hint && n > 0 && (size_t)n < sizeof why)
             snprintf(why + n, sizeof why - (size_t)n, "; or run on at least %d ranks", hint);
-        return dk_budget_refuse(err, errlen, dk_budget_least(unit, pair, limit), b->memory, why);
+        return dk_budget_refuse(err, errlen, dk_budget_least(unit, pair, limit), b->given, why);
     }
     if (unit > b->unit_positions) {
         uint64_t left = b->memory - dk_budget_unit_bytes(unit, limit) - b->exit_cache_bytes;
@@ -174,7 +174,7 @@ static bool accepts(const dk_workgraph *g, int nranks, unsigned limit, const dk_
 {
     dk_budget tried = *b;
     char err[8];
-    return reserve(g, nranks, limit, &tried, 0, b->memory, err, sizeof err) == 0;
+    return reserve(g, nranks, limit, &tried, 0, err, sizeof err) == 0;
 }
 
 /* The fewest ranks above nranks (doubling, up to 2^24) that g's tasks fit with budget b
@@ -187,19 +187,18 @@ static int fewest_ranks(const dk_workgraph *g, int nranks, unsigned limit, const
     return 0;
 }
 
-/* reserve, its refusal naming the fewest ranks accepted, with the memory given, which b->memory
- * may exceed (the floor, below it). */
-static int reserve_hinted(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, uint64_t given,
-                          char *err, size_t errlen)
+/* reserve, its refusal naming the fewest ranks accepted. */
+static int reserve_hinted(const dk_workgraph *g, int nranks, unsigned limit, dk_budget *b, char *err,
+                          size_t errlen)
 {
     dk_budget tried = *b;
-    if (reserve(g, nranks, limit, &tried, 0, given, err, errlen) == 0) {
+    if (reserve(g, nranks, limit, &tried, 0, err, errlen) == 0) {
         *b = tried;
         return 0;
     }
     int hint = fewest_ranks(g, nranks, limit, b);
     tried = *b;
-    return hint ? reserve(g, nranks, limit, &tried, hint, given, err, errlen) : -1;
+    return hint ? reserve(g, nranks, limit, &tried, hint, err, errlen) : -1;
 }
 
 /* dk_setup_run with `memory` a rank, the memory given being `given` (less when the run is set up
@@ -230,15 +229,14 @@ static dk_workgraph *setup_run(const dk_gen_options *o, uint64_t memory, uint64_
     bool large = positions / DK_DEFAULT_UNIT_POSITIONS > DK_SETUP_UNITS_AIM;
     uint64_t pair = large ? largest_target_pair(o->v, mats, n) : 0;
     free(owned);
-    if (dk_budget_split(memory, unit, o->rule_limit, b, err, errlen) != 0) {
+    if (dk_budget_split(memory, given, unit, o->rule_limit, b, err, errlen) != 0) {
         *refused = true;
         uint64_t floor = dk_budget_floor(o->rule_limit);
-        bool again = false; /* the floor refused too (only tried below the floor) */
-        dk_workgraph *g = memory < floor ? setup_run(o, floor, memory, nranks, b, &again, err, errlen) : NULL;
+        bool again = false; /* the floor refused too (only tried below the floor): its line says
+                             * how much the run needs, and that a rank got `given` */
+        dk_workgraph *g = memory < floor ? setup_run(o, floor, given, nranks, b, &again, err, errlen) : NULL;
         if (g) /* the floor suffices: say so */
-            dk_budget_refuse(err, errlen, floor, memory, "the least of any run");
-        else if (again) /* the run needs more than the floor: the line says how much, and what was given */
-            dk_budget_refused_with(err, errlen, memory);
+            dk_budget_refuse(err, errlen, floor, given, "the least of any run");
         dk_workgraph_free(g);
         return NULL;
     }
@@ -256,7 +254,7 @@ static dk_workgraph *setup_run(const dk_gen_options *o, uint64_t memory, uint64_
         dk_errorf(err, errlen, "cannot build the work graph (out of memory)");
         return NULL;
     }
-    if (reserve_hinted(g, nranks, o->rule_limit, b, given, err, errlen) != 0) {
+    if (reserve_hinted(g, nranks, o->rule_limit, b, err, errlen) != 0) {
         *refused = true;
         dk_workgraph_free(g);
         return NULL;
