@@ -10,7 +10,7 @@
 #define DK_CHECK_H
 
 /* Writes "damka: internal error: FILE:LINE: a broken invariant: COND" to the check's file
- * descriptor and aborts. Async-signal-safe output (write(2)); thread-safe. */
+ * descriptor, in one write, and aborts. Thread-safe. */
 _Noreturn void dk_check_failed(const char *cond, const char *file, int line);
 
 /* Where failed checks are said: fd, the stderr a process started with when its own stderr is

@@ -1,8 +1,28 @@
 #include "support.h"
 
-#include "../index/material.h"
-
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <cmocka.h>
+
+#include "../index/material.h"
+#include "../rules/notation.h"
+
+void test_fail_at(const dk_variant *v, const dk_pos *p, const char *what)
+{
+    char fen[DK_FEN_MAX];
+    dk_fen_format(v, p, v->algebraic, fen, sizeof fen);
+    fail_msg("%s: %s", fen, what);
+}
+
+dk_value test_value(dk_tablebase *tb, const dk_variant *v, const dk_pos *p, dk_metric metric)
+{
+    dk_value x = 0;
+    if (dk_tb_probe(tb, p, metric, &x) != DK_TB_OK)
+        test_fail_at(v, p, dk_tb_last_error());
+    return x;
+}
 
 uint64_t test_rand(test_rng *r)
 {

@@ -44,6 +44,20 @@ dk_workgraph *test_graph(dk_variant_id id, int pieces, uint64_t unit_positions);
  * suite's tests then skip: TEST_NEED_TABLES), 0 with *tb open, or -1 when they cannot be opened. */
 int test_open_tables(const dk_variant *v, dk_tablebase **tb);
 
+/* A value's result, for counting: TEST_DRAW, TEST_WIN or TEST_LOSS. */
+enum { TEST_DRAW, TEST_WIN, TEST_LOSS };
+static inline int test_result(dk_value x)
+{
+    return dk_value_is_draw(x) ? TEST_DRAW : dk_value_is_win(x) ? TEST_WIN : TEST_LOSS;
+}
+
+/* Fails the running cmocka test with "FEN: what", the FEN in v's official notation. */
+void test_fail_at(const dk_variant *v, const dk_pos *p, const char *what);
+
+/* p's value in `metric` from tb (of variant v); fails the running test at p when it cannot be
+ * probed. */
+dk_value test_value(dk_tablebase *tb, const dk_variant *v, const dk_pos *p, dk_metric metric);
+
 /* In a cmocka test: skips it, saying why, when tb is NULL. */
 #define TEST_NEED_TABLES(tb)                                                                       \
     do {                                                                                           \

@@ -27,24 +27,11 @@ static dk_tablebase *TB;
 static bool FIVE;     /* DK_FIVE=1: the tables of four kings against one are there too */
 static dk_bb LONG_DIAG; /* 46, 41, 37, 32, 28, 23, 19, 14, 10, 5 */
 
-enum { DRAW, WIN, LOSS };
+static int result(dk_value x) { return test_result(x); }
 
-static int result(dk_value x) { return dk_value_is_draw(x) ? DRAW : dk_value_is_win(x) ? WIN : LOSS; }
+static void fail_at(const dk_pos *p, const char *what) { test_fail_at(V, p, what); }
 
-static void fail_at(const dk_pos *p, const char *what)
-{
-    char fen[DK_FEN_MAX];
-    dk_fen_format(V, p, false, fen, sizeof fen);
-    fail_msg("%s: %s", fen, what);
-}
-
-static dk_value value(const dk_pos *p)
-{
-    dk_value x = 0;
-    if (dk_tb_probe(TB, p, DK_METRIC_DTW, &x) != DK_TB_OK)
-        fail_at(p, dk_tb_last_error());
-    return x;
-}
+static dk_value value(const dk_pos *p) { return test_value(TB, V, p, DK_METRIC_DTW); }
 
 /* The moves of fen, each with what it brings the side to move ("win", "draw" or "loss"), as
  * "move value" pairs in the order of generation; *x is the value of fen. */
@@ -185,9 +172,9 @@ static void scan_strong(int kings, strong_scan *out)
         dk_value x = value(&p);
         int c = strong_class(&p, DK_BLACK), r = result(x);
         out->count[c][r]++;
-        if (r == LOSS)
+        if (r == TEST_LOSS)
             fail_at(&p, "the kings lose");
-        if (r == WIN && dk_value_dtw(x) > out->longest)
+        if (r == TEST_WIN && dk_value_dtw(x) > out->longest)
             out->longest = dk_value_dtw(x);
         if (c == S_CAPTURE) {
             if (x != dk_value_of_dtw(1))
@@ -195,7 +182,7 @@ static void scan_strong(int kings, strong_scan *out)
             continue;
         }
         out->blocks += x == dk_value_of_dtw(1);
-        if (r == WIN && c != S_FORTRESS)
+        if (r == TEST_WIN && c != S_FORTRESS)
             continue;
         dk_movelist ml;
         dk_gen_moves(V, &p, &ml);
@@ -206,10 +193,10 @@ static void scan_strong(int kings, strong_scan *out)
             every_move_attacked &= capture;
             if (c == S_FORTRESS && (dk_bit(ml.m[k].to) & LONG_DIAG) && !capture)
                 fail_at(&q, "a king stepped onto 46-5 and the lone king cannot capture it");
-            if (r == WIN && !capture && dk_value_is_loss(value(&q)))
+            if (r == TEST_WIN && !capture && dk_value_is_loss(value(&q)))
                 quiet_win = true;
         }
-        if (r == WIN) { /* against the fortress */
+        if (r == TEST_WIN) { /* against the fortress */
             unsigned d = dk_value_dtw(x);
             assert_true(d < 16);
             out->fortress_dtw[d]++;
@@ -222,7 +209,7 @@ static void scan_strong(int kings, strong_scan *out)
                   (unsigned long long)ix.size, out->longest);
     for (int c = 0; c < NS; c++)
         print_message("  %-45s wins %8llu  draws %6llu\n", S_NAME[c],
-                      (unsigned long long)out->count[c][WIN], (unsigned long long)out->count[c][DRAW]);
+                      (unsigned long long)out->count[c][TEST_WIN], (unsigned long long)out->count[c][TEST_DRAW]);
     print_message("  fortress wins by DTW:");
     for (int d = 0; d < 16; d++)
         if (out->fortress_dtw[d])
@@ -236,8 +223,8 @@ static void scan_strong(int kings, strong_scan *out)
 static void assert_counts(const uint64_t got[NS][3], const uint64_t want[NS][2])
 {
     for (int c = 0; c < NS; c++) {
-        assert_int_equal(got[c][DRAW], want[c][0]);
-        assert_int_equal(got[c][WIN], want[c][1]);
+        assert_int_equal(got[c][TEST_DRAW], want[c][0]);
+        assert_int_equal(got[c][TEST_WIN], want[c][1]);
     }
 }
 
@@ -324,10 +311,10 @@ static void scan_lone(int kings, lone_scan *out)
         }
         bool on = p.pieces[DK_WHITE] & LONG_DIAG, held = p.pieces[DK_BLACK] & LONG_DIAG;
         out->quiet[on][held][r]++;
-        if (r == WIN)
+        if (r == TEST_WIN)
             fail_at(&p, "the lone king wins without a capture");
         bool fortress_position = on && !held;
-        if (r == LOSS && !fortress_position)
+        if (r == TEST_LOSS && !fortress_position)
             continue;
         bool to_class[NS] = {false}, trap = false;
         for (int k = 0; k < ml.n; k++) {
@@ -339,12 +326,12 @@ static void scan_lone(int kings, lone_scan *out)
             else if (fortress_position && c == S_FORTRESS)
                 trap = true;
         }
-        if ((r == DRAW) != (to_class[S_FORTRESS] || to_class[S_OFF_HELD] || to_class[S_OFF_FREE] ||
+        if ((r == TEST_DRAW) != (to_class[S_FORTRESS] || to_class[S_OFF_HELD] || to_class[S_OFF_FREE] ||
                             to_class[S_CAPTURE] || to_class[S_ON_DIAG]))
             fail_at(&p, "a quiet position drawn without a move to a draw, or lost with one");
         out->traps += trap;
-        out->leave_diag += fortress_position && r == DRAW && !to_class[S_FORTRESS];
-        if (r == DRAW) {
+        out->leave_diag += fortress_position && r == TEST_DRAW && !to_class[S_FORTRESS];
+        if (r == TEST_DRAW) {
             if (to_class[S_FORTRESS])
                 out->to_fortress++;
             else if (to_class[S_OFF_FREE])
@@ -358,13 +345,13 @@ static void scan_lone(int kings, lone_scan *out)
     print_message("0m1k-0m%dk, the lone king to move: %llu positions\n", kings, (unsigned long long)ix.size);
     for (int n = 1; n <= kings; n++)
         print_message("  must capture %d: wins %8llu  draws %8llu  losses %llu\n", n,
-                      (unsigned long long)out->captures[n][WIN], (unsigned long long)out->captures[n][DRAW],
-                      (unsigned long long)out->captures[n][LOSS]);
+                      (unsigned long long)out->captures[n][TEST_WIN], (unsigned long long)out->captures[n][TEST_DRAW],
+                      (unsigned long long)out->captures[n][TEST_LOSS]);
     for (int a = 1; a >= 0; a--)
         for (int b = 0; b < 2; b++)
             print_message("  no capture, lone king %s 46-5, %s king there: draws %8llu  losses %llu\n",
-                          a ? "on" : "off", b ? "a" : "no", (unsigned long long)out->quiet[a][b][DRAW],
-                          (unsigned long long)out->quiet[a][b][LOSS]);
+                          a ? "on" : "off", b ? "a" : "no", (unsigned long long)out->quiet[a][b][TEST_DRAW],
+                          (unsigned long long)out->quiet[a][b][TEST_LOSS]);
     print_message("  quiet draws: %llu onto or along 46-5, else %llu off it with 46-5 free, else %llu "
                   "off it with a king on it, else %llu onto it beside a king\n",
                   (unsigned long long)out->to_fortress, (unsigned long long)out->to_off_free,

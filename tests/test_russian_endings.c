@@ -28,24 +28,6 @@ static dk_bb MAIN_ROAD;     /* a1-h8, the main road (bol'shak) */
 static dk_bb EDGE;          /* the squares on the board's edge */
 static dk_bb DOUBLE_CORNER; /* a7, b8 and g1, h2: the ends of the double road (dvoinik) */
 
-enum { DRAW, WIN, LOSS };
-
-static int result(dk_value x) { return dk_value_is_draw(x) ? DRAW : dk_value_is_win(x) ? WIN : LOSS; }
-
-static void fail_at(const dk_variant *v, const dk_pos *p, const char *what)
-{
-    char fen[DK_FEN_MAX];
-    dk_fen_format(v, p, true, fen, sizeof fen);
-    fail_msg("%s: %s", fen, what);
-}
-
-static dk_value probe(dk_tablebase *tb, const dk_variant *v, const dk_pos *p, dk_metric metric)
-{
-    dk_value x = 0;
-    if (dk_tb_probe(tb, p, metric, &x) != DK_TB_OK)
-        fail_at(v, p, dk_tb_last_error());
-    return x;
-}
 
 static dk_pos parse(const dk_variant *v, const char *fen)
 {
@@ -120,8 +102,8 @@ static void test_petrov_triangle(void **state)
     uint64_t by_dtw[32] = {0}, held = 0, held_longest = 0, held_at_25 = 0, cursed = 0, longest = 0;
     for (uint64_t i = 0; i < ix.size; i++) {
         dk_pos p = dk_index_unrank(&ix, i);
-        dk_value x = probe(TB, RU, &p, DK_METRIC_DTW);
-        cursed += dk_rule_category(probe(TB, RU, &p, DK_METRIC_DTC)) == DK_CAT_CURSED_WIN;
+        dk_value x = test_value(TB, RU, &p, DK_METRIC_DTW);
+        cursed += dk_rule_category(test_value(TB, RU, &p, DK_METRIC_DTC)) == DK_CAT_CURSED_WIN;
         if (!dk_value_is_win(x))
             continue;
         unsigned d = dk_value_dtw(x);
@@ -153,7 +135,7 @@ static void test_petrov_triangle(void **state)
     assert_int_equal(held_longest, 25);
     assert_int_equal(held_at_25, 60);
     dk_pos p = parse(RU, "W:WKh8,Ke7,Kf6:BKa3"); /* the page's example of 13 moves */
-    assert_true(probe(TB, RU, &p, DK_METRIC_DTW) == dk_value_of_dtw(25));
+    assert_true(test_value(TB, RU, &p, DK_METRIC_DTW) == dk_value_of_dtw(25));
     assert_int_equal(cursed, 0);
 
     /* lone king to move: no loss is turned into a draw by the count either */
@@ -161,24 +143,24 @@ static void test_petrov_triangle(void **state)
     uint64_t blessed = 0;
     for (uint64_t i = 0; i < ix.size; i++) {
         dk_pos p = dk_index_unrank(&ix, i);
-        blessed += dk_rule_category(probe(TB, RU, &p, DK_METRIC_DTC)) == DK_CAT_BLESSED_LOSS;
+        blessed += dk_rule_category(test_value(TB, RU, &p, DK_METRIC_DTC)) == DK_CAT_BLESSED_LOSS;
     }
     assert_int_equal(blessed, 0);
 
     static const struct { const char *fen; int result; unsigned dtw; } book[] = {
-        {"W:WKa1,Kc1,Ke1:BKf8", WIN, 21},  /* Petrov, 1827 */
-        {"W:WKa1,Kb2,Kc3:BKb8", WIN, 23},  /* Montero, 1591 */
-        {"W:WKa1,Kc1,Ke1:BKc7", WIN, 21},  /* Timoneda, 1635 */
-        {"W:WKc3,Ke3,Kd6:BKd8", WIN, 9},   /* the triangle itself */
-        {"B:WKc3,Ke3,Kd6:BKd8", LOSS, 8},
+        {"W:WKa1,Kc1,Ke1:BKf8", TEST_WIN, 21},  /* Petrov, 1827 */
+        {"W:WKa1,Kb2,Kc3:BKb8", TEST_WIN, 23},  /* Montero, 1591 */
+        {"W:WKa1,Kc1,Ke1:BKc7", TEST_WIN, 21},  /* Timoneda, 1635 */
+        {"W:WKc3,Ke3,Kd6:BKd8", TEST_WIN, 9},   /* the triangle itself */
+        {"B:WKc3,Ke3,Kd6:BKd8", TEST_LOSS, 8},
     };
     for (size_t k = 0; k < sizeof book / sizeof *book; k++) {
         dk_pos p = parse(RU, book[k].fen);
-        dk_value x = probe(TB, RU, &p, DK_METRIC_DTW);
-        if (result(x) != book[k].result || dk_value_dtw(x) != book[k].dtw)
+        dk_value x = test_value(TB, RU, &p, DK_METRIC_DTW);
+        if (test_result(x) != book[k].result || dk_value_dtw(x) != book[k].dtw)
             fail_msg("%s: %s in %u plies, the page says %s in %u", book[k].fen,
                      dk_value_is_win(x) ? "win" : dk_value_is_loss(x) ? "loss" : "draw",
-                     dk_value_dtw(x), book[k].result == WIN ? "win" : "loss", book[k].dtw);
+                     dk_value_dtw(x), book[k].result == TEST_WIN ? "win" : "loss", book[k].dtw);
     }
 }
 
@@ -196,9 +178,9 @@ static void test_two_kings(void **state)
     uint64_t draws = 0, by_dtw[8] = {0}, traps[NPLACE][8] = {{0}};
     for (uint64_t i = 0; i < ix.size; i++) {
         dk_pos p = dk_index_unrank(&ix, i);
-        dk_value x = probe(TB, RU, &p, DK_METRIC_DTW);
+        dk_value x = test_value(TB, RU, &p, DK_METRIC_DTW);
         if (dk_value_is_loss(x))
-            fail_at(RU, &p, "two kings to move lose");
+            test_fail_at(RU, &p, "two kings to move lose");
         if (dk_value_is_draw(x)) {
             draws++;
             continue;
@@ -259,9 +241,9 @@ static void test_against_brazilian(void **state)
         uint64_t dtw = 0, res = 0;
         for (uint64_t i = 0; i < ix.size; i++) {
             dk_pos p = dk_index_unrank(&ix, i);
-            dk_value a = probe(TB, RU, &p, DK_METRIC_DTW), b = probe(TB_BR, BR, &p, DK_METRIC_DTW);
+            dk_value a = test_value(TB, RU, &p, DK_METRIC_DTW), b = test_value(TB_BR, BR, &p, DK_METRIC_DTW);
             dtw += a != b;
-            res += result(a) != result(b);
+            res += test_result(a) != test_result(b);
         }
         total += ix.size;
         total_dtw += dtw;
@@ -287,17 +269,17 @@ static void test_against_brazilian(void **state)
                   (unsigned long long)total_result);
 
     static const struct { const char *fen; int russian; unsigned ru_dtw; int brazilian; unsigned br_dtw; } shown[] = {
-        {"W:Wb6:BKc7,Kf6", WIN, 1, DRAW, 0},        /* crowned on d8, it takes on as a king */
-        {"W:WKc3:Bb6,b4,d4", WIN, 13, DRAW, 0},     /* free choice: take one man, not two */
-        {"W:WKb6,Kb4,b2:Ba3", DRAW, 0, WIN, 3},     /* b4-d2 is a sacrifice only in Brazilian */
-        {"B:WKb6,Kd2,b2:Ba3", WIN, 1, LOSS, 2},
+        {"W:Wb6:BKc7,Kf6", TEST_WIN, 1, TEST_DRAW, 0},        /* crowned on d8, it takes on as a king */
+        {"W:WKc3:Bb6,b4,d4", TEST_WIN, 13, TEST_DRAW, 0},     /* free choice: take one man, not two */
+        {"W:WKb6,Kb4,b2:Ba3", TEST_DRAW, 0, TEST_WIN, 3},     /* b4-d2 is a sacrifice only in Brazilian */
+        {"B:WKb6,Kd2,b2:Ba3", TEST_WIN, 1, TEST_LOSS, 2},
     };
     for (size_t k = 0; k < sizeof shown / sizeof *shown; k++) {
         dk_pos p = parse(RU, shown[k].fen);
-        dk_value a = probe(TB, RU, &p, DK_METRIC_DTW), b = probe(TB_BR, BR, &p, DK_METRIC_DTW);
-        if (result(a) != shown[k].russian || (shown[k].russian != DRAW && dk_value_dtw(a) != shown[k].ru_dtw))
+        dk_value a = test_value(TB, RU, &p, DK_METRIC_DTW), b = test_value(TB_BR, BR, &p, DK_METRIC_DTW);
+        if (test_result(a) != shown[k].russian || (shown[k].russian != TEST_DRAW && dk_value_dtw(a) != shown[k].ru_dtw))
             fail_msg("%s: the Russian value is not the page's", shown[k].fen);
-        if (result(b) != shown[k].brazilian || (shown[k].brazilian != DRAW && dk_value_dtw(b) != shown[k].br_dtw))
+        if (test_result(b) != shown[k].brazilian || (shown[k].brazilian != TEST_DRAW && dk_value_dtw(b) != shown[k].br_dtw))
             fail_msg("%s: the Brazilian value is not the page's", shown[k].fen);
     }
 }

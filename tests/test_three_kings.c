@@ -26,24 +26,11 @@ static const dk_variant *V;
 static dk_tablebase *TB;
 static dk_bb LONG_DIAG; /* a1-h8: squares 29, 25, 22, 18, 15, 11, 8, 4 */
 
-enum { DRAW, WIN, LOSS };
+static int result(dk_value x) { return test_result(x); }
 
-static int result(dk_value x) { return dk_value_is_draw(x) ? DRAW : dk_value_is_win(x) ? WIN : LOSS; }
+static void fail_at(const dk_pos *p, const char *what) { test_fail_at(V, p, what); }
 
-static void fail_at(const dk_pos *p, const char *what)
-{
-    char fen[DK_FEN_MAX];
-    dk_fen_format(V, p, true, fen, sizeof fen);
-    fail_msg("%s: %s", fen, what);
-}
-
-static dk_value value(const dk_pos *p)
-{
-    dk_value x = 0;
-    if (dk_tb_probe(TB, p, DK_METRIC_DTW, &x) != DK_TB_OK)
-        fail_at(p, dk_tb_last_error());
-    return x;
-}
+static dk_value value(const dk_pos *p) { return test_value(TB, V, p, DK_METRIC_DTW); }
 
 /* The classes of a position with the three kings to move (lone: the lone king's colour). */
 enum { S_CAPTURE, S_FORTRESS, S_ON_DIAG, S_OFF_DIAG, NS };
@@ -183,7 +170,7 @@ static void test_three_kings_to_move(void **state)
             bool capture = dk_can_capture(V, &q, DK_BLACK);
             if (c == S_FORTRESS && (dk_bit(ml.m[k].to) & LONG_DIAG) && !capture)
                 fail_at(&q, "a king stepped onto a1-h8 and the lone king cannot capture it");
-            if (c == S_FORTRESS && r == WIN && dk_value_is_loss(value(&q)) && !capture)
+            if (c == S_FORTRESS && r == TEST_WIN && dk_value_is_loss(value(&q)) && !capture)
                 fail_at(&p, "a win against the fortress that is not a sacrifice");
             every_move_attacked &= capture;
             if (!capture) { /* can the lone king step onto the diagonal, and hold there? */
@@ -197,13 +184,13 @@ static void test_three_kings_to_move(void **state)
                 every_move_answered &= holds;
             }
         }
-        if (c == S_FORTRESS && r == WIN) {
+        if (c == S_FORTRESS && r == TEST_WIN) {
             sacrifice_wins++;
             unsigned d = dk_value_dtw(x);
             assert_true(d < 10);
             dtw[d]++;
         }
-        if (c == S_OFF_DIAG && r == DRAW) {
+        if (c == S_OFF_DIAG && r == TEST_DRAW) {
             if (!every_move_answered)
                 fail_at(&p, "a draw off the diagonal that a move of the kings neither loses a "
                             "king nor keeps the lone king off the diagonal");
@@ -214,8 +201,8 @@ static void test_three_kings_to_move(void **state)
     print_message("%s 0m3k-0m1k, three kings to move: %llu positions\n", V->name, (unsigned long long)ix.size);
     for (int c = 0; c < NS; c++)
         print_message("  %-45s wins %6llu  draws %6llu  losses %llu\n", S_NAME[c],
-                      (unsigned long long)count[c][WIN], (unsigned long long)count[c][DRAW],
-                      (unsigned long long)count[c][LOSS]);
+                      (unsigned long long)count[c][TEST_WIN], (unsigned long long)count[c][TEST_DRAW],
+                      (unsigned long long)count[c][TEST_LOSS]);
     print_message("  fortress wins by sacrifice: %llu (DTW 1: %llu, 3: %llu, 5: %llu, 7: %llu, 9: %llu)\n",
                   (unsigned long long)sacrifice_wins, (unsigned long long)dtw[1],
                   (unsigned long long)dtw[3], (unsigned long long)dtw[5], (unsigned long long)dtw[7],
@@ -265,22 +252,22 @@ static void test_lone_king_to_move(void **state)
             if (c != S_FORTRESS && c != S_OFF_DIAG)
                 fail_at(&s, "a draw in a class that has none");
         }
-        if ((r == DRAW) != (fortress || off_diag))
+        if ((r == TEST_DRAW) != (fortress || off_diag))
             fail_at(&p, "a quiet position drawn without a move to a draw, or lost with one");
-        to_fortress += r == DRAW && fortress;
-        to_off_diag += r == DRAW && !fortress;
+        to_fortress += r == TEST_DRAW && fortress;
+        to_off_diag += r == TEST_DRAW && !fortress;
         quiet[(p.pieces[DK_WHITE] & LONG_DIAG) != 0][(p.pieces[DK_BLACK] & LONG_DIAG) != 0][r]++;
     }
     print_message("%s 0m1k-0m3k, lone king to move: %llu positions\n", V->name, (unsigned long long)ix.size);
     for (int n = 1; n <= 3; n++)
         print_message("  can capture %d at most: wins %6llu  draws %6llu  losses %llu\n", n,
-                      (unsigned long long)captures[n][WIN], (unsigned long long)captures[n][DRAW],
-                      (unsigned long long)captures[n][LOSS]);
+                      (unsigned long long)captures[n][TEST_WIN], (unsigned long long)captures[n][TEST_DRAW],
+                      (unsigned long long)captures[n][TEST_LOSS]);
     for (int a = 1; a >= 0; a--)
         for (int b = 0; b < 2; b++)
             print_message("  no capture, lone king %s a1-h8, %s king there: draws %6llu  losses %llu\n",
-                          a ? "on" : "off", b ? "a" : "no", (unsigned long long)quiet[a][b][DRAW],
-                          (unsigned long long)quiet[a][b][LOSS]);
+                          a ? "on" : "off", b ? "a" : "no", (unsigned long long)quiet[a][b][TEST_DRAW],
+                          (unsigned long long)quiet[a][b][TEST_LOSS]);
     print_message("  quiet draws: %llu move onto or along the diagonal, %llu only to a double attack\n",
                   (unsigned long long)to_fortress, (unsigned long long)to_off_diag);
 
