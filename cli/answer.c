@@ -5,54 +5,46 @@
 #include "../query/rank.h"
 #include "../rules/notation.h"
 
-dk_tb_status answer_probe(const answer_src *s, const dk_pos *p, unsigned counter, answer *a)
+dk_status answer_probe(const answer_src *s, const dk_pos *p, unsigned counter, answer *a)
 {
     a->p = *p;
     a->counter = counter;
     a->value = DK_DRAW;
     a->rule = DK_RULE_DRAW;
-    dk_tb_status st = dk_tb_probe(s->tb, p, DK_METRIC_DTW, &a->value);
-    if (st == DK_TB_OK && s->limit)
+    dk_status st = dk_tb_probe(s->tb, p, DK_METRIC_DTW, &a->value);
+    if (st == DK_OK && s->limit)
         st = dk_tb_probe(s->tb, p, DK_METRIC_DTC, &a->rule);
     a->rule = dk_rule_at(a->rule, counter, s->limit);
-    if (st != DK_TB_OK)
+    if (st != DK_OK)
         return st;
     if (answer_moves_under_rule(s->limit, counter))
         return dk_tb_rank_moves_rule(s->tb, p, counter, s->limit, &a->list, a->values, a->rules);
     return dk_tb_rank_moves(s->tb, p, &a->list, a->values);
 }
 
-static const char *status_text(dk_tb_status st)
+/* A probe's failure as said to a user: of a table where it is one's. */
+static const char *status_text(dk_status st)
 {
-    switch (st) {
-    case DK_TB_OK: return "ok";
-    case DK_TB_MISSING: return "not in the tables";
-    case DK_TB_DAMAGED: return "damaged table";
-    case DK_TB_BAD_POSITION: return "not a position the tables hold";
-    case DK_TB_NO_MEMORY: return "out of memory";
-    case DK_TB_MUST_CAPTURE: return "the side to move must capture";
-    case DK_TB_NOT_CACHED: return "not in the cache";
-    }
-    return "unknown error";
+    return st == DK_DAMAGED ? "damaged table" : st == DK_IO ? "unreadable table" : dk_status_text(st);
 }
 
-void answer_why_not(const answer_src *s, const dk_pos *p, dk_tb_status st, char *err, size_t len)
+void answer_why_not(const answer_src *s, const dk_pos *p, dk_status st, char *err, size_t len)
 {
     int pieces = dk_popcount(dk_occupied(p)), most = s->held.most_pieces[s->v->id];
     bool both = p->pieces[DK_WHITE] && p->pieces[DK_BLACK];
-    if (both && (st == DK_TB_MISSING || st == DK_TB_BAD_POSITION) && pieces > most)
+    if (both && (st == DK_MISSING || st == DK_REFUSED) && pieces > most)
         snprintf(err, len, "not in the tables: the position has %d pieces, the tables in %.1500s hold at most %d",
                  pieces, s->dir, most);
     else if (both && pieces > dk_material_max_pieces(s->v))
         snprintf(err, len, "not in the tables: the position has %d pieces, no table holds more than %d", pieces,
                  dk_material_max_pieces(s->v));
-    else if (st == DK_TB_MISSING && dk_tb_max_pieces(s->tb) >= 2)
+    else if (st == DK_MISSING && dk_tb_max_pieces(s->tb) >= 2)
         snprintf(err, len, "not in the tables: no table file %.1500s (the tables in %.1500s hold every "
                  "material up to %d pieces)", dk_tb_last_error(), s->dir, dk_tb_max_pieces(s->tb));
-    else if (st == DK_TB_MISSING)
+    else if (st == DK_MISSING)
         snprintf(err, len, "not in the tables: no table file %.1500s", dk_tb_last_error());
-    else if (st == DK_TB_BAD_POSITION)
-        snprintf(err, len, "%s (the side not to move has no piece)", status_text(st));
+    else if (st == DK_REFUSED)
+        snprintf(err, len, "not a position the tables hold (the side not to move has no piece)");
     else
         snprintf(err, len, "%s (%.1500s)", status_text(st), dk_tb_last_error()[0] ? dk_tb_last_error() : s->dir);
 }

@@ -40,14 +40,14 @@ static inline bool answer_moves_under_rule(unsigned limit, unsigned counter)
     return limit && counter < limit;
 }
 
-/* Probes p met with `counter` (at most s->limit): fills *a. Returns DK_TB_OK or why there is no
+/* Probes p met with `counter` (at most s->limit): fills *a. Returns DK_OK or why there is no
  * answer. Thread-safe (as the tables are). */
-dk_tb_status answer_probe(const answer_src *s, const dk_pos *p, unsigned counter, answer *a);
+dk_status answer_probe(const answer_src *s, const dk_pos *p, unsigned counter, answer *a);
 
 /* Why the tables have no answer for p (status st), into err: a position with more pieces than
  * any table of the directory says how many it has and how many they hold, a missing table file
  * is named. Reads the calling thread's dk_tb_last_error. */
-void answer_why_not(const answer_src *s, const dk_pos *p, dk_tb_status st, char *err, size_t len);
+void answer_why_not(const answer_src *s, const dk_pos *p, dk_status st, char *err, size_t len);
 
 /* "win", "loss", "draw": a DTW value's result. Pure. */
 const char *answer_result_name(dk_value v);

@@ -192,8 +192,8 @@ static int answer_fen(const query_ctx *q, const char *fen, size_t len)
         bad_fen(q, fen, len, k, why, err, sizeof err);
         return answer_error(q, fen, len, err, 2);
     }
-    dk_tb_status st = answer_probe(&q->src, &p, q->counter, &a);
-    if (st != DK_TB_OK) {
+    dk_status st = answer_probe(&q->src, &p, q->counter, &a);
+    if (st != DK_OK) {
         answer_why_not(&q->src, &p, st, err, sizeof err);
         return answer_error(q, fen, len, err, 1);
     }

@@ -45,7 +45,7 @@ static dtz_value dtz_of(const answer_src *s, const dk_pos *q, dk_category cat)
     z.known = true;
     if (cat == DK_CAT_DRAW)
         return z;
-    if (dk_tb_probe(s->tb, q, DK_METRIC_DTC, &r) != DK_TB_OK) {
+    if (dk_tb_probe(s->tb, q, DK_METRIC_DTC, &r) != DK_OK) {
         z.known = false;
         return z;
     }
@@ -157,14 +157,15 @@ static unsigned parse_input(const answer_src *s, const char *fen, size_t fen_len
     return 0;
 }
 
-/* The HTTP status that stands for a probe's failure: a position outside the tables `outside`,
- * 503 a table file of the set gone (the one dk_tb_last_error names) or out of memory, 400 a
- * position they cannot hold, 500 a damaged or unreadable table. */
-static unsigned status_of(const serve_tables *t, dk_tb_status st, unsigned outside)
+/* The HTTP status that stands for a probe's failure: a position outside the tables `outside`;
+ * 503 what may pass if asked again: a table file of the set gone (the one dk_tb_last_error
+ * names), a read that failed, memory that ran out; 400 a position they cannot hold; 500 a
+ * damaged table. */
+static unsigned status_of(const serve_tables *t, dk_status st, unsigned outside)
 {
-    if (st == DK_TB_MISSING)
+    if (st == DK_MISSING)
         return serve_tables_has(t, dk_tb_last_error()) ? 503 : outside;
-    return st == DK_TB_BAD_POSITION ? 400 : st == DK_TB_NO_MEMORY ? 503 : 500;
+    return st == DK_REFUSED ? 400 : st == DK_NO_MEMORY || st == DK_IO ? 503 : 500;
 }
 
 static void json_error_object(dk_json *w, const char *fen, const char *err)
@@ -204,14 +205,14 @@ static unsigned write_answer(dk_json *w, const serve_tables *t, const answer_src
         json_error_object(w, fen ? dk_quote(fen, fen_len, quoted, sizeof quoted) : NULL, err);
         return status;
     }
-    dk_tb_status st = answer_probe(s, &p, n, a);
+    dk_status st = answer_probe(s, &p, n, a);
     dk_fen_format(s->v, &p, false, canon, sizeof canon);
-    if (st != DK_TB_OK && (status = status_of(t, st, 200)) != 200) {
+    if (st != DK_OK && (status = status_of(t, st, 200)) != 200) {
         answer_why_not(s, &p, st, err, sizeof err);
         json_error_object(w, fen, err);
         return status;
     }
-    if (st != DK_TB_OK) { /* outside the tables: as lichess answers */
+    if (st != DK_OK) { /* outside the tables: as lichess answers */
         answer_why_not(s, &p, st, err, sizeof err);
         dk_json_object(w, NULL);
         dk_json_string(w, "fen", canon);
@@ -265,8 +266,8 @@ void serve_mainline(const serve_tables *t, const answer_src *s, serve_counters *
         serve_error(out, 503, "out of memory");
         return;
     }
-    dk_tb_status st = answer_probe(s, &p, n, a);
-    if (st != DK_TB_OK) {
+    dk_status st = answer_probe(s, &p, n, a);
+    if (st != DK_OK) {
         answer_why_not(s, &p, st, err, sizeof err);
         free(a);
         fen_error(out, status_of(t, st, 404), fen, fen_len, err);
@@ -311,7 +312,7 @@ void serve_mainline(const serve_tables *t, const answer_src *s, serve_counters *
         dk_fen_format(s->v, &p, false, canon, sizeof canon);
         dk_json_string(&b.w, "fen", canon);
         dk_json_end(&b.w);
-        if ((st = answer_probe(s, &p, n, a)) != DK_TB_OK) {
+        if ((st = answer_probe(s, &p, n, a)) != DK_OK) {
             answer_why_not(s, &p, st, err, sizeof err);
             end = err;
             status = status_of(t, st, 200) == 503 ? 503 : 200;

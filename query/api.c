@@ -173,18 +173,19 @@ damka_status damka_position_to_fen(const damka_tb *tb, const damka_position *p, 
 
 /* --- probes --- */
 
-static damka_status from_tb(dk_tb_status st)
+static damka_status from_tb(dk_status st)
 {
     switch (st) {
-    case DK_TB_OK: return DAMKA_OK;
-    case DK_TB_MISSING: return fail(DAMKA_NOT_IN_TABLES, "no table: %s", dk_tb_last_error());
-    case DK_TB_DAMAGED: return fail(DAMKA_DAMAGED, "%s", dk_tb_last_error());
-    case DK_TB_BAD_POSITION: return fail(DAMKA_BAD_POSITION, "not a position tables hold");
-    case DK_TB_NO_MEMORY: return fail(DAMKA_NO_MEMORY, "out of memory");
-    case DK_TB_MUST_CAPTURE: return fail(DAMKA_MUST_CAPTURE, "the side to move must capture");
-    case DK_TB_NOT_CACHED: return fail(DAMKA_NOT_CACHED, "a block the answer needs is not in the cache");
+    case DK_OK: return DAMKA_OK;
+    case DK_MISSING: return fail(DAMKA_NOT_IN_TABLES, "no table: %s", dk_tb_last_error());
+    case DK_DAMAGED:
+    case DK_IO: return fail(DAMKA_DAMAGED, "%s", dk_tb_last_error());
+    case DK_REFUSED: return fail(DAMKA_BAD_POSITION, "not a position tables hold");
+    case DK_NO_MEMORY: return fail(DAMKA_NO_MEMORY, "out of memory");
+    case DK_MUST_CAPTURE: return fail(DAMKA_MUST_CAPTURE, "the side to move must capture");
+    case DK_NOT_CACHED: return fail(DAMKA_NOT_CACHED, "a block the answer needs is not in the cache");
+    default: return fail(DAMKA_DAMAGED, "unexpected tablebase status %d", (int)st);
     }
-    return fail(DAMKA_DAMAGED, "unexpected tablebase status %d", (int)st);
 }
 
 static damka_value to_value(dk_value v, dk_metric metric)
@@ -205,10 +206,10 @@ static damka_status probe_ready(const damka_tb *tb, const damka_position *p, dk_
     damka_status st = from_public(tb->v, p, q);
     if (st != DAMKA_OK)
         return st;
-    dk_tb_status held = dk_tb_holds(tb->tb, q);
-    if (held == DK_TB_MISSING)
+    dk_status held = dk_tb_holds(tb->tb, q);
+    if (held == DK_MISSING)
         return fail(DAMKA_NOT_IN_TABLES, "%s", dk_tb_last_error());
-    return held == DK_TB_OK ? DAMKA_OK : fail(DAMKA_BAD_POSITION, "%s", dk_tb_last_error());
+    return held == DK_OK ? DAMKA_OK : fail(DAMKA_BAD_POSITION, "%s", dk_tb_last_error());
 }
 
 static damka_status probe(damka_tb *tb, const damka_position *p, dk_metric metric, unsigned flags,

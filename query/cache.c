@@ -134,7 +134,7 @@ static void evict(shard *s, const entry *keep)
     }
 }
 
-dk_cache_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, const uint32_t *at,
+dk_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, const uint32_t *at,
                                 size_t n, size_t stride, bool cached_only, dk_value *out, char *err, size_t errlen)
 {
     uint64_t h = mix(id, block);
@@ -148,7 +148,7 @@ dk_cache_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, ui
         e->used = true;
     } else if (cached_only) {
         pthread_mutex_unlock(&s->lock);
-        return DK_CACHE_NOT_HELD;
+        return DK_NOT_CACHED;
     } else {
         s->misses++;
         size_t bytes = dk_ctable_read_block_bytes(t, block);
@@ -157,14 +157,13 @@ dk_cache_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, ui
         e = s->dctx ? malloc(sizeof *e + bytes) : NULL;
         if (!e) {
             pthread_mutex_unlock(&s->lock);
-            dk_errorf(err, errlen, "out of memory reading a block of %s", dk_ctable_path(t));
-            return DK_CACHE_NO_MEMORY;
+            return dk_statusf(DK_NO_MEMORY, err, errlen, "out of memory reading a block of %s", dk_ctable_path(t));
         }
         int rc = dk_ctable_read_block(t, s->dctx, block, e->data, err, errlen);
         if (rc != 0) {
             free(e);
             pthread_mutex_unlock(&s->lock);
-            return rc == DK_CTABLE_NO_MEMORY ? DK_CACHE_NO_MEMORY : DK_CACHE_DAMAGED;
+            return rc;
         }
         e->block = block;
         e->id = id;
@@ -173,8 +172,7 @@ dk_cache_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, ui
         if (!insert(s, e)) {
             free(e);
             pthread_mutex_unlock(&s->lock);
-            dk_errorf(err, errlen, "out of memory reading a block of %s", dk_ctable_path(t));
-            return DK_CACHE_NO_MEMORY;
+            return dk_statusf(DK_NO_MEMORY, err, errlen, "out of memory reading a block of %s", dk_ctable_path(t));
         }
         entry **b = bucket_of(s, h);
         e->chain = *b;
@@ -185,7 +183,7 @@ dk_cache_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, ui
     for (size_t j = 0; j < n; j++)
         out[j * stride] = dk_ctable_decode(t, e->data, at[j]);
     pthread_mutex_unlock(&s->lock);
-    return DK_CACHE_OK;
+    return DK_OK;
 }
 
 void dk_cache_counters(dk_cache *c, uint64_t *lookups, uint64_t *misses)

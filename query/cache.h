@@ -21,21 +21,14 @@ dk_cache *dk_cache_new(size_t budget);
 /* Frees the cache and its blocks. No probe may be running. */
 void dk_cache_free(dk_cache *c);
 
-/* What dk_cache_values returns. */
-typedef enum dk_cache_status {
-    DK_CACHE_OK = 0,
-    DK_CACHE_DAMAGED = -1,   /* the block cannot be read or is damaged: one line in err */
-    DK_CACHE_NO_MEMORY = -2, /* one line in err */
-    DK_CACHE_NOT_HELD = -3,  /* cached_only, and the block is not in the cache */
-} dk_cache_status;
-
 /* The values at positions at[0..n) of read block `block` of table t, known to the cache as `id`
  * (unique per open table), with one lookup (one lock): the value of at[j] goes to
  * out[j * stride], from the cached block or after reading and checking it. With cached_only, a
- * block not in the cache is neither read nor decoded: the call returns DK_CACHE_NOT_HELD at
- * once (the cache is left as it was). Thread-safe. */
-dk_cache_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, const uint32_t *at,
-                                size_t n, size_t stride, bool cached_only, dk_value *out, char *err, size_t errlen);
+ * block not in the cache is neither read nor decoded: the call returns DK_NOT_CACHED at
+ * once (the cache is left as it was). Returns DK_OK, DK_NOT_CACHED, or, with one line in err, what dk_ctable_read_block says (DK_DAMAGED,
+ * DK_IO, DK_NO_MEMORY). Thread-safe. */
+dk_status dk_cache_values(dk_cache *c, const dk_ctable *t, uint32_t id, uint64_t block, const uint32_t *at,
+                          size_t n, size_t stride, bool cached_only, dk_value *out, char *err, size_t errlen);
 
 /* Counters, for benchmarks: lookups and blocks read since creation. Thread-safe (approximate
  * while probes run). */

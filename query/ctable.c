@@ -83,21 +83,21 @@ typedef struct reader {
 
 dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen)
 {
-    dk_open_failure why;
+    dk_status why;
     return dk_ctable_open_why(path, &why, err, errlen);
 }
 
 /* Reads len bytes at off of a file being opened; a short read is a truncated file. */
-static int read_opening(int fd, const char *path, void *buf, size_t len, uint64_t off, dk_open_failure *why,
+static int read_opening(int fd, const char *path, void *buf, size_t len, uint64_t off, dk_status *why,
                         char *err, size_t errlen)
 {
     ssize_t n = dk_read_at(fd, buf, len, off);
     if (n < 0) {
-        *why = errno == ENOMEM ? DK_OPEN_NO_MEMORY : DK_OPEN_IO;
+        *why = dk_status_of_errno(errno);
         return dk_errorf(err, errlen, "cannot read %s: %s", path, strerror(errno));
     }
     if ((size_t)n != len) {
-        *why = DK_OPEN_DAMAGED;
+        *why = DK_DAMAGED;
         return dk_errorf(err, errlen, "%s is damaged: truncated", path);
     }
     return 0;
@@ -112,11 +112,11 @@ static uint64_t packed_bound(const dk_ctable_info *in, uint32_t b)
     return ZSTD_compressBound(dk_ctable_info_block_bytes(in, b));
 }
 
-dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err, size_t errlen)
+dk_ctable *dk_ctable_open_why(const char *path, dk_status *why, char *err, size_t errlen)
 {
     uint8_t h[HEADER], tail[TRAILER], *meta = NULL;
     dk_ctable *t = calloc(1, sizeof *t);
-    *why = DK_OPEN_NO_MEMORY;
+    *why = DK_NO_MEMORY;
     if (!t) {
         dk_errorf(err, errlen, "cannot open %s: out of memory", path);
         return NULL;
@@ -124,12 +124,12 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
     t->fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (t->fd < 0 || fstat(t->fd, &st) != 0) {
-        *why = errno == ENOMEM ? DK_OPEN_NO_MEMORY : DK_OPEN_IO;
+        *why = dk_status_of_errno(errno);
         dk_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         goto fail;
     }
     uint64_t len = (uint64_t)st.st_size;
-    *why = DK_OPEN_DAMAGED; /* from here on, only the bytes can be wrong (or reading them) */
+    *why = DK_DAMAGED; /* from here on, only the bytes can be wrong (or reading them) */
     if (len < HEADER + TRAILER) {
         dk_errorf(err, errlen, "%s is damaged: truncated", path);
         goto fail;
@@ -175,7 +175,7 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
     meta = malloc(meta_len);
     t->index = malloc(((size_t)in->nblocks + 1) * sizeof *t->index);
     if (!meta || !t->index) {
-        *why = DK_OPEN_NO_MEMORY;
+        *why = DK_NO_MEMORY;
         dk_errorf(err, errlen, "cannot open %s: out of memory", path);
         goto fail;
     }
@@ -202,7 +202,7 @@ dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err,
     if (wld) {
         t->codes = malloc(sizeof *t->codes);
         if (!t->codes) {
-            *why = DK_OPEN_NO_MEMORY;
+            *why = DK_NO_MEMORY;
             dk_errorf(err, errlen, "cannot open %s: out of memory", path);
             goto fail;
         }
@@ -248,7 +248,7 @@ bool dk_ctable_changed(const dk_ctable *t) { return atomic_load_explicit(&t->cha
 static int changed(const dk_ctable *t, char *err, size_t errlen)
 {
     atomic_store_explicit(&((dk_ctable *)t)->changed, true, memory_order_relaxed); /* its one mutable field */
-    return dk_errorf(err, errlen, "%s is damaged: the file changed since it was opened (truncated or "
+    return dk_statusf(DK_DAMAGED, err, errlen, "%s is damaged: the file changed since it was opened (truncated or "
                      "rewritten in place; a new handle reads it as it is now)", t->path);
 }
 
@@ -274,12 +274,12 @@ static bool file_changed(const dk_ctable *t, bool now)
 }
 
 /* Reads bytes [from, to) of t's file into r's buffer (grown as needed); NULL with one line in
- * err, *rc saying why: DK_CTABLE_NO_MEMORY, or -1 when the read failed, ended early or the
- * file changed. */
+ * err, *rc saying why: DK_NO_MEMORY, DK_IO when the read failed, DK_DAMAGED when it ended early
+ * or the file changed. */
 static const uint8_t *read_packed(const dk_ctable *t, reader *r, uint64_t from, uint64_t to, int *rc, char *err,
                                   size_t errlen)
 {
-    *rc = -1;
+    *rc = DK_DAMAGED;
     if (dk_ctable_changed(t)) {
         changed(t, err, errlen);
         return NULL;
@@ -288,7 +288,7 @@ static const uint8_t *read_packed(const dk_ctable *t, reader *r, uint64_t from, 
     if (r->cap < len || !r->buf) { /* never NULL on success, even for an empty range */
         uint8_t *buf = realloc(r->buf, len ? len : 1);
         if (!buf) {
-            *rc = DK_CTABLE_NO_MEMORY;
+            *rc = DK_NO_MEMORY;
             dk_errorf(err, errlen, "out of memory reading a block of %s", t->path);
             return NULL;
         }
@@ -297,7 +297,7 @@ static const uint8_t *read_packed(const dk_ctable *t, reader *r, uint64_t from, 
     }
     ssize_t n = dk_read_at(t->fd, r->buf, len, from);
     if (n < 0) {
-        dk_errorf(err, errlen, "cannot read %s: %s", t->path, strerror(errno));
+        *rc = dk_statusf(dk_status_of_errno(errno), err, errlen, "cannot read %s: %s", t->path, strerror(errno));
         return NULL;
     }
     /* a short read, or a change seen after the read: the bytes may be another file's (a block
@@ -306,7 +306,7 @@ static const uint8_t *read_packed(const dk_ctable *t, reader *r, uint64_t from, 
         changed(t, err, errlen);
         return NULL;
     }
-    *rc = 0;
+    *rc = DK_OK;
     return r->buf;
 }
 
@@ -325,10 +325,10 @@ static int bad_block(const dk_ctable *t, uint32_t b, long sub, const char *detai
     if (file_changed(t, true))
         return changed(t, err, errlen);
     if (sub >= 0)
-        return dk_errorf(err, errlen, "%s is damaged: block %u, sub-block %ld", t->path, b, sub);
+        return dk_statusf(DK_DAMAGED, err, errlen, "%s is damaged: block %u, sub-block %ld", t->path, b, sub);
     if (detail)
-        return dk_errorf(err, errlen, "%s is damaged: block %u (%s)", t->path, b, detail);
-    return dk_errorf(err, errlen, "%s is damaged: block %u", t->path, b);
+        return dk_statusf(DK_DAMAGED, err, errlen, "%s is damaged: block %u (%s)", t->path, b, detail);
+    return dk_statusf(DK_DAMAGED, err, errlen, "%s is damaged: block %u", t->path, b);
 }
 
 /* Block b as a zstd frame. */
@@ -408,22 +408,23 @@ int dk_ctable_check_crc(const dk_ctable *t, char *err, size_t errlen)
     }
     free(r.buf);
     if (rc == 0 && crc != t->info.file_crc)
-        rc = dk_errorf(err, errlen, "%s is damaged: checksum mismatch", t->path);
-    return rc == 0 ? 0 : -1;
+        rc = dk_statusf(DK_DAMAGED, err, errlen, "%s is damaged: checksum mismatch", t->path);
+    return rc;
 }
 
 int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen)
 {
-    if (dk_ctable_check_crc(t, err, errlen) != 0)
-        return -1;
+    int rc = dk_ctable_check_crc(t, err, errlen);
+    if (rc != 0)
+        return rc;
     void *dctx = dk_ctable_dctx_new();
     uint8_t *buf = malloc(dk_ctable_max_read_block_bytes(t));
-    int rc = dctx && buf ? 0 : dk_errorf(err, errlen, "cannot check %s: out of memory", t->path);
+    rc = dctx && buf ? 0 : dk_statusf(DK_NO_MEMORY, err, errlen, "cannot check %s: out of memory", t->path);
     for (uint64_t u = 0; rc == 0 && u < t->info.nread_blocks; u++)
         rc = dk_ctable_read_block(t, dctx, u, buf, err, errlen);
     free(buf);
     dk_ctable_dctx_free(dctx);
-    return rc == 0 ? 0 : -1;
+    return rc;
 }
 
 void *dk_ctable_dctx_new(void)

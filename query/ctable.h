@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../rules/errors.h"
 #include "value.h"
 
 /* WLD: game-theoretic win/draw/loss; DTW: with the distance to win; DTC: the value under the
@@ -79,13 +80,10 @@ typedef struct dk_ctable dk_ctable;
  * use it. */
 dk_ctable *dk_ctable_open(const char *path, char *err, size_t errlen);
 
-/* Why a table could not be opened: its bytes are wrong (or it is truncated), or reading it
- * failed (open, fstat or pread said why; a missing file too), or memory ran out. Only the first
+/* dk_ctable_open, saying why it failed in *why: DK_DAMAGED (its bytes are wrong, or it is
+ * truncated), DK_MISSING, DK_IO (open, fstat or pread failed) or DK_NO_MEMORY. Only DK_DAMAGED
  * says anything about the file: the others may pass. */
-typedef enum { DK_OPEN_DAMAGED = 1, DK_OPEN_IO, DK_OPEN_NO_MEMORY } dk_open_failure;
-
-/* dk_ctable_open, saying why it failed in *why. */
-dk_ctable *dk_ctable_open_why(const char *path, dk_open_failure *why, char *err, size_t errlen);
+dk_ctable *dk_ctable_open_why(const char *path, dk_status *why, char *err, size_t errlen);
 
 void dk_ctable_close(dk_ctable *t);
 
@@ -101,17 +99,15 @@ size_t dk_ctable_read_block_bytes(const dk_ctable *t, uint64_t b);
 /* Bytes of the largest decoded read block. Pure. */
 size_t dk_ctable_max_read_block_bytes(const dk_ctable *t);
 
-/* What dk_ctable_read_block returns when a buffer could not be grown. */
-enum { DK_CTABLE_NO_MEMORY = -2 };
-
 /* Reads read block b (positions b * read_block ..) from the file into dctx's buffer and decodes
  * it into out (room for dk_ctable_read_block_bytes) with dctx (one per thread), checking it: a
  * zstd frame's checksum and size, or the CRC of the WLD block holding the sub-block and the
  * sub-block's code. A read that ends early, or a file whose size or modification time is no
  * longer what it was at open (truncated, or rewritten in place; looked at after a read when the
  * last look is 10 ms old, and after any block that fails its check), fails, and so does every
- * read of t after it (dk_ctable_changed). Returns 0; -1 with one line in err when the block is
- * damaged, the file changed or the read failed; DK_CTABLE_NO_MEMORY with a line. Never a
+ * read of t after it (dk_ctable_changed). Returns DK_OK; with one line in err, DK_DAMAGED when the
+ * block is damaged, the read ended early or the file changed, DK_IO when the read failed,
+ * DK_NO_MEMORY when a buffer could not be grown. Never a
  * signal, whatever happens to the file. Thread-safe with distinct dctx. */
 int dk_ctable_read_block(const dk_ctable *t, void *dctx, uint64_t b, uint8_t *out, char *err,
                          size_t errlen);
@@ -130,12 +126,12 @@ static inline dk_value dk_value_of_code(uint8_t code)
  * then on every read of t fails. Thread-safe. */
 bool dk_ctable_changed(const dk_ctable *t);
 
-/* Checks the whole-file CRC alone (reads every byte, decodes nothing). Returns 0, or -1 with
- * one line in err. */
+/* Checks the whole-file CRC alone (reads every byte, decodes nothing). Returns DK_OK, or as
+ * dk_ctable_read_block with one line in err (a wrong CRC is DK_DAMAGED). Thread-safe. */
 int dk_ctable_check_crc(const dk_ctable *t, char *err, size_t errlen);
 
-/* Checks every byte: the whole-file CRC, then every read block (dk_ctable_read_block). Returns 0, or
- * -1 with one line in err. */
+/* Checks every byte: the whole-file CRC, then every read block (dk_ctable_read_block). Returns
+ * DK_OK, or the first failure's status with one line in err. Thread-safe. */
 int dk_ctable_check(const dk_ctable *t, char *err, size_t errlen);
 
 /* A reader's context for dk_ctable_read_block, for any table: a zstd decompression context

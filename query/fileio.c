@@ -14,17 +14,17 @@ int dk_map_file(const char *path, size_t min_len, const uint8_t **map, size_t *l
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return dk_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return dk_statusf(dk_status_of_errno(errno), err, errlen, "cannot open %s: %s", path, strerror(errno));
     struct stat st;
     int rc = 0;
     if (fstat(fd, &st) != 0) {
-        rc = dk_errorf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        rc = dk_statusf(dk_status_of_errno(errno), err, errlen, "cannot read %s: %s", path, strerror(errno));
     } else if ((size_t)st.st_size < min_len || st.st_size == 0) {
-        rc = dk_statusf(DK_MAP_TRUNCATED, err, errlen, "%s is damaged: truncated", path);
+        rc = dk_statusf(DK_DAMAGED, err, errlen, "%s is damaged: truncated", path);
     } else {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
         if (m == MAP_FAILED) {
-            rc = dk_errorf(err, errlen, "cannot map %s: %s", path, strerror(errno));
+            rc = dk_statusf(dk_status_of_errno(errno), err, errlen, "cannot map %s: %s", path, strerror(errno));
         } else {
             *map = m;
             *len = (size_t)st.st_size;

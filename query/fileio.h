@@ -36,13 +36,10 @@ static inline uint32_t dk_get32(const uint8_t *p)
 
 static inline uint64_t dk_get64(const uint8_t *p) { return dk_get32(p) | (uint64_t)dk_get32(p + 4) << 32; }
 
-/* What dk_map_file returns beside DK_OK and DK_FAILED. */
-enum { DK_MAP_TRUNCATED = -2 };
-
-/* Maps the whole file at path read-only: *map and *len. Returns DK_OK; DK_FAILED with one line
- * in err if it cannot be opened, read or mapped (missing, unreadable, out of memory: errno says
- * which); DK_MAP_TRUNCATED, with a line, if it is shorter than min_len bytes or empty
- * ("damaged: truncated"). Thread-safe. */
+/* Maps the whole file at path read-only: *map and *len. Returns DK_OK; with one line in err,
+ * DK_DAMAGED if it is shorter than min_len bytes or empty ("damaged: truncated"), else what
+ * errno says of the open, fstat or mmap that failed (dk_status_of_errno: DK_MISSING, DK_IO,
+ * DK_NO_MEMORY). Thread-safe. */
 int dk_map_file(const char *path, size_t min_len, const uint8_t **map, size_t *len, char *err,
                 size_t errlen);
 

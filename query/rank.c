@@ -4,7 +4,7 @@
 #include "best.h"
 #include "drawrule.h"
 
-dk_tb_status dk_tb_rank_moves(dk_tablebase *tb, const dk_pos *p, dk_movelist *list,
+dk_status dk_tb_rank_moves(dk_tablebase *tb, const dk_pos *p, dk_movelist *list,
                               dk_value values[DK_MAX_MOVES])
 {
     return dk_tb_rank_moves_in(tb, p, DK_METRIC_DTW, list, values);
@@ -44,25 +44,25 @@ static void sort_moves(dk_movelist *list, dk_value *values, dk_value *rule)
     }
 }
 
-dk_tb_status dk_tb_rank_moves_in(dk_tablebase *tb, const dk_pos *p, dk_metric metric,
+dk_status dk_tb_rank_moves_in(dk_tablebase *tb, const dk_pos *p, dk_metric metric,
                                  dk_movelist *list, dk_value values[DK_MAX_MOVES])
 {
     dk_gen_moves(dk_tb_variant(tb), p, list);
     for (int i = 0; i < list->n; i++) {
         dk_pos after = dk_apply(p, &list->m[i]);
         dk_value v;
-        dk_tb_status st = dk_tb_probe(tb, &after, metric, &v);
-        if (st != DK_TB_OK)
+        dk_status st = dk_tb_probe(tb, &after, metric, &v);
+        if (st != DK_OK)
             return st;
         values[i] = dk_value_through(v);
         if (metric == DK_METRIC_WLD)
             values[i] = dk_value_of_code(dk_code_of(values[i]));
     }
     sort_moves(list, values, NULL);
-    return DK_TB_OK;
+    return DK_OK;
 }
 
-dk_tb_status dk_tb_rank_moves_rule(dk_tablebase *tb, const dk_pos *p, unsigned counter,
+dk_status dk_tb_rank_moves_rule(dk_tablebase *tb, const dk_pos *p, unsigned counter,
                                    unsigned limit, dk_movelist *list, dk_value dtw[DK_MAX_MOVES],
                                    dk_value rule[DK_MAX_MOVES])
 {
@@ -71,15 +71,15 @@ dk_tb_status dk_tb_rank_moves_rule(dk_tablebase *tb, const dk_pos *p, unsigned c
         const dk_move *m = &list->m[i];
         dk_pos after = dk_apply(p, m);
         dk_value child[2], t[2];
-        dk_tb_status st = dk_tb_probe(tb, &after, DK_METRIC_DTW, &child[0]);
-        if (st == DK_TB_OK)
+        dk_status st = dk_tb_probe(tb, &after, DK_METRIC_DTW, &child[0]);
+        if (st == DK_OK)
             st = dk_tb_probe(tb, &after, DK_METRIC_DTC, &child[1]);
-        if (st != DK_TB_OK)
+        if (st != DK_OK)
             return st;
         dk_move_values(child, dk_move_converts(p, m), counter, limit, t);
         dtw[i] = t[0];
         rule[i] = t[1];
     }
     sort_moves(list, dtw, rule);
-    return DK_TB_OK;
+    return DK_OK;
 }

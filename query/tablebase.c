@@ -22,7 +22,7 @@ typedef struct slot {
     /* a file that is missing or damaged stays so until dk_tb_close, so that probes of a
      * material outside the set cost no lock and no system call (a failed read or allocation
      * is tried again) */
-    _Atomic int failed[NMETRICS]; /* dk_tb_status, 0 while not tried or open */
+    _Atomic int failed[NMETRICS]; /* DK_MISSING or DK_DAMAGED (kept), 0 while not tried or open */
     char why[NMETRICS][1024];     /* written before failed is published */
 } slot;
 
@@ -105,11 +105,12 @@ static int slot_number(const dk_variant *v, dk_material m)
     return dk_tb_material_slot(m);
 }
 
-static slot *get_slot(dk_tablebase *tb, dk_material m, dk_tb_status *st)
+static slot *get_slot(dk_tablebase *tb, dk_material m, dk_status *st)
 {
     int k = slot_number(tb->v, m);
     if (k < 0) {
-        *st = DK_TB_BAD_POSITION;
+        snprintf(last_error, sizeof last_error, "no material of %s tables", tb->v->name);
+        *st = DK_REFUSED;
         return NULL;
     }
     slot *s = atomic_load_explicit(&tb->slots[k], memory_order_acquire);
@@ -126,7 +127,7 @@ static slot *get_slot(dk_tablebase *tb, dk_material m, dk_tb_status *st)
         }
     }
     pthread_mutex_unlock(&tb->lock);
-    *st = s ? DK_TB_OK : DK_TB_NO_MEMORY;
+    *st = s ? DK_OK : DK_NO_MEMORY;
     if (!s)
         snprintf(last_error, sizeof last_error, "out of memory");
     return s;
@@ -162,14 +163,7 @@ static bool limit_fits(dk_tablebase *tb, uint32_t limit, const char *path, char 
     return false;
 }
 
-static dk_tb_status open_failure(const char *path, const char *err)
-{
-    bool missing = access(path, F_OK) != 0;
-    snprintf(last_error, sizeof last_error, "%s", missing ? path : err);
-    return missing ? DK_TB_MISSING : DK_TB_DAMAGED;
-}
-
-static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_tb_status *st)
+static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_status *st)
 {
     dk_ctable *t = atomic_load_explicit(&s->ct[metric], memory_order_acquire);
     if (t)
@@ -177,7 +171,7 @@ static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_tb_
     int failed = atomic_load_explicit(&s->failed[metric], memory_order_acquire);
     if (failed) {
         snprintf(last_error, sizeof last_error, "%s", s->why[metric]);
-        *st = (dk_tb_status)failed;
+        *st = (dk_status)failed;
         return NULL;
     }
     pthread_mutex_lock(&tb->lock);
@@ -185,11 +179,11 @@ static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_tb_
     failed = atomic_load_explicit(&s->failed[metric], memory_order_relaxed);
     if (failed) {
         snprintf(last_error, sizeof last_error, "%s", s->why[metric]);
-        *st = (dk_tb_status)failed;
+        *st = (dk_status)failed;
     } else if (!t) {
         char path[1024], err[1024];
         dk_tb_path(tb->dir, tb->v, s->ix.m, dk_tb_metric_ext(metric), path, sizeof path);
-        dk_open_failure why = DK_OPEN_DAMAGED;
+        dk_status why = DK_DAMAGED;
         t = dk_ctable_open_why(path, &why, err, sizeof err);
         const dk_ctable_info *in = t ? dk_ctable_get_info(t) : NULL;
         if (t && (in->metric != metric || !header_matches(tb, in->material, in->variant, in->count, s))) {
@@ -202,13 +196,14 @@ static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_tb_
         }
         if (t) {
             atomic_store_explicit(&s->ct[metric], t, memory_order_release);
-        } else if (why != DK_OPEN_DAMAGED && access(path, F_OK) == 0) {
+        } else if (why == DK_IO || why == DK_NO_MEMORY) {
             /* a read that failed, or memory that ran out, says nothing of the file: the next
              * probe tries again */
             snprintf(last_error, sizeof last_error, "%s", err);
-            *st = why == DK_OPEN_NO_MEMORY ? DK_TB_NO_MEMORY : DK_TB_DAMAGED;
-        } else {
-            *st = open_failure(path, err);
+            *st = why;
+        } else { /* missing or damaged: so it stays for this handle */
+            *st = why == DK_MISSING ? DK_MISSING : DK_DAMAGED;
+            snprintf(last_error, sizeof last_error, "%s", *st == DK_MISSING ? path : err);
             snprintf(s->why[metric], sizeof s->why[metric], "%s", last_error);
             atomic_store_explicit(&s->failed[metric], (int)*st, memory_order_release);
         }
@@ -217,7 +212,7 @@ static dk_ctable *get_ctable(dk_tablebase *tb, slot *s, dk_metric metric, dk_tb_
     return t;
 }
 
-const dk_index *dk_tb_index(dk_tablebase *tb, dk_material m, dk_metric metric, dk_tb_status *st)
+const dk_index *dk_tb_index(dk_tablebase *tb, dk_material m, dk_metric metric, dk_status *st)
 {
     slot *s = get_slot(tb, m, st);
     if (!s)
@@ -225,22 +220,17 @@ const dk_index *dk_tb_index(dk_tablebase *tb, dk_material m, dk_metric metric, d
     return get_ctable(tb, s, metric, st) ? &s->ix : NULL;
 }
 
-const dk_ctable *dk_tb_table(dk_tablebase *tb, dk_material m, dk_metric metric, dk_tb_status *status)
+const dk_ctable *dk_tb_table(dk_tablebase *tb, dk_material m, dk_metric metric, dk_status *status)
 {
     slot *s = get_slot(tb, m, status);
-    if (!s) {
-        if (*status == DK_TB_BAD_POSITION)
-            snprintf(last_error, sizeof last_error, "no material of %s tables", tb->v->name);
-        return NULL;
-    }
-    return get_ctable(tb, s, metric, status);
+    return s ? get_ctable(tb, s, metric, status) : NULL;
 }
 
-static dk_tb_status probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
+static dk_status probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
                                  dk_metric metric, unsigned flags, dk_value *out);
 
 /* The value through the best capture of p (White to move, who must capture). */
-static dk_tb_status resolve_captures(dk_tablebase *tb, const dk_pos *p, dk_metric metric,
+static dk_status resolve_captures(dk_tablebase *tb, const dk_pos *p, dk_metric metric,
                                      unsigned flags, dk_value *out)
 {
     dk_movelist list;
@@ -252,8 +242,8 @@ static dk_tb_status resolve_captures(dk_tablebase *tb, const dk_pos *p, dk_metri
         dk_value e = no_piece_value(metric);
         if (after.pieces[after.side]) {
             dk_pos n = dk_pos_flip(tb->v, &after);
-            dk_tb_status st = probe_normal(tb, dk_material_of(&n), &n, metric, flags, &e);
-            if (st != DK_TB_OK)
+            dk_status st = probe_normal(tb, dk_material_of(&n), &n, metric, flags, &e);
+            if (st != DK_OK)
                 return st;
         }
         if (metric == DK_METRIC_DTC) /* a capture is a conversion: no limit applies to it */
@@ -264,11 +254,11 @@ static dk_tb_status resolve_captures(dk_tablebase *tb, const dk_pos *p, dk_metri
     *out = best.value[metric == DK_METRIC_DTC];
     if (metric == DK_METRIC_WLD) /* a win or loss without its distance */
         *out = dk_value_of_code(dk_code_of(*out));
-    return DK_TB_OK;
+    return DK_OK;
 }
 
 /* The stored value of position i of table t (material m's of `metric`), through the cache. */
-static dk_tb_status stored_value(dk_tablebase *tb, const dk_ctable *t, dk_material m, dk_metric metric,
+static dk_status stored_value(dk_tablebase *tb, const dk_ctable *t, dk_material m, dk_metric metric,
                                  uint64_t i, unsigned flags, dk_value *out)
 {
     const uint32_t block = dk_ctable_get_info(t)->read_block, at = (uint32_t)(i % block);
@@ -276,22 +266,18 @@ static dk_tb_status stored_value(dk_tablebase *tb, const dk_ctable *t, dk_materi
     if (dk_ctable_changed(t)) { /* its cached blocks too: the table answers one way from then on */
         snprintf(last_error, sizeof last_error, "%.900s is damaged: the file changed since it was opened",
                  dk_ctable_path(t));
-        return DK_TB_DAMAGED;
+        return DK_DAMAGED;
     }
-    dk_cache_status rc = dk_cache_values(tb->cache, t, id, i / block, &at, 1, 1, flags & DK_TB_CACHE_ONLY, out,
-                                         last_error, sizeof last_error);
-    return rc == DK_CACHE_OK          ? DK_TB_OK
-           : rc == DK_CACHE_NOT_HELD  ? DK_TB_NOT_CACHED
-           : rc == DK_CACHE_NO_MEMORY ? DK_TB_NO_MEMORY
-                                      : DK_TB_DAMAGED;
+    return dk_cache_values(tb->cache, t, id, i / block, &at, 1, 1, flags & DK_TB_CACHE_ONLY, out, last_error,
+                           sizeof last_error);
 }
 
 /* The value of p, White to move, of material m (its table opened first, so that a missing table
  * says so before a capture is tried). */
-static dk_tb_status probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
+static dk_status probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
                                  dk_metric metric, unsigned flags, dk_value *out)
 {
-    dk_tb_status st = DK_TB_OK;
+    dk_status st = DK_OK;
     slot *s = get_slot(tb, m, &st);
     if (!s)
         return st;
@@ -299,44 +285,44 @@ static dk_tb_status probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *
     if (!t)
         return st;
     if (dk_can_capture(tb->v, p, DK_WHITE))
-        return flags & DK_TB_NO_CAPTURES ? DK_TB_MUST_CAPTURE : resolve_captures(tb, p, metric, flags, out);
+        return flags & DK_TB_NO_CAPTURES ? DK_MUST_CAPTURE : resolve_captures(tb, p, metric, flags, out);
     return stored_value(tb, t, m, metric, dk_index_rank(&s->ix, p), flags, out);
 }
 
-dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
+dk_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
                                 dk_metric metric, dk_value *out)
 {
     return probe_normal(tb, m, p, metric, 0, out);
 }
 
-dk_tb_status dk_tb_holds(const dk_tablebase *tb, const dk_pos *p)
+dk_status dk_tb_holds(const dk_tablebase *tb, const dk_pos *p)
 {
     int pieces = dk_popcount(dk_occupied(p)), most = dk_material_max_pieces(tb->v);
     if (!p->pieces[p->side ^ 1]) { /* an empty board too */
         snprintf(last_error, sizeof last_error, "the side not to move has no piece");
-        return DK_TB_BAD_POSITION;
+        return DK_REFUSED;
     }
     if (p->pieces[p->side] && pieces > most) { /* a side to move without pieces has lost: no table needed */
         snprintf(last_error, sizeof last_error, "%d pieces: no table holds more than %d", pieces, most);
-        return DK_TB_MISSING;
+        return DK_MISSING;
     }
-    return DK_TB_OK;
+    return DK_OK;
 }
 
-dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out)
+dk_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out)
 {
     return dk_tb_probe_flags(tb, p, metric, 0, out);
 }
 
-dk_tb_status dk_tb_probe_flags(dk_tablebase *tb, const dk_pos *p, dk_metric metric, unsigned flags,
+dk_status dk_tb_probe_flags(dk_tablebase *tb, const dk_pos *p, dk_metric metric, unsigned flags,
                                dk_value *out)
 {
-    dk_tb_status st = dk_tb_holds(tb, p);
-    if (st != DK_TB_OK)
+    dk_status st = dk_tb_holds(tb, p);
+    if (st != DK_OK)
         return st;
     if (!p->pieces[p->side]) {
         *out = no_piece_value(metric);
-        return DK_TB_OK;
+        return DK_OK;
     }
     dk_pos n = dk_normal_form(tb->v, p);
     return probe_normal(tb, dk_material_of(&n), &n, metric, flags, out);
@@ -386,7 +372,7 @@ unsigned dk_tb_rule_limit(dk_tablebase *tb)
     for (size_t i = 0; i < n && !atomic_load(&tb->limit); i++) {
         char path[1024];
         dk_tb_path(tb->dir, tb->v, ms[i], dk_tb_metric_ext(DK_METRIC_DTC), path, sizeof path);
-        dk_tb_status st;
+        dk_status st;
         slot *s = access(path, F_OK) == 0 ? get_slot(tb, ms[i], &st) : NULL;
         if (s && get_ctable(tb, s, DK_METRIC_DTC, &st))
             break;
@@ -398,10 +384,10 @@ unsigned dk_tb_rule_limit(dk_tablebase *tb)
 
 int dk_tb_check_files(dk_tablebase *tb, dk_material m, char *err, size_t errlen)
 {
-    dk_tb_status st;
+    dk_status st;
     slot *s = get_slot(tb, m, &st);
     if (!s)
-        return dk_errorf(err, errlen, "out of memory");
+        return dk_statusf(st, err, errlen, "%s", last_error);
     for (int metric = DK_METRIC_WLD; metric <= DK_METRIC_DTC; metric++) {
         char path[1024];
         dk_tb_path(tb->dir, tb->v, m, dk_tb_metric_ext((dk_metric)metric), path, sizeof path);
@@ -409,11 +395,12 @@ int dk_tb_check_files(dk_tablebase *tb, dk_material m, char *err, size_t errlen)
             continue;
         dk_ctable *t = get_ctable(tb, s, (dk_metric)metric, &st);
         if (!t)
-            return dk_errorf(err, errlen, "%s", last_error);
-        if (dk_ctable_check(t, err, errlen) != 0)
-            return -1;
+            return dk_statusf(st, err, errlen, "%s", last_error);
+        int rc = dk_ctable_check(t, err, errlen);
+        if (rc != DK_OK)
+            return rc;
     }
-    return 0;
+    return DK_OK;
 }
 
 void dk_tb_cache_counters(dk_tablebase *tb, uint64_t *lookups, uint64_t *misses)

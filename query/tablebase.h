@@ -8,26 +8,23 @@
 
 #include <stdarg.h>
 
+#include "../rules/errors.h"
 #include "../index/perfect.h"
 #include "ctable.h"
 
-typedef enum {
-    DK_TB_OK = 0,
-    DK_TB_MISSING,      /* the material has no table in the directory */
-    DK_TB_DAMAGED,      /* a table exists but is damaged or truncated (remembered), changed
-                         * under the handle (remembered), or could not be read (open, pread:
-                         * tried again at the next probe) */
-    DK_TB_BAD_POSITION, /* not a position tables hold (a side without pieces, too many pieces) */
-    DK_TB_NO_MEMORY,
-    DK_TB_MUST_CAPTURE, /* DK_TB_NO_CAPTURES: the side to move must capture */
-    DK_TB_NOT_CACHED,   /* DK_TB_CACHE_ONLY: the answer needs a block that is not in the cache */
-} dk_tb_status;
+/* What a probe returns (a dk_status, rules/errors.h): DK_OK; DK_MISSING (the material has no
+ * table in the directory); DK_DAMAGED (a table is damaged or truncated, or changed under the
+ * handle: remembered until dk_tb_close); DK_IO (a table could not be read: tried again at the
+ * next probe); DK_REFUSED (not a position tables hold: a side without pieces, too many
+ * pieces); DK_NO_MEMORY; DK_MUST_CAPTURE (DK_TB_NO_CAPTURES, and the side to move must
+ * capture); DK_NOT_CACHED (DK_TB_CACHE_ONLY, and the answer needs a block that is not in the
+ * cache). Every failure leaves one line in dk_tb_last_error. */
 
 /* Probe flags (dk_tb_probe_flags), for an engine's search. */
 enum {
-    DK_TB_NO_CAPTURES = 1, /* where the side to move must capture, answer DK_TB_MUST_CAPTURE
+    DK_TB_NO_CAPTURES = 1, /* where the side to move must capture, answer DK_MUST_CAPTURE
                             * instead of trying the captures (the engine searches them) */
-    DK_TB_CACHE_ONLY = 2,  /* answer only from blocks already in the cache: DK_TB_NOT_CACHED
+    DK_TB_CACHE_ONLY = 2,  /* answer only from blocks already in the cache: DK_NOT_CACHED
                             * where a block would have to be read and decompressed */
 };
 
@@ -75,25 +72,25 @@ int dk_tb_path(const char *dir, const dk_variant *v, dk_material m, const char *
  * value with the counter at 0 (DTC, drawrule.h), or for WLD a value of the right kind whose
  * distance means nothing (dk_value_of_code). A side to move without pieces is LOSS 0 (DTC: loss
  * with DTC 0) without any table. Every DTC table read must follow the same draw rule: a file
- * with another limit is DK_TB_DAMAGED. Thread-safe. */
-dk_tb_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out);
+ * with another limit is DK_DAMAGED. Thread-safe. */
+dk_status dk_tb_probe(dk_tablebase *tb, const dk_pos *p, dk_metric metric, dk_value *out);
 
 /* Whether tables of tb's variant can hold p, a position dk_pos_verdict calls PLAY or GAME_OVER
- * (what every probe of a whole position checks first): DK_TB_OK; DK_TB_MISSING (the side to move
+ * (what every probe of a whole position checks first): DK_OK; DK_MISSING (the side to move
  * has a piece and there are more pieces than any table of the variant holds: a legal position
- * beyond the tables) or DK_TB_BAD_POSITION (the side
+ * beyond the tables) or DK_REFUSED (the side
  * not to move has no piece), with dk_tb_last_error saying so. Thread-safe. */
-dk_tb_status dk_tb_holds(const dk_tablebase *tb, const dk_pos *p);
+dk_status dk_tb_holds(const dk_tablebase *tb, const dk_pos *p);
 
 /* dk_tb_probe with `flags` (DK_TB_NO_CAPTURES, DK_TB_CACHE_ONLY, or both): 0 is dk_tb_probe.
  * A table is opened when first needed (its header and block index are read), with or without
  * DK_TB_CACHE_ONLY. With DK_TB_CACHE_ONLY and not DK_TB_NO_CAPTURES, a position that must
  * capture is answered only if every capture's value is in the cache. Thread-safe. */
-dk_tb_status dk_tb_probe_flags(dk_tablebase *tb, const dk_pos *p, dk_metric metric, unsigned flags,
+dk_status dk_tb_probe_flags(dk_tablebase *tb, const dk_pos *p, dk_metric metric, unsigned flags,
                                dk_value *out);
 
 /* The same for p, White to move, of material m (p's material). Thread-safe. */
-dk_tb_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
+dk_status dk_tb_probe_normal(dk_tablebase *tb, dk_material m, const dk_pos *p,
                                 dk_metric metric, dk_value *out);
 
 /* The most pieces n such that every material of 2 to n pieces has its WLD and DTW files in the
@@ -108,17 +105,18 @@ unsigned dk_tb_rule_limit(dk_tablebase *tb);
 /* The index of material m if its table of `metric` can be opened.
  * Valid until dk_tb_close. Thread-safe. */
 const dk_index *dk_tb_index(dk_tablebase *tb, dk_material m, dk_metric metric,
-                            dk_tb_status *status);
+                            dk_status *status);
 
 /* Material m's compressed table of `metric`, opened and checked as a probe opens it (its
  * header against its name, a DTC table's draw rule against the other DTC tables'), for a
  * caller that decodes its blocks itself (ctable.h: dk_ctable_read_block, dk_ctable_decode).
  * Valid until dk_tb_close. NULL, with *status and dk_tb_last_error() saying why, when it is
  * missing or damaged or m is no material of the variant. Thread-safe. */
-const dk_ctable *dk_tb_table(dk_tablebase *tb, dk_material m, dk_metric metric, dk_tb_status *status);
+const dk_ctable *dk_tb_table(dk_tablebase *tb, dk_material m, dk_metric metric, dk_status *status);
 
 /* Checks every byte of material m's compressed files (CRC and every block; the DTC file too
- * when it exists). Returns 0, or -1 with one line in err. Thread-safe. */
+ * when it exists). Returns DK_OK, or a failure (a probe's kinds) with one line in err.
+ * Thread-safe. */
 int dk_tb_check_files(dk_tablebase *tb, dk_material m, char *err, size_t errlen);
 
 const dk_variant *dk_tb_variant(const dk_tablebase *tb);

@@ -1,5 +1,6 @@
 #include "errors.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,3 +56,23 @@ const char *dk_quote(const char *s, size_t len, char *buf, size_t buflen)
     buf[k] = 0;
     return buf;
 }
+
+const char *dk_status_text(int status)
+{
+    switch (status) {
+    case DK_OK: return "ok";
+    case DK_FAILED: return "failed";
+    case DK_PEER_FAILED: return "another rank failed";
+    case DK_REFUSED: return "refused";
+    case DK_MISSING: return "missing";
+    case DK_DAMAGED: return "damaged";
+    case DK_IO: return "input/output error";
+    case DK_NO_MEMORY: return "out of memory";
+    case DK_WRONG_VALUE: return "wrong value";
+    case DK_MUST_CAPTURE: return "the side to move must capture";
+    case DK_NOT_CACHED: return "not in the cache";
+    }
+    return "unknown status";
+}
+
+dk_status dk_status_of_errno(int err) { return err == ENOENT ? DK_MISSING : err == ENOMEM ? DK_NO_MEMORY : DK_IO; }

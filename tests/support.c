@@ -19,7 +19,7 @@ void test_fail_at(const dk_variant *v, const dk_pos *p, const char *what)
 dk_value test_value(dk_tablebase *tb, const dk_variant *v, const dk_pos *p, dk_metric metric)
 {
     dk_value x = 0;
-    if (dk_tb_probe(tb, p, metric, &x) != DK_TB_OK)
+    if (dk_tb_probe(tb, p, metric, &x) != DK_OK)
         test_fail_at(v, p, dk_tb_last_error());
     return x;
 }

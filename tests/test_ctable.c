@@ -267,14 +267,14 @@ static void expect_caught(const char *good, long at, int delta, long truncate_to
         fputc(k == at ? (c ^ delta) & 0xff : c, out);
     fclose(in);
     fclose(out);
-    dk_open_failure why = 0;
+    dk_status why = DK_OK;
     dk_ctable *t = dk_ctable_open_why(path, &why, err, sizeof err);
     if (!t) {
         /* damage is damage: never taken for a failed read, which a reader would try again */
-        assert_int_equal(why, DK_OPEN_DAMAGED);
+        assert_int_equal(why, DK_DAMAGED);
         return;
     }
-    assert_int_not_equal(dk_ctable_check(t, err, sizeof err), 0);
+    assert_int_equal(dk_ctable_check(t, err, sizeof err), DK_DAMAGED);
     assert_non_null(strstr(err, "damaged"));
     dk_ctable_close(t);
 }
@@ -300,13 +300,13 @@ static void test_damage(void **state)
     }
     dk_ctable_params p = {0, {0, 1, 1, 1}, DK_METRIC_DTW, 2048, 3, false, 0, 1, 0};
     assert_null(dk_ctable_open("/nonexistent/file", err, sizeof err));
-    /* a file that cannot be opened or mapped is not called damaged (tests/faults.sh injects
-     * the failures themselves) */
-    dk_open_failure why = 0;
+    /* a file that is not there, or cannot be read, is not called damaged (tests/faults.sh
+     * injects the failures themselves) */
+    dk_status why = DK_OK;
     assert_null(dk_ctable_open_why("/nonexistent/file", &why, err, sizeof err));
-    assert_int_equal(why, DK_OPEN_IO);
-    assert_null(dk_ctable_open_why(dir, &why, err, sizeof err)); /* a directory: mmap fails */
-    assert_int_equal(why, DK_OPEN_IO);
+    assert_int_equal(why, DK_MISSING);
+    assert_null(dk_ctable_open_why(dir, &why, err, sizeof err)); /* a directory: its read fails */
+    assert_int_equal(why, DK_IO);
     assert_int_equal(dk_ctable_write(path, &p, v, dc, 0, NULL, err, sizeof err), -1);
     unlink(path);
     free(v);

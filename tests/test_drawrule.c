@@ -99,8 +99,8 @@ static dk_tablebase *open_set(const set *s)
 /* The stored values of p (either side to move): DTW and rule, with the counter at 0. */
 static void stored(dk_tablebase *tb, const dk_pos *p, dk_value *dtw, dk_value *rule)
 {
-    if (dk_tb_probe(tb, p, DK_METRIC_DTW, dtw) != DK_TB_OK ||
-        dk_tb_probe(tb, p, DK_METRIC_DTC, rule) != DK_TB_OK)
+    if (dk_tb_probe(tb, p, DK_METRIC_DTW, dtw) != DK_OK ||
+        dk_tb_probe(tb, p, DK_METRIC_DTC, rule) != DK_OK)
         fail_msg("no value for %s: %s", fen_of(dk_tb_variant(tb), p), dk_tb_last_error());
 }
 

@@ -74,8 +74,8 @@ static void compare_all(reader_fn read, void *reader, between_fn between, dk_tab
                 char err[512];
                 if (read(reader, ms[k], &it.pos, got, err, sizeof err) != 0)
                     fail_msg("%s", err);
-                assert_int_equal(dk_tb_probe_normal(tb, ms[k], &it.pos, DK_METRIC_DTW, &want[0]), DK_TB_OK);
-                assert_int_equal(dk_tb_probe_normal(tb, ms[k], &it.pos, DK_METRIC_DTC, &want[1]), DK_TB_OK);
+                assert_int_equal(dk_tb_probe_normal(tb, ms[k], &it.pos, DK_METRIC_DTW, &want[0]), DK_OK);
+                assert_int_equal(dk_tb_probe_normal(tb, ms[k], &it.pos, DK_METRIC_DTC, &want[1]), DK_OK);
                 assert_int_equal(got[0], want[0]);
                 assert_int_equal(got[1], want[1]);
                 positions++;

@@ -821,6 +821,64 @@ static void test_truncated_and_deleted(void **state)
     free(dir);
 }
 
+/* Ways to spoil the table at path whose good copy is at `from`: none left, half of it, or a
+ * directory in its place (it opens, but every read fails). */
+static void spoil_missing(const char *from, const char *path) { (void)from, (void)path; }
+
+static void spoil_truncated(const char *from, const char *path)
+{
+    size_t len;
+    uint8_t *b = slurp(from, &len);
+    spit(path, b, len / 2);
+    free(b);
+}
+
+static void spoil_unreadable(const char *from, const char *path)
+{
+    (void)from;
+    assert_int_equal(mkdir(path, 0755), 0);
+}
+
+/* What a probe says is what its caller acts on: a table that cannot be read is DK_IO and tried
+ * again, so that it answers once the file is back; a missing one is DK_MISSING, a truncated one
+ * DK_DAMAGED, and both stay so for the handle. */
+static void test_status_kinds(void **state)
+{
+    (void)state;
+    NEED_TABLES();
+    char *dir = temp_copy();
+    dk_material m = {1, 2, 0, 1};
+    char path[4096], good[4200];
+    dk_tb_path(dir, V, m, "dtw", path, sizeof path);
+    snprintf(good, sizeof good, "%s.good", path);
+    dk_pos p;
+    dk_value v;
+    assert_int_equal(dk_fen_parse(V, "W:Wc3,Ka1,Kh8:BKd8", &p, NULL, 0), 0);
+    const struct {
+        void (*spoil)(const char *from, const char *path);
+        dk_status want;
+        bool kept; /* the status stays once the file is back */
+    } kinds[] = {{spoil_missing, DK_MISSING, true}, {spoil_truncated, DK_DAMAGED, true},
+                 {spoil_unreadable, DK_IO, false}};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        dk_tablebase *tb = dk_tb_open(dir, V, NULL);
+        assert_int_equal(rename(path, good), 0);
+        kinds[k].spoil(good, path);
+        dk_status st = dk_tb_probe(tb, &p, DK_METRIC_DTW, &v);
+        if (st != kinds[k].want)
+            fail_msg("case %zu: %s, not %s (%s)", k, dk_status_text(st), dk_status_text(kinds[k].want),
+                     dk_tb_last_error());
+        assert_non_null(strstr(dk_tb_last_error(), "1m2k-0m1k"));
+        remove(path);
+        assert_int_equal(rename(good, path), 0);
+        st = dk_tb_probe(tb, &p, DK_METRIC_DTW, &v);
+        assert_int_equal(st, kinds[k].kept ? kinds[k].want : DK_OK);
+        dk_tb_close(tb);
+    }
+    remove_dir(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -831,6 +889,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_flipped_bytes),
         cmocka_unit_test(test_truncated_and_deleted),
+        cmocka_unit_test(test_status_kinds),
     };
     if (getenv("DK_TEST_FILTER"))
         cmocka_set_test_filter(getenv("DK_TEST_FILTER"));

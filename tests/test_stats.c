@@ -127,7 +127,7 @@ static void test_histogram_index(void **state)
     const char *bad[] = {"histogram 1:1635 3:1909-5:1662\n", "histogram 4294967295:1\n",
                          "histogram 65535:1\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        assert_int_equal(load(&st, LONGEST, strlen(LONGEST), bad[i]), -1);
+        assert_int_equal(load(&st, LONGEST, strlen(LONGEST), bad[i]), DK_DAMAGED);
     assert_int_equal(load(&st, LONGEST, strlen(LONGEST), "histogram 65534:1\n"), 0);
     assert_int_equal(st.max_dtw, 65534);
     dk_stats_free(&st);
@@ -139,9 +139,9 @@ static void test_fen_field(void **state)
     (void)state;
     dk_stats st;
     static const char nul[] = "longest_win 9 \0\0W:WK2,5:BK32\n";
-    assert_int_equal(load(&st, nul, sizeof nul - 1, HIST), -1);
+    assert_int_equal(load(&st, nul, sizeof nul - 1, HIST), DK_DAMAGED);
     const char *quote = "longest_win 9 W:WK2,5:BK32\"}\n";
-    assert_int_equal(load(&st, quote, strlen(quote), HIST), -1);
+    assert_int_equal(load(&st, quote, strlen(quote), HIST), DK_DAMAGED);
     const char *none = "longest_win 0 -\n";
     assert_int_equal(load(&st, none, strlen(none), HIST), 0);
     assert_string_equal(st.longest_fen, "");
@@ -157,14 +157,14 @@ static void test_messages(void **state)
     dk_stats st;
     char path[256], err[512];
     snprintf(path, sizeof path, "%s/missing.stats", dir);
-    assert_int_equal(dk_stats_read(&st, path, err, sizeof err), -1);
+    assert_int_equal(dk_stats_read(&st, path, err, sizeof err), DK_MISSING);
     assert_non_null(strstr(err, "cannot open"));
     assert_non_null(strstr(err, path));
     snprintf(path, sizeof path, "%s/bad.stats", dir);
     FILE *f = fopen(path, "w");
     fputs("material nonsense\n", f);
     fclose(f);
-    assert_int_equal(dk_stats_read(&st, path, err, sizeof err), -1);
+    assert_int_equal(dk_stats_read(&st, path, err, sizeof err), DK_DAMAGED);
     assert_non_null(strstr(err, "damaged"));
     assert_non_null(strstr(err, path));
     assert_int_equal(load(&st, LONGEST, strlen(LONGEST), HIST), 0);

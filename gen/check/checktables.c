@@ -119,7 +119,7 @@ static check_table *tables_open(dk_check_tables *t, dk_material m, char *err, si
     check_table *c = calloc(1, sizeof *c);
     if (!c)
         return tables_error(m, err, errlen, "out of memory"), NULL;
-    dk_tb_status st;
+    dk_status st;
     for (int x = 0; x < t->nmetrics; x++)
         if (!(c->ct[x] = dk_tb_table(t->tb, m, metrics[x], &st))) {
             free(c);

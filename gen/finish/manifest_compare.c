@@ -121,10 +121,9 @@ static bool table_differs(const compare *c, const dk_variant *v, dk_material m, 
                           const dk_jsonr *published, char *why, size_t whylen)
 {
     dk_index ix;
-    bool damaged;
     if (dk_index_init(&ix, v, m) != 0)
         return snprintf(why, whylen, "not a material of %s", v->name), true;
-    if (dk_table_check(c->dir, &ix, limit, &damaged, why, whylen) != 0)
+    if (dk_table_check(c->dir, &ix, limit, why, whylen) != DK_OK)
         return true;
     dk_jsonr *here = local_entry(c->dir, v, m, why, whylen);
     if (!here)

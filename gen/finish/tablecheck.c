@@ -12,53 +12,48 @@
 #include "../store/stats.h"
 
 /* Checks one table file against what the statistics st record for it (file k: metric k + 1). */
-static int check_file(const char *dir, const dk_index *ix, const dk_stats *st, int k, bool *damaged,
-                      char *err, size_t errlen)
+static int check_file(const char *dir, const dk_index *ix, const dk_stats *st, int k, char *err, size_t errlen)
 {
     char path[4096];
     dk_metric metric = (dk_metric)(k + 1);
     dk_tb_path(dir, ix->v, ix->m, dk_tb_metric_ext(metric), path, sizeof path);
-    dk_open_failure why;
+    dk_status why;
     dk_ctable *t = dk_ctable_open_why(path, &why, err, errlen);
-    if (!t) {
-        *damaged = why == DK_OPEN_DAMAGED || (access(path, F_OK) != 0 && errno == ENOENT);
-        return -1;
-    }
+    if (!t) /* a table file gone while its statistics say it is finished: the set is damaged */
+        return why == DK_MISSING ? DK_DAMAGED : why;
     const dk_ctable_info *in = dk_ctable_get_info(t);
     const uint8_t want[4] = {ix->m.wm, ix->m.wk, ix->m.bm, ix->m.bk};
-    int rc = 0;
-    *damaged = true; /* from here on, only the bytes can be wrong */
+    int rc;
     if (in->metric != metric || in->variant != ix->v->id || memcmp(in->material, want, 4) != 0 ||
         in->count != ix->size)
-        rc = dk_errorf(err, errlen, "%.900s is damaged: its header does not match its name", path);
+        rc = dk_statusf(DK_DAMAGED, err, errlen, "%.900s is damaged: its header does not match its name", path);
     else if (in->file_size != st->file_size[k] || in->file_crc != st->file_crc[k])
-        rc = dk_errorf(err, errlen, "%.900s is not the file its statistics record (its size or CRC "
-                       "differs)", path);
+        rc = dk_statusf(DK_DAMAGED, err, errlen, "%.900s is not the file its statistics record (its size or CRC "
+                        "differs)", path);
     else
         rc = dk_ctable_check_crc(t, err, errlen);
     dk_ctable_close(t);
     return rc;
 }
 
-int dk_table_check(const char *dir, const dk_index *ix, unsigned limit, bool *damaged, char *err,
-                   size_t errlen)
+int dk_table_check(const char *dir, const dk_index *ix, unsigned limit, char *err, size_t errlen)
 {
     char path[4096];
     dk_stats st;
     dk_stats_path(dir, ix->v, ix->m, path, sizeof path);
-    if (dk_stats_read_why(&st, path, damaged, err, errlen) != 0)
-        return -1;
+    int rc = dk_stats_read(&st, path, err, errlen);
+    if (rc != DK_OK)
+        return rc;
     dk_stats_free(&st);
-    *damaged = true;
     if (!dk_material_equal(st.m, ix->m))
-        return dk_errorf(err, errlen, "%.900s is damaged: it holds another material's statistics", path);
+        return dk_statusf(DK_DAMAGED, err, errlen, "%.900s is damaged: it holds another material's statistics", path);
     if (st.limit != limit)
-        return dk_errorf(err, errlen, "%.900s follows a draw rule of %u plies, not %u", path, st.limit,
-                         limit);
+        return dk_statusf(DK_DAMAGED, err, errlen, "%.900s follows a draw rule of %u plies, not %u", path, st.limit,
+                          limit);
     for (int k = 0; k < (limit ? 3 : 2); k++)
-        if (check_file(dir, ix, &st, k, damaged, err, errlen) != 0)
-            return -1;
-    return 0;
+        if ((rc = check_file(dir, ix, &st, k, err, errlen)) != DK_OK)
+            return rc;
+    return DK_OK;
 }
 
 /* The draw rule of dir's tables in plies: that of the first statistics file that loads (a

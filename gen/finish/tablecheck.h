@@ -14,11 +14,11 @@
  * mark of a finished table) loads, is the material's and names the draw rule of `limit` plies,
  * and each table file (.wld, .dtw, with a rule .dtc) holds the material's positions and has the
  * size and CRC-32C the statistics record, the CRC computed again over the whole file (every
- * byte is read). Returns 0, or -1 with one line in err saying which file is wrong and how, and
- * in *damaged whether the bytes are wrong (or a file missing) rather than unreadable (an I/O
- * error, memory). */
-int dk_table_check(const char *dir, const dk_index *ix, unsigned limit, bool *damaged, char *err,
-                   size_t errlen);
+ * byte is read). Returns DK_OK; or, with one line in err saying which file is wrong and how,
+ * DK_MISSING (no statistics: not finished), DK_DAMAGED (the bytes of a file are wrong, it is
+ * another material's or rule's, or a table file is missing), DK_IO or DK_NO_MEMORY (reading
+ * failed: nothing is known of the bytes). */
+int dk_table_check(const char *dir, const dk_index *ix, unsigned limit, char *err, size_t errlen);
 
 /* Advice that ends a message about a damaged table of material m in dir: "run damka gen
  * --variant V --materials M --draw-rule N --out DIR to make it again" (the rule that of the

@@ -16,13 +16,11 @@
 static bool material_intact(const char *dir, const dk_index *ix, unsigned limit)
 {
     char stats[4096], why[1536], name[DK_MATERIAL_NAME_MAX];
-    bool damaged;
     dk_stats_path(dir, ix->v, ix->m, stats, sizeof stats);
-    if (access(stats, F_OK) != 0) /* never finished: made in its turn, nothing to say */
-        return false;
-    if (dk_table_check(dir, ix, limit, &damaged, why, sizeof why) == 0)
+    int rc = dk_table_check(dir, ix, limit, why, sizeof why);
+    if (rc == DK_OK)
         return true;
-    if (!damaged)
+    if (rc != DK_DAMAGED) /* never finished, or unreadable now: made in its turn, nothing to say */
         return false;
     dk_material_name(ix->m, name, sizeof name);
     fprintf(stderr, "gen: making %s %s again: %s\n", ix->v->name, name, why);

@@ -62,7 +62,7 @@ static int reader_start(reader *r, dk_tablebase *tb, const char *dir, const dk_i
         r->dctx = dk_ctable_dctx_new();
     if (!r->values || !r->dctx)
         return dk_errorf(err, errlen, "out of memory");
-    dk_tb_status st;
+    dk_status st;
     r->ix = ix;
     if (!(r->turned = dk_tb_index(tb, dk_material_twin(ix->m), DK_METRIC_DTW, &st)))
         return dk_errorf(err, errlen, "cannot read the tables of its twin: %s", dk_tb_last_error());
@@ -218,8 +218,7 @@ static int check_files(dk_tablebase *tb, const char *dir, const dk_variant *v, d
     }
     dk_tb_path(dir, v, m, dk_tb_metric_ext(DK_METRIC_DTC), dtc, sizeof dtc);
     dk_stats_path(dir, v, m, stats, sizeof stats);
-    dk_tb_status st;
-    bool damaged;
+    dk_status st;
     *ix = NULL;
     if (!err[0] && dk_tb_check_files(tb, m, err, sizeof err) == 0 &&
         !(*ix = dk_tb_index(tb, m, DK_METRIC_DTW, &st)))
@@ -228,7 +227,7 @@ static int check_files(dk_tablebase *tb, const char *dir, const dk_variant *v, d
      * name the directory's rule, and with one a DTC file */
     *limit = access(dtc, F_OK) == 0 ? dk_tb_rule_limit(tb) : 0;
     if (*ix && (access(stats, F_OK) != 0 ||
-                dk_table_check(dir, *ix, dk_tb_rule_limit(tb), &damaged, err, sizeof err) == 0))
+                dk_table_check(dir, *ix, dk_tb_rule_limit(tb), err, sizeof err) == DK_OK))
         return DK_OK;
     dk_table_repair_hint(dir, v, m, false, hint, sizeof hint);
     return dk_errorf(why, whylen, "%s; %s", err, hint);

@@ -215,28 +215,26 @@ int dk_stats_write(const dk_stats *st, const char *path, char *err, size_t errle
     return rc;
 }
 
-/* What reading a part of a statistics file found. */
-enum load_result { LOAD_OK = 0, LOAD_MALFORMED = -1, LOAD_NO_MEMORY = -2 };
-
 /* Reads " d:n" pairs into *h (grown as needed, d < cap_limit when cap_limit > 0), setting *max
- * to the largest d read. Returns a load_result. */
+ * to the largest d read. Returns DK_OK, DK_DAMAGED (malformed) or DK_NO_MEMORY, without a
+ * line: the caller names the file. */
 static int load_hist(FILE *f, uint64_t **h, unsigned *max, unsigned cap_limit)
 {
     unsigned d;
     uint64_t n;
     size_t cap = cap_limit;
     if (cap_limit && !(*h = calloc(cap, sizeof **h)))
-        return LOAD_NO_MEMORY;
+        return DK_NO_MEMORY;
     while (fscanf(f, " %u:%" SCNu64, &d, &n) == 2) {
         /* a DTW is below DK_VALUE_MAX (a dk_value): a damaged file ("-5:1" reads as 2^32-5)
          * must not make the histogram grow to gigabytes */
         if (d >= (cap_limit ? cap_limit : DK_VALUE_MAX))
-            return LOAD_MALFORMED;
+            return DK_DAMAGED;
         if (d >= cap) {
             size_t nc = (size_t)d + 64;
             uint64_t *g = realloc(*h, nc * sizeof *g);
             if (!g)
-                return LOAD_NO_MEMORY;
+                return DK_NO_MEMORY;
             memset(g + cap, 0, (nc - cap) * sizeof *g);
             *h = g;
             cap = nc;
@@ -246,8 +244,8 @@ static int load_hist(FILE *f, uint64_t **h, unsigned *max, unsigned cap_limit)
             *max = d;
     }
     if (!*h && !(*h = calloc(1, sizeof **h)))
-        return LOAD_NO_MEMORY;
-    return LOAD_OK;
+        return DK_NO_MEMORY;
+    return DK_OK;
 }
 
 /* Whether a FEN field holds what dk_fen_format writes (numeric squares), or "-" for none: a
@@ -257,31 +255,31 @@ static bool fen_field_ok(const char *fen)
     return fen[0] && strspn(fen, "WBK0123456789:,-") == strlen(fen);
 }
 
-/* The optional rule lines after the histogram. Returns a load_result (LOAD_OK also when
+/* The optional rule lines after the histogram. Returns as load_hist (DK_OK also when
  * there are none). */
 static int load_rule(FILE *f, dk_stats *st)
 {
     if (fscanf(f, " rule %u", &st->limit) != 1)
-        return LOAD_OK; /* a table without the rule */
+        return DK_OK; /* a table without the rule */
     if (st->limit < 1 || st->limit > DK_RULE_MAX_LIMIT)
-        return LOAD_MALFORMED;
+        return DK_DAMAGED;
     for (int k = 0; k < DK_RC_N; k++) {
         char key[32];
         if (fscanf(f, " %31s %" SCNu64, key, &st->rule[k]) != 2 || strcmp(key, RULE_KEY[k]) != 0)
-            return LOAD_MALFORMED;
+            return DK_DAMAGED;
     }
     char fen[128];
     int end = -1;
     if (fscanf(f, " dtc %" SCNu64 " %x longest_dtc %u %127s dtc_wins%n", &st->file_size[2],
                &st->file_crc[2], &st->longest_dtc, fen, &end) != 4 || end < 0 || !fen_field_ok(fen))
-        return LOAD_MALFORMED;
+        return DK_DAMAGED;
     snprintf(st->longest_dtc_fen, sizeof st->longest_dtc_fen, "%s", st->longest_dtc ? fen : "");
     end = -1;
     int rc = load_hist(f, &st->dtc_win, NULL, st->limit + 1);
     if (rc != 0)
         return rc;
     if ((fscanf(f, " dtc_losses%n", &end), end < 0))
-        return LOAD_MALFORMED;
+        return DK_DAMAGED;
     return load_hist(f, &st->dtc_loss, NULL, st->limit + 1);
 }
 
@@ -293,17 +291,10 @@ int dk_stats_load(dk_stats *st, const char *path)
 
 int dk_stats_read(dk_stats *st, const char *path, char *err, size_t errlen)
 {
-    bool damaged;
-    return dk_stats_read_why(st, path, &damaged, err, errlen);
-}
-
-int dk_stats_read_why(dk_stats *st, const char *path, bool *damaged, char *err, size_t errlen)
-{
     memset(st, 0, sizeof *st);
-    *damaged = false;
     FILE *f = fopen(path, "r");
     if (!f)
-        return dk_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return dk_statusf(dk_status_of_errno(errno), err, errlen, "cannot open %s: %s", path, strerror(errno));
     char name[64], fen[128];
     int ok = fscanf(f,
                     "material %63s positions %" SCNu64 " wins %" SCNu64 " losses %" SCNu64
@@ -313,25 +304,24 @@ int dk_stats_read_why(dk_stats *st, const char *path, bool *damaged, char *err, 
                     &st->file_crc[0], &st->file_size[1], &st->file_crc[1], &st->longest_win,
                     fen) == 11 &&
              dk_material_parse(name, &st->m) == 0 && fen_field_ok(fen);
-    int rc = ok ? LOAD_OK : LOAD_MALFORMED;
+    int rc = ok ? DK_OK : DK_DAMAGED;
     if (ok) {
         snprintf(st->longest_fen, sizeof st->longest_fen, "%s", st->longest_win ? fen : "");
         rc = load_hist(f, &st->hist, &st->max_dtw, 0);
-        if (rc == LOAD_OK)
+        if (rc == DK_OK)
             rc = load_rule(f, st);
     }
     bool read_error = ferror(f);
     int e = errno;
     fclose(f);
-    if (rc == LOAD_OK)
+    if (rc == DK_OK)
         return 0;
     dk_stats_free(st);
     if (read_error)
-        return dk_errorf(err, errlen, "cannot read %s: %s", path, strerror(e));
-    if (rc == LOAD_NO_MEMORY)
-        return dk_errorf(err, errlen, "cannot read %s: out of memory", path);
-    *damaged = true;
-    return dk_errorf(err, errlen, "%s is damaged: not a statistics file", path);
+        return dk_statusf(dk_status_of_errno(e), err, errlen, "cannot read %s: %s", path, strerror(e));
+    if (rc == DK_NO_MEMORY)
+        return dk_statusf(DK_NO_MEMORY, err, errlen, "cannot read %s: out of memory", path);
+    return dk_statusf(DK_DAMAGED, err, errlen, "%s is damaged: not a statistics file", path);
 }
 
 /* {"d": n, ...} for every non-zero entry of h[0..max]. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "../../index/perfect.h"
+#include "../../rules/errors.h"
 #include "json.h"
 #include "valuesource.h"
 #include "../../query/value.h"
@@ -68,15 +69,11 @@ void dk_stats_end(dk_stats *st, const dk_index *ix);
  * line in err naming the step that failed and the file (atomicfile.h). */
 int dk_stats_write(const dk_stats *st, const char *path, char *err, size_t errlen);
 
-/* Reads a stats file. Returns 0, or -1 with one line in err: it cannot be opened or read
- * ("cannot open P: ..."), or it is malformed (or memory ran out while reading it). */
+/* Reads a stats file. Returns DK_OK; or, with one line in err, DK_DAMAGED (it is malformed),
+ * DK_MISSING, DK_IO (it cannot be opened or read: "cannot open P: ...") or DK_NO_MEMORY. */
 int dk_stats_read(dk_stats *st, const char *path, char *err, size_t errlen);
 
-/* dk_stats_read, saying in *damaged whether a failure is in the file's bytes (it is malformed)
- * rather than in reading them. */
-int dk_stats_read_why(dk_stats *st, const char *path, bool *damaged, char *err, size_t errlen);
-
-/* The same without the message: -1 if it is missing or malformed. */
+/* dk_stats_read without the message: the same status. */
 int dk_stats_load(dk_stats *st, const char *path);
 
 /* Writes st as one JSON object, the next item of w (the document, or an item of an array);

@@ -84,20 +84,17 @@ static void encode_header(const dk_vfile_info *in, uint64_t index, uint8_t *h)
     dk_put32(h + 44, dk_crc32c(dk_crc32c(0, h, 44), h + 48, HEADER_SIZE - 48));
 }
 
-enum header_result { HEADER_OK = 0, HEADER_BAD = -1, HEADER_OTHER_VERSION = -2 };
-
-/* Reads the header into t: HEADER_OK; HEADER_BAD if it is no value file or is damaged;
- * HEADER_OTHER_VERSION if it is a value file of another version (*version says which). */
-static int decode_header(const uint8_t *h, dk_vfile *t, uint32_t *version)
+/* Reads the header of the file at path into t. Returns DK_OK, or DK_DAMAGED with one line in
+ * err if it is no value file, another version of one, or damaged. */
+static int decode_header(const uint8_t *h, dk_vfile *t, const char *path, char *err, size_t errlen)
 {
     dk_vfile_info *out = &t->info;
-    if (memcmp(h, MAGIC, 8) != 0)
-        return HEADER_BAD;
-    *version = dk_get32(h + 8);
-    if (*version != VERSION)
-        return HEADER_OTHER_VERSION;
-    if (dk_get32(h + 44) != dk_crc32c(dk_crc32c(0, h, 44), h + 48, HEADER_SIZE - 48))
-        return HEADER_BAD;
+    uint32_t version = dk_get32(h + 8);
+    if (memcmp(h, MAGIC, 8) == 0 && version != VERSION)
+        return dk_statusf(DK_DAMAGED, err, errlen, "%s is value file version %u; this build reads version %d only",
+                          path, version, VERSION);
+    if (memcmp(h, MAGIC, 8) != 0 || dk_get32(h + 44) != dk_crc32c(dk_crc32c(0, h, 44), h + 48, HEADER_SIZE - 48))
+        return dk_statusf(DK_DAMAGED, err, errlen, "%s is damaged or not a damka value file (bad header)", path);
     out->kind = h[12];
     out->variant = h[13];
     memcpy(out->material, h + 14, 4);
@@ -111,7 +108,9 @@ static int decode_header(const uint8_t *h, dk_vfile *t, uint32_t *version)
     out->flagged = h[56];
     bool ok = (out->width == 1 || out->width == 2) && (out->stride == 1 || out->stride == 2) &&
               out->count <= ((uint64_t)1 << 48) && h[56] <= 1;
-    return ok && t->block > 0 && t->block <= (1u << 20) ? HEADER_OK : HEADER_BAD;
+    if (!ok || t->block == 0 || t->block > (1u << 20))
+        return dk_statusf(DK_DAMAGED, err, errlen, "%s is damaged or not a damka value file (bad header)", path);
+    return DK_OK;
 }
 
 int dk_vfile_save(const char *path, dk_vfile_info *info, const dk_value *values, char *err,
@@ -256,17 +255,8 @@ dk_vfile *dk_vfile_open(const char *path, bool check_all, dk_block_pool *pool, c
     }
     if (dk_map_file(path, HEADER_SIZE, &map, &len, err, errlen) != 0)
         goto out;
-    uint32_t version;
-    int header = decode_header(map, t, &version);
-    if (header == HEADER_OTHER_VERSION) {
-        dk_errorf(err, errlen, "%s is value file version %u; this build reads version %d only", path,
-                  version, VERSION);
+    if (decode_header(map, t, path, err, errlen) != DK_OK)
         goto out;
-    }
-    if (header != HEADER_OK) {
-        dk_errorf(err, errlen, "%s is damaged or not a damka value file (bad header)", path);
-        goto out;
-    }
     const dk_vfile_info *in = &t->info;
     t->nblocks = (in->count + t->block - 1) / t->block;
     uint64_t index = dk_get64(map + 48);
