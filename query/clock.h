@@ -1,5 +1,5 @@
 /* The CLOCK sweep (second chance) by which every cache of damka chooses what to drop: the probe
- * cache (query/cache.c), the generator's decoded finished tables (gen/check/finished.c), its exit
+ * cache (query/cache.c), the generator's decoded finished tables (gen/solve/finished.c), its exit
  * cache (gen/store/blockpool.c) and plan's model of the former (gen/store/clockcache.c). Each keeps its own
  * entries in an array, in places 0..n-1, and a hand; a hit only marks its entry, so that it
  * touches no other entry's memory. When room is needed the hand sweeps the places: an entry

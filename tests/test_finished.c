@@ -1,4 +1,4 @@
-/* The generator's two readers of finished tables, the solver's (gen/check/finished.h) and
+/* The generator's two readers of finished tables, the solver's (gen/solve/finished.h) and
  * verification's own (gen/check/checktables.h), block by block, against libdamka's probe
  * (query/tablebase.h) on every position of real tables, with a budget that holds every block
  * and with one that holds none (every read decodes its block again, and a resolution keeps
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "../gen/check/checktables.h"
-#include "../gen/check/finished.h"
+#include "../gen/solve/finished.h"
 #include "../gen/sched/subslice.h"
 #include "../query/drawrule.h"
 #include "../query/tablebase.h"

@@ -1,5 +1,5 @@
 /* Verification's own reader of the finished tables: the values of positions of the compressed
- * tables, read along a path that shares nothing with the solver's reader (gen/check/finished.h) but
+ * tables, read along a path that shares nothing with the solver's reader (gen/solve/finished.h) but
  * the file formats and the index. libdamka opens and checks the files (query/tablebase.h:
  * dk_tb_table) and decodes their blocks (query/ctable.h); this reader keeps the decoded blocks
  * in a pool of its own (blockpool.h) sized by the check's room, found by block number in an

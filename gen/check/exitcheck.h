@@ -1,6 +1,6 @@
 /* Verification's own reading of a unit's exits: the values of the positions a capture, a
  * promotion or a man move leads to, read again as the solver reads each one, along a path that
- * shares nothing with the solver's (gen/check/finished.c, the unit lookup of gen/solve/solve.c) but the
+ * shares nothing with the solver's (gen/solve/finished.c, the unit lookup of gen/solve/solve.c) but the
  * file formats: the finished tables through a reader of its own (checktables.h: libdamka's
  * files and decoding, its own decoded blocks, capture positions resolved by verification's
  * code), the units of the level above through unit files it opens itself, found from the

@@ -40,7 +40,7 @@ int dk_ctable_write_from(const char *path, const dk_ctable_params *p, const dk_v
                          const uint8_t *dont_care, uint64_t count, dk_ctable_info *out, char *err,
                          size_t errlen);
 
-/* A table written in parts (a pair's finishing split over ranks, gen/finish/finishpart.h), with the
+/* A table written in parts (a pair's finishing split over ranks, gen/finish/parttasks.h), with the
  * same bytes as dk_ctable_write_from: every block's coding depends only on its own values and on
  * what a scan of the whole table decides (DTW and DTC: the width from the largest stored value,
  * and the dictionary, trained on sample blocks; WLD: the code table from every block's runs).

@@ -10,7 +10,7 @@
 #include "../../rules/errors.h"
 #include "../store/atomicfile.h"
 #include "../store/stats.h"
-#include "tablecheck.h"
+#include "intact.h"
 
 /* Every material of v with a statistics file in dir, in generation order, loaded into *out
  * (*n of them). A statistics file that is there but cannot be read is an error (a table left

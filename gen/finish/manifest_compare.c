@@ -12,7 +12,7 @@
 #include "../store/jsonread.h"
 #include "manifest.h"
 #include "../store/stats.h"
-#include "tablecheck.h"
+#include "intact.h"
 
 /* The bytes of the file at path, with a NUL after them; decompressed when they are a zstd
  * frame (a manifest kept compressed). Returns DK_OK, or DK_FAILED with one line in err. */
@@ -123,7 +123,7 @@ static bool table_differs(const compare *c, const dk_variant *v, dk_material m, 
     dk_index ix;
     if (dk_index_init(&ix, v, m) != 0)
         return snprintf(why, whylen, "not a material of %s", v->name), true;
-    if (dk_table_check(c->dir, &ix, limit, why, whylen) != DK_OK)
+    if (dk_table_intact(c->dir, &ix, limit, why, whylen) != DK_OK)
         return true;
     dk_jsonr *here = local_entry(c->dir, v, m, why, whylen);
     if (!here)

@@ -1,6 +1,6 @@
 #include "worker.h"
 
-#include "assemble.h"
+#include "pairreader.h"
 
 #include "../store/bigmem.h"
 #include "../store/testhooks.h"

@@ -1,4 +1,4 @@
-/* A rank's worker: what its tasks (tasks.h, finishpart.h) hold from one task to the next, its
+/* A rank's worker: what its tasks (tasks.h, parttasks.h) hold from one task to the next, its
  * readers of finished tables and units, its solver and its exit check, their caches and its
  * memory budget. In finish/, the lowest room that holds all of it (a table's parameters are
  * finishing's), so that finishing in parts takes a worker as the run's tasks do. */
@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "../check/exitcheck.h"
-#include "../check/finished.h"
+#include "../solve/finished.h"
 #include "../plan/budget.h"
 #include "../sched/groups.h"
 #include "../solve/solve.h"

@@ -55,7 +55,7 @@ uint64_t dk_budget_unit_bytes(uint64_t positions, unsigned limit)
 
 uint64_t dk_budget_finish_bytes(uint64_t positions, unsigned limit)
 {
-    /* Values stream through in blocks (gen/finish/assemble.h): what grows with the pair is a bit a
+    /* Values stream through in blocks (gen/finish/pairreader.h): what grows with the pair is a bit a
      * position of capture map, where each subslice lies (a few bytes a subslice, far fewer
      * than positions) and the block maps of the pair's unit files, kept open together (4 bytes
      * a block of 4096 values, two a position with a draw rule); then the open files themselves

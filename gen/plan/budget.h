@@ -1,5 +1,5 @@
 /* How a rank's memory is shared out between the unit it solves and the finished tables it
- * keeps decoded in memory (gen/check/finished.h). One model for `damka gen` and `damka plan`. */
+ * keeps decoded in memory (gen/solve/finished.h). One model for `damka gen` and `damka plan`. */
 #ifndef DK_BUDGET_H
 #define DK_BUDGET_H
 

@@ -21,7 +21,7 @@ static const double unit_bits_rule = 4.26, unit_bits_plain = 3.21;
 /* A split unit's time on its ranks against one rank's time for the same positions, talking
  * included (measured: docs/usage.md, "Split units"). */
 static const double split_overhead = 1.3;
-/* A finishing in parts (gen/finish/finishpart.h): the share of a finished position's time its scan
+/* A finishing in parts (gen/finish/parttasks.h): the share of a finished position's time its scan
  * and its packing take, measured on Brazilian up to 5 pieces in parts of 2^20 positions, and
  * the join's a position of the pair (it copies the coded blocks), measured on the 6-piece pair
  * 2m2k-1m1k (2.2e8 positions; 5-piece pairs' joins are mostly opening and syncing files):

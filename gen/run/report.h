@@ -8,7 +8,7 @@
 
 #include "../plan/budget.h"
 #include "../check/exitcheck.h"
-#include "../check/finished.h"
+#include "../solve/finished.h"
 #include "../plan/forecast.h"
 #include "../sched/workgraph.h"
 

@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include "../../query/tablebase.h"
-#include "../finish/finishpart.h"
+#include "../finish/partfiles.h"
 #include "../store/stats.h"
-#include "../finish/tablecheck.h"
+#include "../finish/intact.h"
 #include "../store/unitfile.h"
 
 /* Whether the tables of one material are finished and whole; see dk_restart_scan. One that
@@ -17,7 +17,7 @@ static bool material_intact(const char *dir, const dk_index *ix, unsigned limit)
 {
     char stats[4096], why[1536], name[DK_MATERIAL_NAME_MAX];
     dk_stats_path(dir, ix->v, ix->m, stats, sizeof stats);
-    int rc = dk_table_check(dir, ix, limit, why, sizeof why);
+    int rc = dk_table_intact(dir, ix, limit, why, sizeof why);
     if (rc == DK_OK)
         return true;
     if (rc != DK_DAMAGED) /* never finished, or unreadable now: made in its turn, nothing to say */
@@ -82,7 +82,7 @@ int dk_restart_scan(dk_workgraph *g, const char *dir, unsigned limit, uint64_t *
         }
     }
     dk_groups_cache_free(gcache);
-    /* the parts of the finishings under way: scanned, packed (finishpart.h) */
+    /* the parts of the finishings under way: scanned, packed (parttasks.h) */
     uint64_t *parts = calloc((2 * (size_t)g->nparts) / 64 + 1, sizeof *parts);
     if (!parts) {
         free(units);

@@ -1,9 +1,9 @@
 /* What a run of `damka gen` finds in DIR of the runs before it, decided here: which pairs are
  * finished (their tables whole), which material's tables are damaged and so made again, which
  * units are finished (their files whole), hence what the run resumes; and whether DIR's tables
- * follow another draw rule. The files' own checks are tablecheck.h's and unitfile.h's, as is
+ * follow another draw rule. The files' own checks are intact.h's and unitfile.h's, as is
  * the one finishing asks, whether an earlier run already wrote a material of the pair it
- * finishes (dk_material_finished, tablecheck.h). */
+ * finishes (dk_material_finished, intact.h). */
 #ifndef DK_RESTART_H
 #define DK_RESTART_H
 
@@ -15,7 +15,7 @@
 
 /* Finds what earlier runs finished in dir under the draw rule of `limit` plies and sets g's
  * scheduling state from it (dk_workgraph_reset): every pair whose tables are all whole
- * (dk_table_check, every byte read), and every unit of another pair whose files are all present
+ * (dk_table_intact, every byte read), and every unit of another pair whose files are all present
  * and intact (dk_unitfile_intact). A material whose statistics file is there (it was finished)
  * but whose tables are damaged is named on stderr ("gen: making brazilian 1m2k-0m1k again:
  * ...") and its statistics file removed, so that finishing its pair writes it again. Adds the

@@ -27,7 +27,7 @@ int dk_task_split(dk_worker *w, uint32_t u, const dk_split_comm *comm, char *err
  * and (with a draw rule) DTC tables and the statistics, then removes the unit files; with
  * keep_work it keeps them and each material's values too (work/<variant>-<material>.raw,
  * valuefile.h). A material whose tables an earlier, killed run finished
- * (dk_material_finished, tablecheck.h) is left as it is. Returns 0, or -1 with one line in err. */
+ * (dk_material_finished, intact.h) is left as it is. Returns 0, or -1 with one line in err. */
 int dk_task_finish_pair(dk_worker *w, uint32_t p, char *err, size_t errlen);
 
 #endif

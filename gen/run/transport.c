@@ -8,7 +8,7 @@
 
 #include "../../rules/check.h"
 #include "../../rules/errors.h"
-#include "../finish/finishpart.h"
+#include "../finish/parttasks.h"
 #include "../store/testhooks.h"
 #include "tasktimes.h"
 

@@ -13,7 +13,7 @@
 #include "../check/checktables.h"
 #include "progress.h"
 #include "../store/stats.h"
-#include "../finish/tablecheck.h"
+#include "../finish/intact.h"
 #include "../check/verify.h"
 
 /* The decoded blocks a thread's reader may hold: verification reads each material's blocks in
@@ -205,7 +205,7 @@ static int verify_material(dk_tablebase *tb, reader *readers, const char *dir, c
 }
 
 /* Checks every byte of material m's files and, if it has one, its statistics file against them
- * (tablecheck.h); sets *ix and *limit (the rule of its DTC file, 0 if none). Returns DK_OK, or
+ * (intact.h); sets *ix and *limit (the rule of its DTC file, 0 if none). Returns DK_OK, or
  * DK_FAILED with the failure and the command that makes the table again in why. */
 static int check_files(dk_tablebase *tb, const char *dir, const dk_variant *v, dk_material m,
                        const dk_index **ix, unsigned *limit, char *why, size_t whylen)
@@ -227,7 +227,7 @@ static int check_files(dk_tablebase *tb, const char *dir, const dk_variant *v, d
      * name the directory's rule, and with one a DTC file */
     *limit = access(dtc, F_OK) == 0 ? dk_tb_rule_limit(tb) : 0;
     if (*ix && (access(stats, F_OK) != 0 ||
-                dk_table_check(dir, *ix, dk_tb_rule_limit(tb), err, sizeof err) == DK_OK))
+                dk_table_intact(dir, *ix, dk_tb_rule_limit(tb), err, sizeof err) == DK_OK))
         return DK_OK;
     dk_table_repair_hint(dir, v, m, false, hint, sizeof hint);
     return dk_errorf(why, whylen, "%s; %s", err, hint);

@@ -22,7 +22,7 @@
  * Tasks: solving a unit, and finishing a pair (assembling its tables from its units' files,
  * writing them compressed), which the units of other pairs read. A pair above the finishing
  * bound (dk_workgraph_cut_finishes) is finished in parts, ranges of whole blocks of a member's
- * tables (gen/finish/finishpart.h): each part scanned (its values copied out of the units, counted),
+ * tables (gen/finish/parttasks.h): each part scanned (its values copied out of the units, counted),
  * then each packed (its blocks compressed), then the finish joins them. Edges:
  *   - a pair's finish waits for every unit of the pair, or, cut into parts, for every part
  *     packed; a part's packing waits for every part of its pair scanned, a scan for every unit
@@ -95,7 +95,7 @@ typedef struct dk_wpair {
 } dk_wpair;
 
 /* A part of a pair's finishing: positions [lo, hi) of the tables of material `member` (0: the
- * canonical one, 1: the twin), whole blocks of every metric (gen/finish/finishpart.h). */
+ * canonical one, 1: the twin), whole blocks of every metric (gen/finish/parttasks.h). */
 typedef struct dk_fpart {
     uint32_t pair;
     int member;

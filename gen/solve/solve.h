@@ -5,7 +5,7 @@
 #define DK_SOLVE_H
 
 #include "../check/exitcheck.h"
-#include "../check/finished.h"
+#include "finished.h"
 #include "../sched/groups.h"
 
 typedef struct dk_solver dk_solver;

@@ -31,7 +31,7 @@ bool dk_hook_corrupt_exit(uint32_t u, bool split, bool this_rank, int *kind);
 bool dk_hook_table_bytes(uint64_t *bytes);
 
 /* DAMKA_TEST_OPEN_UNITS=n: a finishing's reader of a pair's unit files keeps at most n of them
- * open (assemble.c; at least 1), so that the twin's scattered reads close and open units all
+ * open (pairreader.c; at least 1), so that the twin's scattered reads close and open units all
  * the time. Returns true with *n set, else false. */
 bool dk_hook_open_units(uint32_t *n);
 
@@ -44,7 +44,7 @@ void dk_hook_split_pause(void);
 uint32_t dk_hook_group_ranks(void);
 
 /* DAMKA_TEST_KILL_AFTER_PARTS=n: the process kills itself (SIGKILL) once it has written n
- * parts of finishings (scans or packings, finishpart.h). */
+ * parts of finishings (scans or packings, parttasks.h). */
 void dk_hook_part_written(void);
 
 /* DAMKA_TEST_FAIL_INIT: whether this rank's worker is to fail to start: "alloc", rank 0's

@@ -1,4 +1,4 @@
-#include "assemble.h"
+#include "pairreader.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  * ascending X; a table holds subslices in ascending men_index. The reader knows where every
  * subslice of the pair lies (a unit and an offset, listed once per pair) and keeps a few unit
  * files mapped, the least recently used closed first. One per thread. */
-#ifndef DK_ASSEMBLE_H
-#define DK_ASSEMBLE_H
+#ifndef DK_PAIRREADER_H
+#define DK_PAIRREADER_H
 
 #include "../store/blockpool.h"
 #include "../sched/groups.h"

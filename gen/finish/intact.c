@@ -1,4 +1,4 @@
-#include "tablecheck.h"
+#include "intact.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -36,7 +36,7 @@ static int check_file(const char *dir, const dk_index *ix, const dk_stats *st, i
     return rc;
 }
 
-int dk_table_check(const char *dir, const dk_index *ix, unsigned limit, char *err, size_t errlen)
+int dk_table_intact(const char *dir, const dk_index *ix, unsigned limit, char *err, size_t errlen)
 {
     char path[4096];
     dk_stats st;

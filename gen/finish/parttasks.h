@@ -1,4 +1,5 @@
-/* A pair's finishing in parts (workgraph.h, dk_workgraph_cut_finishes), so that any ranks share
+/* The three tasks of a pair's finishing in parts (workgraph.h, dk_workgraph_cut_finishes: the
+ * cut, partcut.c; the files, partfiles.h), so that any ranks share
  * it and none needs more than a part's memory: the same files as one finish-pair task, byte for
  * byte (ctable_write.h: a table written in parts).
  *
@@ -13,9 +14,10 @@
  *   - the join (the pair's finish task, once every part is packed): each table's header and
  *     block index, its parts' blocks copied in order, then the statistics summed, last.
  * Every file is written atomically: a part found whole after a kill is not made again
- * (dk_fpart_found, used by restart.c). A material whose tables are finished is skipped by every step. */
-#ifndef DK_FINISHPART_H
-#define DK_FINISHPART_H
+ * (partfiles.h: dk_fpart_found, used by restart.c). A material whose tables are finished is
+ * skipped by every step. */
+#ifndef DK_PARTTASKS_H
+#define DK_PARTTASKS_H
 
 #include "worker.h"
 
@@ -29,9 +31,5 @@ int dk_task_pack_part(dk_worker *w, uint32_t q, char *err, size_t errlen);
  * file last), then removes the parts' files and, without keep_work, the pair's units. Returns
  * 0, or -1 with one line in err. */
 int dk_task_join_parts(dk_worker *w, uint32_t p, char *err, size_t errlen);
-
-/* Whether part q of g is scanned (bit 0) and packed (bit 1) in dir under the draw rule of
- * `limit` plies: its files present and whole (their CRCs). Thread-safe. */
-int dk_fpart_found(const dk_workgraph *g, const char *dir, uint32_t q, unsigned limit);
 
 #endif

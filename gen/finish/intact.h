@@ -1,8 +1,8 @@
 /* Whether a finished table is whole, and what to tell the user when it is not: for the restart
  * scan of `damka gen` (restart.c), which makes a damaged table again, and for `damka verify`
  * and `damka stats`, which name the command that does. */
-#ifndef DK_TABLECHECK_H
-#define DK_TABLECHECK_H
+#ifndef DK_INTACT_H
+#define DK_INTACT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,7 +18,7 @@
  * DK_MISSING (no statistics: not finished), DK_DAMAGED (the bytes of a file are wrong, it is
  * another material's or rule's, or a table file is missing), DK_IO or DK_NO_MEMORY (reading
  * failed: nothing is known of the bytes). */
-int dk_table_check(const char *dir, const dk_index *ix, unsigned limit, char *err, size_t errlen);
+int dk_table_intact(const char *dir, const dk_index *ix, unsigned limit, char *err, size_t errlen);
 
 /* Advice that ends a message about a damaged table of material m in dir: "run damka gen
  * --variant V --materials M --draw-rule N --out DIR to make it again" (the rule that of the
@@ -29,7 +29,7 @@ void dk_table_repair_hint(const char *dir, const dk_variant *v, dk_material m, b
 
 /* Whether the tables of material ix->m (of g) are finished: its statistics (written last) name
  * the rule of `limit` plies, and every table file opens with the size and CRC they record (its
- * header read, not every byte as dk_table_check reads). The finishing of a pair leaves such a
+ * header read, not every byte as dk_table_intact reads). The finishing of a pair leaves such a
  * material as it is (an earlier run wrote it, then was killed before the pair's other
  * material). Thread-safe. */
 bool dk_material_finished(const dk_workgraph *g, const char *dir, const dk_index *ix, unsigned limit);
