@@ -639,6 +639,18 @@ def main():
           and obj["missing_count"] == 3, "/health with tables missing: %s" % obj)
     obj, _ = get_json(port, url("W:W14,15,29,30:B20,24"))  # outside the tables: still 200
     check(obj and obj["category"] == "unknown", "outside the tables with a table missing: %s" % obj)
+    # a table that cannot be read (a directory in its place: it opens, every read fails): 503,
+    # not cacheable, and read again once it is back
+    unreadable = os.path.join(damaged, "brazilian-1m0k-0m2k.dtw")
+    os.rename(unreadable, unreadable + ".away")
+    os.mkdir(unreadable)
+    obj, h = get_json(port, url("W:W21:BK4,K32"), 503)
+    check(obj and "cannot read" in obj["error"] and "brazilian-1m0k-0m2k.dtw" in obj["error"] and
+          h.get("cache-control") == "no-store", "an unreadable table: %s %s" % (obj, h))
+    os.rmdir(unreadable)
+    os.rename(unreadable + ".away", unreadable)
+    obj, _ = get_json(port, url("W:W21:BK4,K32"))
+    check(obj and obj["category"] in ("win", "draw", "loss"), "an unreadable table read again: %s" % obj)
     p.send_signal(signal.SIGTERM)
     check(p.wait(timeout=15) == 0, "SIGTERM after a damaged table")
 
