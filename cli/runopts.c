@@ -117,8 +117,9 @@ int cli_run_finish(const char *cmd, const cli_run_args *a, dk_gen_options *o, dk
                              "rule-aware tables) to %d, got '%s'", cmd, DK_RULE_MAX_LIMIT / 2, cli_quote(a->rule, q, sizeof q));
         o->rule_limit = 2 * (unsigned)n;
     }
-    if (a->memory && dk_budget_parse_size(a->memory, &o->memory_per_rank) != 0)
-        return cli_error("%s: --memory-per-rank must be a size such as 2G, 512M or 3000000000, got '%s'", cmd,
+    /* 0 is no budget the user can mean: unsaid, the budget is the node's share (o->memory_per_rank 0) */
+    if (a->memory && (dk_budget_parse_size(a->memory, &o->memory_per_rank) != 0 || o->memory_per_rank == 0))
+        return cli_error("%s: --memory-per-rank must be a size above 0 such as 2G, 512M or 3000000000, got '%s'", cmd,
                          cli_quote(a->memory, q, sizeof q));
     if (a->split && cli_parse_unit_positions(cmd, a->split, &o->split_positions) != 0)
         return 2;

@@ -379,7 +379,9 @@ expect_status 2 "unknown option" info --frobnicate
 expect_status 2 "unknown option" verify --frobnicate
 expect_status 2 "unknown option" stats --frobnicate
 expect_status 2 "unknown option" gen --frobnicate
-expect_status 2 "--memory-per-rank must be a size" gen --pieces 2 --memory-per-rank abc --out "$TMP/never"
+expect_status 2 "--memory-per-rank must be a size above 0" gen --pieces 2 --memory-per-rank abc --out "$TMP/never"
+expect_status 2 "--memory-per-rank must be a size above 0" gen --pieces 2 --memory-per-rank 0 --out "$TMP/never"
+expect_status 2 "--memory-per-rank must be a size above 0" plan --pieces 2 --ranks 1 --memory-per-rank 0K
 expect_status 2 "a rank needs at least" gen --pieces 2 --memory-per-rank 1K --out "$TMP/never"
 expect_status 2 "a rank needs at least" plan --pieces 2 --ranks 1 --memory-per-rank 1K
 expect_status 2 "no tables in $TMP/empty" verify "$TMP/empty"

@@ -87,5 +87,25 @@ if LD_LIBRARY_PATH="$PREFIX/lib" "$TMP/probe-shared" "$TABLES" brazilian "W:W21-
     fail "example on a 24-piece position succeeded"
 fi
 grep -q "^probe: not in the tables" "$TMP/err" || fail "example on a 24-piece position: $(cat "$TMP/err")"
-echo "   installed, built shared and static with pkg-config, $n positions agree with damka query"
+# README's C example, as it stands there, in a main() over the tables: it prints DAMKA_WIN (1),
+# and a directory that is not there gives its message and status 1
+README=$(dirname "$0")/../README.md
+{
+    printf '#include <stdio.h>\n#include <damka.h>\nint main(void)\n{\n'
+    awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on' "$README"
+    printf '    return 0;\n}\n'
+} >"$TMP/readme.c"
+# shellcheck disable=SC2086
+if $CC -std=c11 -Wall -Wextra -Werror $CFLAGS $cflags "$TMP/readme.c" -o "$TMP/readme" $libs 2>"$TMP/cc.err"; then
+    ln -s "$(cd "$TABLES" && pwd)" "$TMP/tables"
+    out=$(cd "$TMP" && LD_LIBRARY_PATH="$PREFIX/lib" ./readme 2>&1)
+    [ "$out" = 1 ] || fail "README's C example printed '$out', expected 1 (DAMKA_WIN)"
+    rm "$TMP/tables"
+    out=$(cd "$TMP" && LD_LIBRARY_PATH="$PREFIX/lib" ./readme 2>&1)
+    [ $? -eq 1 ] && echo "$out" | grep -q "^no such table directory: " ||
+        fail "README's C example without tables: '$out'"
+else
+    fail "building README's C example: $(head -n 5 "$TMP/cc.err")"
+fi
+echo "   installed, built shared and static with pkg-config, $n positions agree with damka query; README's C example runs"
 [ "$fails" -eq 0 ] || { echo "install.sh: $fails failure(s)"; exit 1; }

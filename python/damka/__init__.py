@@ -16,8 +16,8 @@ Thread safety is the library's: a Tablebase may be probed from many threads at o
 close() must not overlap other calls on it. The package keeps no global mutable state.
 
 __version__ is this package's version, which follows libdamka's (DAMKA_VERSION_MAJOR/MINOR of
-its header); libdamka has no version function, so the version of the library loaded is not
-checked.
+its header); a library that says (damka_version) it is of another major version, or of an
+earlier minor one, is refused when loaded (LibraryError).
 """
 
 from .errors import (

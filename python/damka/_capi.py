@@ -75,6 +75,7 @@ _STATUS = ctypes.c_int
 
 # name: (restype, argtypes)
 _PROTOTYPES: Dict[str, Tuple[Any, List[Any]]] = {
+    "damka_version": (ctypes.c_char_p, []),
     "damka_status_text": (ctypes.c_char_p, [_STATUS]),
     "damka_last_error": (ctypes.c_char_p, []),
     "damka_open": (_TB, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, _P(_STATUS)]),
@@ -143,4 +144,21 @@ def load(path: Optional[str] = None) -> ctypes.CDLL:
             raise LibraryError(f"{path} has no {name}: an older libdamka? rebuild with `make lib`") from None
         fn.restype = restype
         fn.argtypes = argtypes
+    from . import __version__  # the package, loaded by the time a library is
+
+    check_version(lib.damka_version().decode(errors="replace"), __version__, path)
     return lib
+
+
+def check_version(found: str, wanted: str, path: str) -> None:
+    """Raises LibraryError unless libdamka `found` ("MAJOR.MINOR", damka_version) serves a
+    package of version `wanted`: the same major version, and a minor version at least the
+    package's (a later one only adds)."""
+    try:
+        have = [int(x) for x in found.split(".")[:2]]
+        need = [int(x) for x in wanted.split(".")[:2]]
+    except ValueError:
+        raise LibraryError(f"{path} says it is libdamka version {found!r}, not MAJOR.MINOR") from None
+    if len(have) != 2 or have[0] != need[0] or have[1] < need[1]:
+        raise LibraryError(f"{path} is libdamka {found}; this package ({wanted}) needs {need[0]}.{need[1]} "
+                           f"or a later {need[0]}.x: rebuild it with `make lib`, or set DAMKA_LIB to a newer one")

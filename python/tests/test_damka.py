@@ -538,3 +538,14 @@ def test_version_follows_the_header():
     major = re.search(r"#define DAMKA_VERSION_MAJOR (\d+)", header).group(1)
     minor = re.search(r"#define DAMKA_VERSION_MINOR (\d+)", header).group(1)
     assert damka.__version__.split(".")[:2] == [major, minor]
+
+
+def test_library_version_checked():
+    """The library loaded must be of the package's major version, at least its minor one."""
+    lib = damka._capi.load()
+    assert lib.damka_version().decode().split(".")[:2] == damka.__version__.split(".")[:2]
+    damka._capi.check_version("0.4", "0.4.0", "lib")
+    damka._capi.check_version("0.7", "0.4.0", "lib")
+    for found in ("0.3", "1.4", "nonsense", "4"):
+        with pytest.raises(damka.LibraryError, match="lib"):
+            damka._capi.check_version(found, "0.4.0", "lib")
