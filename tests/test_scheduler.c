@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../gen/plan/forecast.h"
+#include "../gen/plan/costmodel.h"
 #include "../gen/sched/scheduler.h"
 #include "support.h"
 
