@@ -4,7 +4,8 @@
 #include <string.h>
 
 #include "../gen/plan/budget.h"
-#include "../gen/plan/forecast.h"
+#include "../gen/plan/costmodel.h"
+#include "../gen/plan/simulate.h"
 #include "../gen/store/json.h"
 #include "../gen/run/progress.h"
 #include "../gen/run/setup.h"

@@ -1,5 +1,6 @@
-/* The forecast of `damka plan` (gen/plan/forecast.h): the simulated scheduler against what any
- * schedule must satisfy and against a longest-path computation of its own. */
+/* The forecast of `damka plan` (gen/plan/simulate.h, on the costs of gen/plan/costmodel.h): the
+ * simulated scheduler against what any schedule must satisfy and against a longest-path
+ * computation of its own. */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +9,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "../gen/plan/forecast.h"
+#include "../gen/plan/costmodel.h"
+#include "../gen/plan/simulate.h"
 #include "../gen/sched/workgraph.h"
 #include "../index/material.h"
 #include "support.h"

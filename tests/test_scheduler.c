@@ -1,14 +1,15 @@
-/* The scheduler core (gen/sched/scheduler.h), driven as gen's rank 0 drives it (every rank exists
- * and reports on its own, one report at a time; rank 0 solves a split unit of every rank
- * itself, before the other ranks of the unit report; a group's ranks wait again once all of
- * them have reported) and as damka plan's simulation does (ranks made on demand, the tasks
- * ending at one time all reported before anything is handed out), over the same work graph and
- * the same task times: both hand out the same tasks to the same ranks in the same order. Also:
- * a split unit's group is the fewest ranks whose shares fit the run's share, more when nothing
- * else is ready; a group of some ranks gathers ranks other than 0 while the others work, and
- * groups run side by side; a group of every rank waits for every rank and nothing else runs
- * meanwhile; after a failure only stops are handed out; every rank waiting while nothing is
- * ready is an internal error. */
+/* The scheduler core (gen/sched/scheduler.h) as its two transports carry out its grants, over the
+ * same work graph with the same task times: gen's rank 0 (gen/run/rank0.c: every rank exists and
+ * reports on its own, one report at a time; rank 0 solves a split unit of every rank itself,
+ * before the other ranks of the unit report; a group's ranks wait again once all of them have
+ * reported), its sends recorded instead of sent over MPI, and damka plan's simulation
+ * (gen/plan/simulate.c: ranks made on demand, the tasks ending at one time all reported before
+ * anything is handed out), watched: both hand out the same tasks to the same ranks in the same
+ * order. Also, on the core alone: a split unit's group is the fewest ranks whose shares fit the
+ * run's share, more when nothing else is ready; a group of some ranks gathers ranks other than 0
+ * while the others work, and groups run side by side; a group of every rank waits for every rank
+ * and nothing else runs meanwhile; after a failure only stops are handed out; every rank waiting
+ * while nothing is ready is an internal error. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,7 +18,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../gen/plan/forecast.h"
+#include "../gen/plan/costmodel.h"
+#include "../gen/plan/simulate.h"
+#include "../gen/run/rank0.h"
 #include "../gen/sched/scheduler.h"
 #include "support.h"
 
@@ -39,53 +42,274 @@ static dk_workgraph *split_graph(void)
     return g;
 }
 
-/* A task's time: distinct for every task, so that no two tasks end at once by chance. */
+/* A task's time: distinct for every task, so that no two tasks end at once by chance (the model's
+ * costs tie: units of a layer alike); both loops are given it. */
 static double task_time(dk_wg_task t)
 {
     test_rng r = {(uint64_t)t.kind << 32 | t.id};
     return 1 + (double)(test_rand(&r) >> 11) * 0x1p-53;
 }
 
-/* A running task: rank `rank` is busy until `end`; kind 0 only frees the rank (a split unit's
- * other ranks: its highest rank's event carries the unit). */
-typedef struct event {
-    double end;
-    uint32_t rank;
+/* One hand-out as a loop carried it out: a task to a rank, or a split unit to its ranks. */
+typedef struct handed {
+    dk_sched_kind kind; /* DK_SCHED_TASK or DK_SCHED_SPLIT */
     dk_wg_task task;
-    bool group; /* a rank of a group of some ranks */
-} event;
+    size_t first;       /* its ranks: trace.ranks[first, first + n), lowest first */
+    uint32_t n;
+    bool every;         /* a split unit of every rank */
+} handed;
 
-static bool event_less(const void *a, const void *b)
-{
-    const event *x = a, *y = b;
-    return x->end < y->end || (x->end == y->end && x->rank < y->rank);
-}
-
-/* What a driver saw handed out: tasks and split units in order, and how many stops. */
+/* What a loop handed out, in order, and how many stops. */
 typedef struct trace {
-    dk_sched_grant *a;
-    size_t n;
+    handed *h;
+    size_t n, cap;
+    uint32_t *ranks;
+    size_t nranks, ranks_cap;
     uint32_t stops;
 } trace;
 
-typedef struct driver {
-    dk_workgraph *g;
-    dk_sched s;
-    dk_heap events;
-    double now;
-    bool gen;             /* driven as gen's rank 0, else as the simulation */
-    bool splitting;       /* a split unit of every rank runs: nothing else may be handed out */
-    uint32_t *held, nheld; /* gen: the ranks of groups that reported, waiting for the others */
-    trace tr;
-} driver;
-
-/* Room for the events of every task and of every rank a split unit may take (one a part). */
-static size_t room_for(const dk_workgraph *g, uint32_t nranks)
+/* A hand-out begins in tr; its ranks follow (trace_rank). */
+static void trace_begin(trace *tr, dk_sched_kind kind, dk_wg_task t, bool every)
 {
-    size_t room = (size_t)g->nunits + g->npairs + 2 * (size_t)g->nparts + 1;
-    for (uint32_t u = 0; u < g->nunits; u++)
-        room += g->units[u].split ? dk_workgraph_split_parts(g, u) : 0;
-    return room + (nranks < 64 ? nranks : 64);
+    if (tr->n == tr->cap) {
+        tr->cap = tr->cap ? 2 * tr->cap : 256;
+        tr->h = realloc(tr->h, tr->cap * sizeof *tr->h);
+        assert_non_null(tr->h);
+    }
+    tr->h[tr->n++] = (handed){kind, t, tr->nranks, 0, every};
+}
+
+/* Rank r is one of the last hand-out's, kept lowest first. */
+static void trace_rank(trace *tr, uint32_t r)
+{
+    if (tr->nranks == tr->ranks_cap) {
+        tr->ranks_cap = tr->ranks_cap ? 2 * tr->ranks_cap : 256;
+        tr->ranks = realloc(tr->ranks, tr->ranks_cap * sizeof *tr->ranks);
+        assert_non_null(tr->ranks);
+    }
+    handed *h = &tr->h[tr->n - 1];
+    size_t i = tr->nranks++;
+    for (; i > h->first && tr->ranks[i - 1] > r; i--)
+        tr->ranks[i] = tr->ranks[i - 1];
+    tr->ranks[i] = r;
+    h->n++;
+}
+
+static void trace_free(trace *tr)
+{
+    free(tr->h);
+    free(tr->ranks);
+}
+
+/* --- gen's rank 0: its bookkeeping (dk_rank0_report, dk_rank0_hand_out), the ranks' reports
+ * coming in one at a time as their tasks end, what it sends recorded --- */
+
+/* A rank busy until `end` with the order of this kind (rank0.h) and id. */
+typedef struct busy {
+    double end;
+    uint32_t rank;
+    int32_t kind, id;
+} busy;
+
+static bool busy_less(const void *a, const void *b)
+{
+    const busy *x = a, *y = b;
+    return x->end < y->end || (x->end == y->end && x->rank < y->rank);
+}
+
+typedef struct gen_side {
+    dk_rank0 s;
+    dk_heap busy; /* every rank at most once */
+    double now;
+    uint32_t *every, nevery; /* ranks sent a part of the split unit of every rank starting */
+    trace tr;
+} gen_side;
+
+/* dk_rank0_sends.send: recorded, and the rank busy for its task's time. */
+static void gen_send(void *ctx, uint32_t rank, int32_t kind, uint32_t id, const int32_t *group, uint32_t n)
+{
+    gen_side *d = ctx;
+    if (kind == DK_ORDER_STOP) {
+        d->tr.stops++;
+        return;
+    }
+    dk_wg_task t = {kind == DK_ORDER_SPLIT ? DK_WG_UNIT : (dk_wg_kind)kind, id};
+    if (kind != DK_ORDER_SPLIT) {
+        trace_begin(&d->tr, DK_SCHED_TASK, t, false);
+        trace_rank(&d->tr, rank);
+    } else if (!group) {
+        assert_true(rank != 0);
+        d->every[d->nevery++] = rank;
+    } else if (rank == (uint32_t)group[0]) { /* the group's first rank: the group once */
+        trace_begin(&d->tr, DK_SCHED_SPLIT, t, false);
+        for (uint32_t k = 0; k < n; k++)
+            trace_rank(&d->tr, (uint32_t)group[k]);
+    }
+    busy b = {d->now + task_time(t), rank, kind, (int32_t)id};
+    dk_heap_push(&d->busy, &b);
+}
+
+/* dk_rank0_sends.solve: rank 0's part of a split unit of every rank, done after its time. */
+static int gen_solve(void *ctx, uint32_t u, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    gen_side *d = ctx;
+    dk_wg_task t = {DK_WG_UNIT, u};
+    trace_begin(&d->tr, DK_SCHED_SPLIT, t, true);
+    trace_rank(&d->tr, 0);
+    for (uint32_t k = 0; k < d->nevery; k++)
+        trace_rank(&d->tr, d->every[k]);
+    d->nevery = 0;
+    d->now += task_time(t);
+    return DK_OK;
+}
+
+/* gen's rank 0 on n ranks, groups of `fixed` ranks (0: by the share): each rank's first request,
+ * then each report on its own in the order the tasks end, each followed by the hand-out. */
+static trace gen_run(dk_workgraph *g, uint32_t n, uint32_t fixed)
+{
+    dk_workgraph_reset(g, NULL, NULL);
+    gen_side *d = calloc(1, sizeof *d);
+    assert_non_null(d);
+    d->s = (dk_rank0){.g = g, .nranks = (int)n, .sends = {d, gen_send, gen_solve}};
+    d->s.since = calloc(n, sizeof *d->s.since);
+    d->busy = (dk_heap){malloc(n * sizeof(busy)), sizeof(busy), 0, busy_less};
+    d->every = malloc(n * sizeof *d->every);
+    assert_true(d->s.since && d->busy.data && d->every);
+    assert_int_equal(dk_sched_init(&d->s.core, g, n, false, fixed), 0);
+    dk_progress_start(&d->s.pr, true, 0, 0);
+    for (uint32_t r = 0; r < n; r++) {
+        dk_rank_report first = {DK_ORDER_NONE, 0, DK_OK, ""};
+        dk_rank0_report(&d->s, r, &first);
+        dk_rank0_hand_out(&d->s);
+    }
+    while (d->busy.n) {
+        busy b;
+        dk_heap_pop(&d->busy, &b);
+        d->now = b.end;
+        dk_rank_report done = {b.kind, b.id, DK_OK, ""};
+        dk_rank0_report(&d->s, b.rank, &done);
+        dk_rank0_hand_out(&d->s);
+    }
+    assert_true(dk_workgraph_all_finished(g));
+    assert_string_equal(d->s.err, "");
+    assert_int_equal(d->s.stopped, n);
+    assert_int_equal(d->s.ngroups, 0);
+    trace tr = d->tr;
+    free(d->s.since);
+    free(d->s.groups);
+    free(d->busy.data);
+    free(d->every);
+    dk_sched_free(&d->s.core);
+    free(d);
+    return tr;
+}
+
+/* --- damka plan's simulation (dk_forecast_watched), its hand-outs recorded, each task given its
+ * time --- */
+
+static void plan_handed(void *ctx, const dk_sched_grant *a, const uint32_t *ranks, double *seconds)
+{
+    trace *tr = ctx;
+    if (a->kind == DK_SCHED_STOP) {
+        tr->stops++;
+        return;
+    }
+    assert_true(a->kind == DK_SCHED_TASK || a->kind == DK_SCHED_SPLIT);
+    trace_begin(tr, a->kind, a->task, a->kind == DK_SCHED_SPLIT && a->every);
+    for (uint32_t k = 0; k < (a->kind == DK_SCHED_SPLIT ? a->ranks : 1); k++)
+        trace_rank(tr, ranks[k]);
+    *seconds = task_time(a->task);
+}
+
+/* The simulation on n ranks (or DK_SCHED_UNLIMITED), groups of `fixed` ranks (0: by the share);
+ * the ranks it made into *made. */
+static trace plan_run(dk_workgraph *g, uint32_t n, uint32_t fixed, uint32_t *made)
+{
+    trace tr = {0};
+    dk_forecast_model m = dk_forecast_default_model(g, 30, (uint64_t)1 << 30, 0);
+    dk_forecast_watch w = {fixed, &tr, plan_handed};
+    dk_forecast f;
+    assert_int_equal(dk_forecast_watched(g, &m, n, &w, &f), 0);
+    assert_true(dk_workgraph_all_finished(g));
+    *made = f.ranks_used;
+    return tr;
+}
+
+static void assert_same(const trace *a, const trace *b)
+{
+    assert_int_equal(a->n, b->n);
+    for (size_t i = 0; i < a->n; i++) {
+        const handed *x = &a->h[i], *y = &b->h[i];
+        assert_int_equal(x->kind, y->kind);
+        assert_int_equal(x->task.kind, y->task.kind);
+        assert_int_equal(x->task.id, y->task.id);
+        assert_int_equal(x->every, y->every);
+        assert_int_equal(x->n, y->n);
+        assert_memory_equal(&a->ranks[x->first], &b->ranks[y->first], x->n * sizeof *a->ranks);
+    }
+}
+
+/* Every task of g once in tr; a split unit on every rank 0 .. n - 1, or on a group of fewer,
+ * none of them 0; the split units of every rank and of groups counted into *every and *some. */
+static void assert_every_task_once(const dk_workgraph *g, const trace *tr, uint32_t n, uint32_t *every,
+                                   uint32_t *some)
+{
+    size_t tasks = (size_t)g->nunits + g->npairs + 2 * (size_t)g->nparts;
+    assert_int_equal(tr->n, tasks);
+    bool *seen = calloc(tasks, sizeof *seen);
+    assert_non_null(seen);
+    for (size_t i = 0; i < tr->n; i++) {
+        const handed *h = &tr->h[i];
+        dk_wg_task t = h->task;
+        size_t k = t.kind == DK_WG_UNIT     ? t.id
+                   : t.kind == DK_WG_FINISH ? g->nunits + t.id
+                   : t.kind == DK_WG_SCAN   ? g->nunits + g->npairs + t.id
+                                            : g->nunits + g->npairs + g->nparts + t.id;
+        assert_false(seen[k]);
+        seen[k] = true;
+        const uint32_t *r = &tr->ranks[h->first];
+        if (h->kind == DK_SCHED_TASK) {
+            assert_int_equal(h->n, 1);
+            continue;
+        }
+        assert_int_equal(t.kind, DK_WG_UNIT);
+        assert_true(g->units[t.id].split);
+        *(h->every ? every : some) += 1;
+        assert_true(h->every ? h->n == n : h->n >= 1 && h->n < n);
+        for (uint32_t j = 0; j < h->n; j++) /* 0 .. n - 1, or distinct ranks other than 0 */
+            assert_true(h->every ? r[j] == j : r[j] > 0 && (j == 0 || r[j] > r[j - 1]));
+    }
+    free(seen);
+}
+
+/* The same hand-outs from gen's rank 0 and plan's simulation, on 1, 2, 3 and 7 ranks and on as
+ * many ranks as tasks against unlimited ranks, with groups sized by the share and groups of 3;
+ * every task handed out once; gen stops every rank, plan every rank it made. Groups of some
+ * ranks and of every rank both occur. */
+static void test_gen_and_plan_agree(void **state)
+{
+    (void)state;
+    dk_workgraph *g = split_graph();
+    uint32_t tasks = g->nunits + g->npairs + 2 * g->nparts, all = tasks + 1, ranks[] = {1, 2, 3, 7, all};
+    uint32_t some = 0, every = 0;
+    for (uint32_t fixed = 0; fixed <= 3; fixed += 3)
+        for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++) {
+            uint32_t n = ranks[i], made;
+            trace gen = gen_run(g, n, fixed);
+            trace plan = plan_run(g, n == all ? DK_SCHED_UNLIMITED : n, fixed, &made);
+            assert_same(&gen, &plan);
+            assert_int_equal(gen.stops, n);
+            assert_int_equal(plan.stops, made);
+            assert_true(made <= n);
+            assert_every_task_once(g, &gen, n, &every, &some);
+            trace_free(&gen);
+            trace_free(&plan);
+        }
+    assert_true(some > 0);
+    assert_true(every > 0);
+    dk_workgraph_free(g);
 }
 
 /* A bitset of the pairs of g for which finished(g, p, arg) holds, for dk_workgraph_reset. */
@@ -114,195 +338,6 @@ static bool below_4_or_kings(const dk_workgraph *g, uint32_t p, const void *arg)
 }
 
 static bool not_pair(const dk_workgraph *g, uint32_t p, const void *arg) { return (void)g, (int)p != *(const int *)arg; }
-
-static void driver_init(driver *d, dk_workgraph *g, uint32_t nranks, bool gen, uint32_t fixed)
-{
-    dk_workgraph_reset(g, NULL, NULL);
-    size_t room = room_for(g, nranks);
-    *d = (driver){g, {0}, {malloc(room * sizeof(event)), sizeof(event), 0, event_less}, 0, gen, false,
-                  malloc(room * sizeof(uint32_t)), 0, {malloc(room * sizeof(dk_sched_grant)), 0, 0}};
-    assert_non_null(d->events.data);
-    assert_non_null(d->held);
-    assert_non_null(d->tr.a);
-    assert_int_equal(dk_sched_init(&d->s, g, nranks, !gen, fixed), 0);
-}
-
-/* Frees the driver; the run must have finished every pair. Returns its trace. */
-static trace driver_end(driver *d)
-{
-    assert_true(dk_workgraph_all_finished(d->g));
-    assert_int_equal(d->events.n, 0);
-    assert_int_equal(d->nheld, 0);
-    free(d->events.data);
-    free(d->held);
-    dk_sched_free(&d->s);
-    return d->tr;
-}
-
-static void start(driver *d, uint32_t rank, dk_wg_task t, double end, bool group)
-{
-    event e = {end, rank, t, group};
-    dk_heap_push(&d->events, &e);
-}
-
-/* The ranks of the split unit a just handed out into ranks: every rank, from 0 (all waiting),
- * or a group's, lowest first and none of them 0. */
-static void take_split_ranks(driver *d, dk_sched_grant a, uint32_t *ranks)
-{
-    if (a.every)
-        assert_int_equal(d->events.n, 0); /* every rank waits */
-    for (uint32_t k = 0; k < a.ranks; k++) {
-        assert_int_equal(dk_sched_take_rank(&d->s, &ranks[k]), 1);
-        if (a.every)
-            assert_int_equal(ranks[k], k);
-        else
-            assert_true(ranks[k] > 0 && (k == 0 || ranks[k] > ranks[k - 1]));
-    }
-}
-
-/* Starts what the core hands out; as gen, rank 0 solves a split unit of every rank at once, on
- * the scheduler's thread, and is handed its next task before the others report. */
-static void hand_out(driver *d)
-{
-    for (;;) {
-        dk_sched_grant a = dk_sched_next(&d->s);
-        if (a.kind == DK_SCHED_WAIT)
-            return;
-        assert_false(d->splitting);
-        if (a.kind == DK_SCHED_STOP) {
-            d->tr.stops++;
-            continue;
-        }
-        assert_true(a.kind == DK_SCHED_TASK || a.kind == DK_SCHED_SPLIT);
-        d->tr.a[d->tr.n++] = a;
-        if (a.kind == DK_SCHED_TASK) {
-            start(d, a.rank, a.task, d->now + task_time(a.task), false);
-            continue;
-        }
-        assert_true(d->g->units[a.task.id].split);
-        assert_true(a.ranks >= 1);
-        uint32_t *ranks = malloc(a.ranks * sizeof *ranks);
-        assert_non_null(ranks);
-        take_split_ranks(d, a, ranks);
-        double end = d->now + task_time(a.task);
-        for (uint32_t k = d->gen && a.every ? 1 : 0; k < a.ranks; k++)
-            start(d, ranks[k], k == a.ranks - 1 && !(d->gen && a.every) ? a.task : (dk_wg_task){0, a.task.id}, end,
-                  !a.every);
-        free(ranks);
-        if (d->gen && a.every) {
-            d->now = end;
-            dk_sched_done(&d->s, a.task);
-            dk_sched_waits(&d->s, 0);
-        } else {
-            d->splitting = a.every;
-        }
-    }
-}
-
-/* Ends the task of the event heading the queue; as gen, a group's ranks wait again only once
- * the last of them has reported (its event carries the unit; a group's events end together,
- * and no other event with them). */
-static void end_one(driver *d)
-{
-    event e;
-    dk_heap_pop(&d->events, &e);
-    d->now = e.end;
-    if (d->gen && e.group && e.task.kind == 0) {
-        d->held[d->nheld++] = e.rank;
-        return;
-    }
-    if (e.task.kind != 0) {
-        if (!e.group && e.task.kind == DK_WG_UNIT && d->g->units[e.task.id].split)
-            d->splitting = false;
-        dk_sched_done(&d->s, e.task);
-    }
-    dk_sched_waits(&d->s, e.rank);
-    for (; d->gen && e.group && d->nheld; d->nheld--)
-        dk_sched_waits(&d->s, d->held[d->nheld - 1]);
-}
-
-/* gen's rank 0 on n ranks: each rank's first request, then each report on its own, each
- * followed by what the core hands out. */
-static trace gen_run(dk_workgraph *g, uint32_t n, uint32_t fixed)
-{
-    driver d;
-    driver_init(&d, g, n, true, fixed);
-    for (uint32_t r = 0; r < n; r++) {
-        dk_sched_waits(&d.s, r);
-        hand_out(&d);
-    }
-    while (d.events.n) {
-        end_one(&d);
-        hand_out(&d);
-    }
-    return driver_end(&d);
-}
-
-/* damka plan's simulation on n ranks (or DK_SCHED_UNLIMITED): everything ending at one time,
- * then what the core hands out. */
-static trace plan_run(dk_workgraph *g, uint32_t n, uint32_t fixed, uint32_t *made)
-{
-    driver d;
-    driver_init(&d, g, n, false, fixed);
-    hand_out(&d);
-    while (d.events.n) {
-        double now = ((const event *)dk_heap_top(&d.events))->end;
-        while (d.events.n && ((const event *)dk_heap_top(&d.events))->end == now)
-            end_one(&d);
-        hand_out(&d);
-    }
-    *made = d.s.made;
-    return driver_end(&d);
-}
-
-static void assert_same(const trace *a, const trace *b)
-{
-    assert_int_equal(a->n, b->n);
-    for (size_t i = 0; i < a->n; i++) {
-        assert_int_equal(a->a[i].kind, b->a[i].kind);
-        assert_int_equal(a->a[i].task.kind, b->a[i].task.kind);
-        assert_int_equal(a->a[i].task.id, b->a[i].task.id);
-        if (a->a[i].kind == DK_SCHED_TASK)
-            assert_int_equal(a->a[i].rank, b->a[i].rank);
-        if (a->a[i].kind == DK_SCHED_SPLIT) {
-            assert_int_equal(a->a[i].ranks, b->a[i].ranks);
-            assert_int_equal(a->a[i].every, b->a[i].every);
-        }
-    }
-}
-
-/* The same hand-outs from gen's transport and plan's simulation, on 1, 2, 3 and 7 ranks and on
- * as many ranks as tasks against unlimited ranks, with groups sized by the share and groups of
- * 3; every task handed out once; gen stops every rank, plan every rank it made. Groups of some
- * ranks and of every rank both occur. */
-static void test_gen_and_plan_agree(void **state)
-{
-    (void)state;
-    dk_workgraph *g = split_graph();
-    uint32_t tasks = g->nunits + g->npairs + 2 * g->nparts, all = tasks + 1, ranks[] = {1, 2, 3, 7, all};
-    uint32_t some = 0, every = 0;
-    for (uint32_t fixed = 0; fixed <= 3; fixed += 3)
-        for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++) {
-            uint32_t n = ranks[i], made;
-            trace gen = gen_run(g, n, fixed);
-            trace plan = plan_run(g, n == all ? DK_SCHED_UNLIMITED : n, fixed, &made);
-            assert_same(&gen, &plan);
-            assert_int_equal(gen.stops, n);
-            assert_int_equal(plan.stops, made);
-            assert_true(made <= n);
-            assert_int_equal(gen.n, tasks);
-            for (size_t k = 0; k < gen.n; k++)
-                if (gen.a[k].kind == DK_SCHED_SPLIT) {
-                    *(gen.a[k].every ? &every : &some) += 1;
-                    assert_true(gen.a[k].every ? gen.a[k].ranks == n : gen.a[k].ranks < n);
-                }
-            free(gen.a);
-            free(plan.a);
-        }
-    assert_true(some > 0);
-    assert_true(every > 0);
-    dk_workgraph_free(g);
-}
 
 /* A group's size: the fewest ranks whose shares of the unit fit the share of the largest split
  * unit on every rank of the run (dk_workgraph_held), on 2 to 64 ranks and on unlimited ranks. */

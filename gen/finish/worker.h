@@ -32,7 +32,7 @@ typedef struct dk_worker {
     uint64_t values_cap;
     dk_block_pool *above; /* the decompressed blocks of the units above, the exit cache: the
                            * solver's unit files and the check's take room in it, and a
-                           * pair's finishing borrows its first part (assemble.h) */
+                           * pair's finishing borrows its first part (pairreader.h) */
 } dk_worker;
 
 /* Opens what a worker needs over directory dir within budget b: its cache of decoded finished

@@ -22,7 +22,7 @@
 static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, const dk_budget *b, char *err,
                          size_t errlen)
 {
-    dk_rank0 s = {.o = o, .g = g, .nranks = nranks};
+    dk_rank0 s = {.g = g, .nranks = nranks};
     s.since = calloc((size_t)nranks, sizeof *s.since);
     if (!s.since || dk_sched_init(&s.core, g, (uint32_t)nranks, false, dk_hook_group_ranks()) != 0) {
         free(s.since);
@@ -30,19 +30,19 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
         return dk_errorf(err, errlen, "out of memory for the scheduler of %d ranks", nranks);
     }
     dk_hook_fail fail = dk_hook_fail_init();
-    s.local = fail == DK_HOOK_FAIL_ALLOC ? NULL : dk_transport_local_new();
+    dk_local_worker *lw = fail == DK_HOOK_FAIL_ALLOC ? NULL : dk_transport_local_new();
     int status = DK_FAILED;
     uint64_t done_pos = 0, total_pos = 0;
     uint32_t done_mat = 0, total_mat = 0;
     dk_dirlock lock = {-1, ""};
     /* the local worker's memory first: a worker that cannot start leaves nothing in DIR */
     const char *why_not = "out of memory";
-    bool local_ok = s.local && fail == DK_HOOK_FAIL_NONE &&
-                    dk_worker_init(dk_transport_local_worker(s.local), g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b) == 0;
+    bool local_ok = lw && fail == DK_HOOK_FAIL_NONE &&
+                    dk_worker_init(dk_transport_local_worker(lw), g, o->dir, o->keep_work, o->dictionary, o->rule_limit, b) == 0;
     if (!local_ok) {
         snprintf(s.err, sizeof s.err, "rank 0: its worker cannot start: out of memory");
-        free(s.local); /* no worker: the transport polls no mailbox */
-        s.local = NULL;
+        free(lw); /* no worker: the transport polls no mailbox */
+        lw = NULL;
     }
     bool refused = local_ok && dk_rundir_check_rule(o, s.err, sizeof s.err) == DK_REFUSED;
     int made = local_ok && !refused ? dk_rundir_make(o, &lock, s.err, sizeof s.err) : DK_FAILED;
@@ -66,7 +66,7 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     /* the local worker always runs, so that the stop protocol is the same for every rank */
     pthread_t th;
     if (local_ok) {
-        int e = dk_transport_local_start(s.local, &th);
+        int e = dk_transport_local_start(lw, &th);
         local_ok = e == 0;
         why_not = strerror(e);
     }
@@ -75,22 +75,22 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
             snprintf(s.err, sizeof s.err, "rank 0: its worker cannot start: %s", why_not);
         dk_sched_fail(&s.core);
         s.stopped = 1; /* rank 0's worker does not exist */
-        if (s.local) { /* its thread did not start: the mailbox is not polled */
-            dk_worker_free(dk_transport_local_worker(s.local));
-            free(s.local);
-            s.local = NULL;
+        if (lw) { /* its thread did not start: the mailbox is not polled */
+            dk_worker_free(dk_transport_local_worker(lw));
+            free(lw);
+            lw = NULL;
         }
     }
     bool nothing_to_do = s.core.failed || dk_workgraph_all_finished(g); /* no progress line to finish */
-    dk_transport_schedule(&s);
+    dk_transport_schedule(&s, lw);
     if (local_ok)
-        dk_transport_local_join(s.local, th);
+        dk_transport_local_join(lw, th);
     if (!nothing_to_do) {
         dk_progress_update(&s.pr, true);
         dk_progress_end(&s.pr);
     }
     if (!nothing_to_do && !o->quiet && local_ok) {
-        const dk_worker *w0 = dk_transport_local_worker(s.local);
+        const dk_worker *w0 = dk_transport_local_worker(lw);
         dk_report_end(w0->finished, w0->check, b, g, nranks, &s.run);
     }
     if (!s.core.failed) {
@@ -102,9 +102,9 @@ static int run_scheduler(const dk_gen_options *o, dk_workgraph *g, int nranks, c
     if (status != DK_OK)
         status = dk_statusf(refused ? DK_REFUSED : DK_FAILED, err, errlen, "%s",
                             s.err[0] ? s.err : "a rank failed without saying why");
-    if (s.local)
-        dk_worker_free(dk_transport_local_worker(s.local));
-    free(s.local);
+    if (lw)
+        dk_worker_free(dk_transport_local_worker(lw));
+    free(lw);
     free(s.since);
     free(s.groups); /* none runs once every rank is stopped */
     dk_sched_free(&s.core);
@@ -157,7 +157,7 @@ int dk_generate(const dk_gen_options *o, char *err, size_t errlen)
                           "%llu MiB, got %llu MiB", (unsigned long long)(most >> 20),
                           (unsigned long long)(o->memory_per_rank >> 20));
     bool refused;
-    char why[DK_TRANSPORT_ERR_MAX];
+    char why[DK_REPORT_ERR_MAX];
     dk_workgraph *g = dk_setup_run(o, least_memory(o), nranks, &b, &refused, why, sizeof why);
     if (!dk_transport_all_ok(g != NULL)) {
         dk_workgraph_free(g);

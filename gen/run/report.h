@@ -9,7 +9,7 @@
 #include "../plan/budget.h"
 #include "../check/exitcheck.h"
 #include "../solve/finished.h"
-#include "../plan/forecast.h"
+#include "../plan/simulate.h"
 #include "../sched/workgraph.h"
 
 /* At the start: that dir is already finished (all_done, total_mat materials), or what an

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "../../rules/errors.h"
-#include "../plan/forecast.h"
+#include "../plan/costmodel.h"
 
 /* o's targets: o->only, or a list made here (*owned, to free). NULL when out of memory. */
 static const dk_material *targets(const dk_gen_options *o, size_t *n, dk_material **owned)

@@ -1,4 +1,4 @@
-/* Each task's processor and wall time, for fitting `damka plan`'s cost model (forecast.c) on a
+/* Each task's processor and wall time, for fitting `damka plan`'s cost model (costmodel.c) on a
  * machine and a variant: when the environment names a file in DAMKA_TASK_TIMES, every rank
  * appends one line a task it carries out (docs/usage.md, "Planning a run": the columns). A
  * task's processor time is its thread's, so that it holds on a machine shared with other work.

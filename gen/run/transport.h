@@ -1,45 +1,20 @@
-/* The MPI transport of `damka gen` (for generate.c only): the task and report messages
+/* The MPI transport of `damka gen` (for generate.c only): the order and report messages
  * between rank 0's scheduler and the workers, rank 0's own worker thread and its mailbox, the
  * split unit's exchanges (dk_split_comm) over MPI_COMM_WORLD for a unit of every rank or over a
  * communicator of its group's ranks, and the loop in which rank 0's main thread, the only one
- * that calls MPI, tells the scheduler core (scheduler.h) what the ranks report and sends what
- * it hands out. */
+ * that calls MPI, passes what the ranks report to rank 0's bookkeeping (rank0.h) and sends the
+ * orders it gives. */
 #ifndef DK_TRANSPORT_H
 #define DK_TRANSPORT_H
 
 #include <pthread.h>
 
-#include "options.h"
-#include "progress.h"
-#include "report.h"
-#include "../sched/scheduler.h"
+#include "rank0.h"
 #include "tasks.h"
-
-/* The longest message a rank's report carries. */
-enum { DK_TRANSPORT_ERR_MAX = 1024 };
 
 /* Rank 0's worker and the mailbox through which its thread talks to the scheduler (private to
  * transport.c). */
 typedef struct dk_local_worker dk_local_worker;
-
-/* What rank 0's main thread keeps while it schedules: the run, the scheduler core (dk_sched,
- * the policy) it tells what the ranks report, and what the transport adds (its worker, the
- * groups of ranks solving split units, the ranks' waits). */
-typedef struct dk_rank0 {
-    const dk_gen_options *o;
-    dk_workgraph *g;
-    int nranks;
-    dk_sched core;
-    int stopped;                   /* workers told to stop */
-    char err[DK_TRANSPORT_ERR_MAX];
-    dk_progress pr;
-    dk_local_worker *local;        /* NULL: rank 0's worker did not start (the run fails) */
-    uint32_t split;                /* the split unit of every rank running (split_progress) */
-    struct dk_split_group *groups; /* groups running */
-    uint32_t ngroups, groups_cap;
-    double *since;                 /* when each rank began to wait for a task, or was handed one */
-    dk_report_run run;             /* what the run did: split units, parts, the ranks' time */
-} dk_rank0;
 
 /* Rank 0's worker, zeroed, its worker not initialised yet: NULL when out of memory. Free it with
  * free() once its worker is freed (dk_worker_free). Thread-safe. */
@@ -66,10 +41,11 @@ bool dk_transport_all_ok(bool ok);
  * the job in a group's split). */
 void dk_transport_remote_worker(dk_worker *w, const char *why_not);
 
-/* Rank 0's main thread: polls the reports of every rank and of its own worker, tells the
- * scheduler core, sends what it hands out, until every worker is stopped; times the ranks'
- * waits (s->run.waited, s->run.ran). */
-void dk_transport_schedule(dk_rank0 *s);
+/* Rank 0's main thread: polls the reports of every rank and of its own worker `local` (NULL: it
+ * never started), passes each to dk_rank0_report and then carries out what the core hands out
+ * (dk_rank0_hand_out, s->sends set here: MPI, and local's mailbox), until every worker is
+ * stopped; times the run (s->run.ran). */
+void dk_transport_schedule(dk_rank0 *s, dk_local_worker *local);
 
 /* Stops ranks 1 .. nranks - 1 before any task (rank 0 cannot schedule). */
 void dk_transport_stop_workers(int nranks);

@@ -1,6 +1,6 @@
-/* The scheduling policy of a run, one core for `damka gen`'s rank 0 (transport.c, over MPI) and
- * `damka plan`'s simulation (forecast.c), so that the forecast hands out tasks as the
- * generator does:
+/* The scheduling policy of a run, one core for `damka gen`'s rank 0 (run/rank0.c, over MPI by
+ * run/transport.c) and `damka plan`'s simulation (plan/simulate.c), so that the forecast hands
+ * out tasks as the generator does:
  *   - waiting ranks are served lowest rank first, each the next task the work graph hands out
  *     (dk_workgraph_take: the highest priority first);
  *   - a unit marked split is solved by a group of ranks (dk_sched_group): the fewest whose

@@ -1,4 +1,4 @@
-/* A rank's cache of decoded chunks as `damka plan`'s simulation models it (forecast.c):
+/* A rank's cache of decoded chunks as `damka plan`'s simulation models it (plan/simulate.c):
  * entries of given sizes, each named by a key, dropped by the same clock sweep as gen/solve/finished.c
  * drops its decoded blocks (query/clock.h): an entry read since the hand last passed is spared
  * once, else dropped, the last entry taking its place (and looked at next). Each key's state takes two bits, in pages of

@@ -1,145 +1,12 @@
-#include "forecast.h"
+#include "simulate.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "budget.h"
+#include "costmodel.h"
 #include "../store/clockcache.h"
 #include "../sched/scheduler.h"
 #include "../sched/subslice.h"
-
-/* The model's constants (Brazilian, draw rule of 15 moves): seconds a unit position (times
- * 1 + king_weight x kings) and a finished position, of decoding a finished table's position,
- * the span of a table a unit reads against its share (read_spread), the costs without the
- * rule, table and unit-file sizes in bits a position. How each was measured and fitted:
- * docs/measurements.md, "Forecasts of damka plan". */
-static const double unit_seconds = 2.05e-7, king_weight = 1.22, finish_seconds = 1.205e-7;
-static const double decode_seconds = 4.96e-9, read_spread = 2.0;
-static const double plain_unit = 0.73, plain_finish = 0.64, plain_decode = 0.5;
-static const double table_bits[3] = {0.18, 1.21, 0.50};
-static const double unit_bits_rule = 4.26, unit_bits_plain = 3.21;
-/* A split unit's time on its ranks against one rank's time for the same positions, talking
- * included (measured: docs/usage.md, "Split units"). */
-static const double split_overhead = 1.3;
-/* A finishing in parts (gen/finish/parttasks.h): the share of a finished position's time its scan
- * and its packing take, measured on Brazilian up to 5 pieces in parts of 2^20 positions, and
- * the join's a position of the pair (it copies the coded blocks), measured on the 6-piece pair
- * 2m2k-1m1k (2.2e8 positions; 5-piece pairs' joins are mostly opening and syncing files):
- * docs/measurements.md ("Finishing in parts"). */
-static const double scan_share = 0.65, pack_share = 0.8, join_share = 0.02;
-
-/* Each variant's unit time a position against Brazilian's by the pieces of the material (the last
- * entry for more), and its finishing time a position (whole, scans, packings, joins): International
- * from every task of its set up to 5 pieces and of two 6-piece subsets, one of kings only, timed
- * beside the same of Brazilian on one machine and build (DAMKA_TASK_TIMES, scripts/task-costs;
- * docs/measurements.md, "The cost of a 10x10 position"): alike up to 5 pieces, 1.4 times
- * Brazilian's at 6, where its tables and units are ten times as large; cheaper to finish.
- * Russian plays on Brazilian's board. */
-static const struct variant_cost {
-    double piece_factor[DK_FORECAST_PIECES], finish;
-} variant_costs[DK_NVARIANTS] = {
-    [DK_BRAZILIAN] = {{1, 1, 1, 1, 1, 1, 1}, 1},
-    [DK_INTERNATIONAL] = {{1, 1, 1, 1, 1, 1.07, 1.4}, 0.84},
-    [DK_RUSSIAN] = {{1, 1, 1, 1, 1, 1, 1}, 1},
-};
-
-static int kings(dk_material m) { return m.wk + m.bk; }
-
-/* The positions of every unit into pos (room for g->nunits): what it counts of its layer. */
-static void all_unit_positions(const dk_workgraph *g, double *pos)
-{
-    for (uint32_t u = 0; u < g->nunits; u++)
-        pos[u] = (double)g->units[u].counted;
-}
-
-static double unit_cost(const dk_workgraph *g, const dk_forecast_model *m, uint32_t u, double positions)
-{
-    dk_material mat = g->pairs[g->units[u].pair].m;
-    int n = dk_material_pieces(mat);
-    return positions * m->unit_seconds * (1 + m->king_weight * kings(mat)) *
-           m->piece_factor[n < DK_FORECAST_PIECES ? n : DK_FORECAST_PIECES - 1];
-}
-
-double dk_forecast_cost(const dk_workgraph *g, const dk_forecast_model *m, dk_wg_task t)
-{
-    if (t.kind == DK_WG_FINISH)
-        return (double)g->pairs[t.id].positions * m->finish_seconds * (g->pairs[t.id].nparts ? join_share : 1);
-    if (t.kind == DK_WG_SCAN || t.kind == DK_WG_PACK)
-        return (double)(g->parts[t.id].hi - g->parts[t.id].lo) * m->finish_seconds *
-               (t.kind == DK_WG_SCAN ? scan_share : pack_share);
-    return unit_cost(g, m, t.id, (double)g->units[t.id].counted);
-}
-
-int dk_forecast_prioritize(dk_workgraph *g, const dk_forecast_model *m)
-{
-    double *unit = malloc((g->nunits + 1) * sizeof *unit), *finish = malloc((g->npairs + 1) * sizeof *finish);
-    double *part = malloc((2 * (size_t)g->nparts + 1) * sizeof *part);
-    if (!unit || !finish || !part) {
-        free(unit);
-        free(finish);
-        free(part);
-        return -1;
-    }
-    for (uint32_t q = 0; q < g->nparts; q++) {
-        part[q] = dk_forecast_cost(g, m, (dk_wg_task){DK_WG_SCAN, q});
-        part[g->nparts + q] = dk_forecast_cost(g, m, (dk_wg_task){DK_WG_PACK, q});
-    }
-    all_unit_positions(g, unit);
-    for (uint32_t u = 0; u < g->nunits; u++)
-        unit[u] = unit_cost(g, m, u, unit[u]);
-    for (uint32_t p = 0; p < g->npairs; p++)
-        finish[p] = dk_forecast_cost(g, m, (dk_wg_task){DK_WG_FINISH, p});
-    dk_workgraph_prioritize(g, unit, finish, part);
-    free(unit);
-    free(finish);
-    free(part);
-    return 0;
-}
-
-double dk_forecast_mean_rate(const dk_workgraph *g, const dk_forecast_model *m)
-{
-    double positions = 0, seconds = 0, *pos = malloc((g->nunits + 1) * sizeof *pos);
-    if (!pos)
-        return 0;
-    all_unit_positions(g, pos);
-    for (uint32_t u = 0; u < g->nunits; u++) {
-        positions += pos[u];
-        seconds += unit_cost(g, m, u, pos[u]);
-    }
-    free(pos);
-    return seconds > 0 ? positions / seconds : 0;
-}
-
-dk_forecast_model dk_forecast_default_model(const dk_workgraph *g, unsigned limit, uint64_t cache_bytes,
-                                            double mean_rate)
-{
-    const struct variant_cost *vc = &variant_costs[g->v->id];
-    dk_forecast_model m = {.unit_seconds = unit_seconds * (limit ? 1 : plain_unit),
-                           .king_weight = king_weight,
-                           .finish_seconds = finish_seconds * (limit ? 1 : plain_finish) * vc->finish,
-                           .unit_bits = limit ? unit_bits_rule : unit_bits_plain,
-                           .limit = limit,
-                           .cache_bytes = cache_bytes - dk_budget_check_cache(cache_bytes),
-                           .decode_seconds = decode_seconds * (limit ? 1 : plain_decode),
-                           .read_spread = read_spread};
-    memcpy(m.table_bits, table_bits, sizeof table_bits);
-    memcpy(m.piece_factor, vc->piece_factor, sizeof m.piece_factor);
-    if (!limit)
-        m.table_bits[2] = 0;
-    double now = dk_forecast_mean_rate(g, &m);
-    if (mean_rate > 0 && now > 0)
-        dk_forecast_scale(&m, mean_rate / now);
-    return m;
-}
-
-void dk_forecast_scale(dk_forecast_model *m, double speed)
-{
-    m->unit_seconds /= speed;
-    m->finish_seconds /= speed;
-    m->decode_seconds /= speed;
-}
-
-/* --- the simulation --- */
 
 typedef struct event {
     double end;
@@ -148,7 +15,7 @@ typedef struct event {
 } event;
 
 /* A finished table as the simulation reads it: in chunks (READ_CHUNKS, or fewer of a block
- * each), as gen/check/finished.c decodes blocks. A unit of a pair reads, of each table its exits
+ * each), as gen/solve/finished.c decodes blocks. A unit of a pair reads, of each table its exits
  * reach, the chunks of a span as wide as `spread` times its share of the pair's positions,
  * placed where the unit lies in its pair: a unit's exits reach a few subslices of each table,
  * and the units of a pair together reach all of it. */
@@ -187,12 +54,12 @@ typedef struct sim {
     sim_rank *ranks;       /* ranks[0..nranks): up to the highest that read tables so far */
     uint32_t nranks, cap;
     reads rd;
-    double *unit_pos;      /* by unit: its positions (all_unit_positions) */
     double *unit_at;       /* by unit: the share of its pair's positions in the units before it */
     uint32_t *pred;        /* by task (task_number): the task that ended as it began, or NO_TASK */
     double *cost, *decode; /* by task: its seconds, and a unit's decoding */
     uint32_t last;         /* the task that ended last so far, or NO_TASK */
     double work_bytes, disk_bytes, written;
+    const dk_forecast_watch *watch; /* or NULL */
     dk_forecast *out;
 } sim;
 
@@ -417,7 +284,7 @@ static double read_tables(sim *s, uint32_t r, uint32_t u, double lo, double hi)
 static double unit_share(const sim *s, uint32_t u)
 {
     double pair = (double)s->g->pairs[s->g->units[u].pair].positions;
-    return pair > 0 ? s->unit_pos[u] / pair : 0;
+    return pair > 0 ? (double)s->g->units[u].counted / pair : 0;
 }
 
 /* Rank r starts task t, holding `positions` of it (a unit, a rank's share of a split unit, a
@@ -455,20 +322,31 @@ static double pair_bytes(const dk_workgraph *g, uint32_t p, double bits)
     return (double)g->pairs[p].positions * bits / 8;
 }
 
-static int start(sim *s, uint32_t r, dk_wg_task t, double now)
+/* Tells the watcher, if any, that grant a is carried out on `ranks`, taking *seconds. */
+static void tell(const sim *s, const dk_sched_grant *a, const uint32_t *ranks, double *seconds)
+{
+    if (s->watch && s->watch->handed)
+        s->watch->handed(s->watch->ctx, a, ranks, seconds);
+}
+
+/* Task a->task starts on rank a->rank: it ends after its cost and the decoding of the tables
+ * it reads that its rank does not hold. Returns -1 when out of memory. */
+static int start(sim *s, const dk_sched_grant *a, double now)
 {
     const dk_workgraph *g = s->g;
-    double cost, decode = 0;
+    uint32_t r = a->rank;
+    dk_wg_task t = a->task;
+    double cost = dk_forecast_cost(g, s->m, t), decode = 0;
     if (t.kind == DK_WG_UNIT) {
         decode = read_tables(s, r, t.id, s->unit_at[t.id], s->unit_at[t.id] + unit_share(s, t.id));
         if (decode < 0)
             return -1;
-        cost = unit_cost(g, s->m, t.id, s->unit_pos[t.id]) + decode;
+        cost += decode;
         note_memory(s, r, t, g->units[t.id].positions);
     } else {
-        cost = dk_forecast_cost(g, s->m, t);
         note_memory(s, r, t, finish_positions(g, t));
     }
+    tell(s, a, &r, &cost);
     record_start(s, t, cost, decode);
     s->out->work += cost;
     if (cost > s->out->longest) {
@@ -496,7 +374,7 @@ static void account_files(sim *s, dk_wg_task t)
         s->disk_bytes += b;
         s->written += b;
     } else if (t.kind == DK_WG_UNIT) {
-        double b = s->unit_pos[t.id] * m->unit_bits / 8;
+        double b = (double)g->units[t.id].counted * m->unit_bits / 8;
         s->work_bytes += b;
         s->disk_bytes += b;
         s->written += b;
@@ -515,16 +393,14 @@ static void account_files(sim *s, dk_wg_task t)
         s->out->disk_peak_bytes = (uint64_t)s->disk_bytes;
 }
 
-/* Split unit u started on the `ranks` ranks of its group (scheduler.h), each solving the parts
- * it holds, so it lasts as long as the rank holding the most parts takes, times the cost of
- * talking (split_overhead). */
-static int start_split(sim *s, uint32_t u, uint32_t ranks, double now)
+/* Split unit a->task.id starts on the a->ranks ranks of its group (scheduler.h), taken here:
+ * its cost on them (dk_forecast_split_cost) and the decoding of the rank that decodes most.
+ * Returns -1 when out of memory. */
+static int start_split(sim *s, const dk_sched_grant *a, double now)
 {
     const dk_workgraph *g = s->g;
-    double pos = s->unit_pos[u], S = (double)g->max_positions;
-    uint64_t parts = pos > S ? (uint64_t)((pos + S - 1) / S) : 1;
-    uint64_t most = (parts + ranks - 1) / ranks;
-    double cost = unit_cost(g, s->m, u, pos) * (double)most / (double)parts * (ranks > 1 ? split_overhead : 1);
+    uint32_t u = a->task.id, ranks = a->ranks;
+    double cost = dk_forecast_split_cost(g, s->m, u, ranks);
     uint32_t *taking = malloc((size_t)ranks * sizeof *taking);
     if (!taking)
         return -1;
@@ -542,6 +418,7 @@ static int start_split(sim *s, uint32_t u, uint32_t ranks, double now)
         note_memory(s, taking[k], (dk_wg_task){DK_WG_UNIT, u}, dk_workgraph_held(g, u, ranks));
     }
     cost += decode;
+    tell(s, a, taking, &cost);
     record_start(s, (dk_wg_task){DK_WG_UNIT, u}, cost, decode);
     for (uint32_t k = 0; k < ranks; k++) {
         /* one event carries the task, the others only free their rank */
@@ -567,10 +444,12 @@ static int assign(sim *s, double now)
         dk_sched_grant a = dk_sched_next(&s->core);
         int rc = 0;
         if (a.kind == DK_SCHED_TASK)
-            rc = start(s, a.rank, a.task, now);
+            rc = start(s, &a, now);
         else if (a.kind == DK_SCHED_SPLIT)
-            rc = start_split(s, a.task.id, a.ranks, now);
-        else if (a.kind != DK_SCHED_STOP) /* a stopped rank's run is over */
+            rc = start_split(s, &a, now);
+        else if (a.kind == DK_SCHED_STOP) /* a stopped rank's run is over */
+            tell(s, &a, &a.rank, NULL);
+        else
             return a.kind == DK_SCHED_WAIT ? 0 : -1;
         if (rc != 0)
             return -1;
@@ -589,11 +468,11 @@ static void all_unit_at(const sim *s)
     }
 }
 
-int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks, dk_forecast *out)
+int dk_forecast_watched(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks, const dk_forecast_watch *w,
+                        dk_forecast *out)
 {
-    sim s = {.g = g, .m = m, .out = out};
+    sim s = {.g = g, .m = m, .watch = w, .out = out};
     *out = (dk_forecast){.ranks = ranks};
-    s.unit_pos = malloc((g->nunits + 1) * sizeof *s.unit_pos);
     s.unit_at = malloc((g->nunits + 1) * sizeof *s.unit_at);
     size_t tasks = (size_t)g->nunits + g->npairs + 2 * (size_t)g->nparts;
     s.pred = malloc(tasks * sizeof *s.pred);
@@ -603,16 +482,13 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
     /* Room for every task running at once, and for the ranks split units take besides: at most
      * one a part, groups side by side. */
     double parts = 0;
-    if (s.unit_pos) {
-        all_unit_positions(g, s.unit_pos);
-        for (uint32_t u = 0; u < g->nunits; u++)
-            if (g->units[u].split)
-                parts += s.unit_pos[u] / (double)g->max_positions + 1;
-    }
+    for (uint32_t u = 0; u < g->nunits; u++)
+        if (g->units[u].split)
+            parts += (double)g->units[u].counted / (double)g->max_positions + 1;
     size_t room = (size_t)g->nunits + g->npairs + 2 * (size_t)g->nparts + 2 + (size_t)parts;
     s.events = (dk_heap){malloc(room * sizeof(event)), sizeof(event), 0, event_less};
-    int rc = dk_sched_init(&s.core, g, ranks ? ranks : 1, true, 0);
-    rc = rc == 0 && s.events.data && s.unit_pos && s.unit_at && s.pred && s.cost && s.decode ? reads_build(g, m, &s.rd)
+    int rc = dk_sched_init(&s.core, g, ranks ? ranks : 1, true, w ? w->group : 0);
+    rc = rc == 0 && s.events.data && s.unit_at && s.pred && s.cost && s.decode ? reads_build(g, m, &s.rd)
                                                                                                  : -1;
     if (rc == 0)
         all_unit_at(&s);
@@ -649,13 +525,17 @@ int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks,
     free(s.ranks);
     free(s.events.data);
     dk_sched_free(&s.core);
-    free(s.unit_pos);
     free(s.unit_at);
     free(s.pred);
     free(s.cost);
     free(s.decode);
     reads_free(&s.rd);
     return rc == 0 && dk_workgraph_all_finished(g) ? 0 : -1;
+}
+
+int dk_forecast_run(dk_workgraph *g, const dk_forecast_model *m, uint32_t ranks, dk_forecast *out)
+{
+    return dk_forecast_watched(g, m, ranks, NULL, out);
 }
 
 uint32_t dk_forecast_saturation(dk_workgraph *g, const dk_forecast_model *m, double tolerance,
