@@ -1,6 +1,5 @@
 #include "intact.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

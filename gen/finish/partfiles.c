@@ -246,6 +246,12 @@ void dk_fpart_pack_close(dk_fpart_pack *p)
     p->dict = NULL;
 }
 
+/* A read of p that returned `got` (dk_read_at: -1 with errno, or fewer bytes where the file ends). */
+static int read_failed(const dk_fpart_pack *p, ssize_t got, char *err, size_t errlen)
+{
+    return dk_errorf(err, errlen, "cannot read %s: %s", p->path, got < 0 ? strerror(errno) : "truncated");
+}
+
 int dk_fpart_pack_open(dk_fpart_pack *p, const char *path, uint32_t b0, uint32_t nb, char *err, size_t errlen)
 {
     *p = (dk_fpart_pack){.fd = open(path, O_RDONLY | O_CLOEXEC)};
@@ -255,7 +261,7 @@ int dk_fpart_pack_open(dk_fpart_pack *p, const char *path, uint32_t b0, uint32_t
     if (p->fd < 0 || fstat(p->fd, &sb) != 0)
         return dk_errorf(err, errlen, "cannot open %s: %s", path, strerror(errno));
     uint64_t size = (uint64_t)sb.st_size;
-    bool bad = size < PACK_HEAD + PACK_TAIL || pread(p->fd, head, PACK_HEAD, 0) != PACK_HEAD ||
+    bool bad = size < PACK_HEAD + PACK_TAIL || dk_read_at(p->fd, head, PACK_HEAD, 0) != PACK_HEAD ||
                memcmp(head, PACK_MAGIC, 8) != 0;
     if (!bad) {
         p->width = dk_get32(head + 8);
@@ -273,8 +279,8 @@ int dk_fpart_pack_open(dk_fpart_pack *p, const char *path, uint32_t b0, uint32_t
         }
         p->sizes_at = size - PACK_TAIL - 8 * (uint64_t)nb;
         p->blocks_len = p->sizes_at - PACK_HEAD - p->dict_size;
-        bad = pread(p->fd, p->dict, p->dict_size, PACK_HEAD) != (ssize_t)p->dict_size ||
-              pread(p->fd, tail, PACK_TAIL, (off_t)(size - PACK_TAIL)) != PACK_TAIL || memcmp(tail + 4, "DKPE", 4) != 0;
+        bad = dk_read_at(p->fd, p->dict, p->dict_size, PACK_HEAD) != (ssize_t)p->dict_size ||
+              dk_read_at(p->fd, tail, PACK_TAIL, size - PACK_TAIL) != PACK_TAIL || memcmp(tail + 4, "DKPE", 4) != 0;
         p->crc = dk_crc32c(dk_crc32c(0, head, PACK_HEAD), p->dict, p->dict_size);
         p->want = dk_get32(tail);
         /* the sizes come after the blocks in the file: their CRC is added when the blocks are read */
@@ -288,8 +294,9 @@ int dk_fpart_pack_open(dk_fpart_pack *p, const char *path, uint32_t b0, uint32_t
 
 int dk_fpart_pack_sizes(const dk_fpart_pack *p, uint32_t b, uint32_t n, uint8_t *raw, uint64_t *out, char *err, size_t errlen)
 {
-    if (pread(p->fd, raw, 8 * (size_t)n, (off_t)(p->sizes_at + 8 * (uint64_t)b)) != (ssize_t)(8 * (size_t)n))
-        return dk_errorf(err, errlen, "cannot read %s: %s", p->path, errno ? strerror(errno) : "truncated");
+    ssize_t got = dk_read_at(p->fd, raw, 8 * (size_t)n, p->sizes_at + 8 * (uint64_t)b);
+    if (got != (ssize_t)(8 * (size_t)n))
+        return read_failed(p, got, err, errlen);
     for (uint32_t k = 0; out && k < n; k++)
         out[k] = dk_get64(raw + 8 * (size_t)k);
     return 0;
@@ -317,8 +324,9 @@ int dk_fpart_pack_next(dk_fpart_pack *p, uint8_t *buf, size_t cap, size_t *n, ui
                        char *err, size_t errlen)
 {
     size_t k = p->blocks_len - p->at < cap ? (size_t)(p->blocks_len - p->at) : cap;
-    if (pread(p->fd, buf, k, (off_t)(PACK_HEAD + p->dict_size + p->at)) != (ssize_t)k)
-        return dk_errorf(err, errlen, "cannot read %s: %s", p->path, errno ? strerror(errno) : "truncated");
+    ssize_t got = dk_read_at(p->fd, buf, k, PACK_HEAD + p->dict_size + p->at);
+    if (got != (ssize_t)k)
+        return read_failed(p, got, err, errlen);
     p->crc = dk_crc32c(p->crc, buf, k);
     p->at += k;
     *n = k;
