@@ -6,7 +6,7 @@
 # with pkg-config, shared and static, compared with `damka query`), and checks that the examples
 # of README.md and docs/*.md print what they show (scripts/readme-examples --check: these tables
 # are those `make run` makes) and that scripts/tableset-report's section of them agrees with
-# `damka stats` (tests/tablesets.sh; the generation is timed by GNU time for it).
+# `damka stats` (tests/tablesets.sh; the generation is timed by GNU time and DAMKA_TASK_TIMES for it).
 # Usage: tests/probe.sh path/to/damka (the test programs are found beside it, in tests/).
 # Environment: MAKE, CC, CFLAGS (the example program is built with them).
 set -u
@@ -18,7 +18,7 @@ fails=0
 
 T=$TMP/br4
 t0=$(date +%s.%N)
-if ! /usr/bin/time -v -o "$TMP/gen.time" "$DAMKA" gen --pieces 4 --out "$T" --keep-work --quiet 2>"$TMP/err"; then
+if ! DAMKA_TASK_TIMES="$TMP/gen.tasks" /usr/bin/time -v -o "$TMP/gen.time" "$DAMKA" gen --pieces 4 --out "$T" --keep-work --quiet 2>"$TMP/err"; then
     echo "FAIL: damka gen --pieces 4 --keep-work: $(tail -n 3 "$TMP/err")"
     exit 1
 fi
@@ -44,7 +44,7 @@ if "$(dirname "$0")/../scripts/readme-examples" --check --damka "$DAMKA" --table
     fails=$((fails + 1))
 fi
 echo "   tablesets.sh"
-"$(dirname "$0")/tablesets.sh" "$DAMKA" "$T" "$TMP/gen.time" || fails=$((fails + 1))
+"$(dirname "$0")/tablesets.sh" "$DAMKA" "$T" "$TMP/gen.time" "$TMP/gen.tasks" || fails=$((fails + 1))
 echo "   test_probe"
 DK_TABLES=$T "$BIN/tests/test_probe" || fails=$((fails + 1))
 echo "   test_replace"

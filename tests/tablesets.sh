@@ -3,14 +3,16 @@
 # whose rows have the header's cells, a row per piece count and a total row) and its numbers are
 # those of `damka stats` (positions, longest win and DTC with their FENs, cursed wins and
 # blessed losses, per piece count and in total), of the files (WLD bits a position), of
-# sha256sum (manifest.json), of GNU time's report and of a samples file made here.
-# Usage: tests/tablesets.sh path/to/damka TABLE_DIR TIME_REPORT
+# sha256sum (manifest.json), of GNU time's report, of the run's task times and of a samples file
+# made here.
+# Usage: tests/tablesets.sh path/to/damka TABLE_DIR TIME_REPORT TASK_TIMES
 #   TABLE_DIR: Brazilian tables made by one `damka gen` on one rank; TIME_REPORT: what
-#   `/usr/bin/time -v` said of that run.
+#   `/usr/bin/time -v` said of that run; TASK_TIMES: the file DAMKA_TASK_TIMES named in it.
 set -u
-DAMKA=${1:?usage: tests/tablesets.sh path/to/damka TABLE_DIR TIME_REPORT}
-T=${2:?usage: tests/tablesets.sh path/to/damka TABLE_DIR TIME_REPORT}
-TIME_REPORT=${3:?usage: tests/tablesets.sh path/to/damka TABLE_DIR TIME_REPORT}
+DAMKA=${1:?usage: tests/tablesets.sh path/to/damka TABLE_DIR TIME_REPORT TASK_TIMES}
+T=${2:?usage: tests/tablesets.sh path/to/damka TABLE_DIR TIME_REPORT TASK_TIMES}
+TIME_REPORT=${3:?usage: tests/tablesets.sh path/to/damka TABLE_DIR TIME_REPORT TASK_TIMES}
+TASK_TIMES=${4:?usage: tests/tablesets.sh path/to/damka TABLE_DIR TIME_REPORT TASK_TIMES}
 REPORT="$(dirname "$0")/../scripts/tableset-report"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -30,7 +32,7 @@ cat >"$TMP/samples" <<'EOF'
 11:00:00 202 VmHWM:	   40960 kB
 11:00:00 du 1024
 EOF
-if ! "$REPORT" "$T" --log "$TIME_REPORT" --samples "$TMP/samples" >"$TMP/md" 2>"$TMP/err"; then
+if ! "$REPORT" "$T" --log "$TIME_REPORT" --samples "$TMP/samples" --task-times "$TASK_TIMES" >"$TMP/md" 2>"$TMP/err"; then
     echo "FAIL: scripts/tableset-report $T: $(cat "$TMP/err")"
     exit 1
 fi
@@ -81,6 +83,14 @@ grep -q '^| peak disk of DIR | 2.00 MiB (du, sampled) |$' "$TMP/md" ||
     fail "peak disk: 2.00 MiB not in: $(grep 'peak disk' "$TMP/md")"
 wall=$(awk '/Elapsed \(wall clock\)/ { n = split($NF, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; printf "%.1f", s }' "$TIME_REPORT")
 grep -Eq "^\| wall time \| (.* \()?$wall s\)?, GNU time \|$" "$TMP/md" || fail "wall time: GNU time's $wall s not in: $(grep 'wall time' "$TMP/md")"
+
+# the tasks' processor time: every line's ninth column summed (a run this short takes under a minute)
+cpu=$(awk -F'\t' '{ s += $9 } END { printf "%.1f s in %d tasks", s, NR }' "$TASK_TIMES")
+grep -q "^| processor time of the tasks | $cpu of every run " "$TMP/md" ||
+    fail "tasks: $cpu not in: $(grep 'processor time' "$TMP/md")"
+printf 'brazilian\tunit\t0m1k-0m1k\n' >"$TMP/short.tasks"
+"$REPORT" "$T" --task-times "$TMP/short.tasks" >/dev/null 2>"$TMP/err" && fail "a task file with short lines taken"
+grep -q "short.tasks:1: 3 columns" "$TMP/err" || fail "a task file with short lines: $(cat "$TMP/err")"
 
 [ "$fails" -eq 0 ] && echo "   tableset-report: $(($(wc -l <"$TMP/table") - 3)) piece counts and the total agree with damka stats"
 [ "$fails" -eq 0 ]
