@@ -11,7 +11,8 @@
 static int cmd_verify(int argc, char **argv);
 
 const cli_command cli_verify = {
-    "verify", cmd_verify, "[--variant V] [--threads T] [--quiet] DIR", "check every table of a directory",
+    "verify", cmd_verify, "[--variant V] [--threads T] [--journal FILE] [--quiet] DIR",
+    "check every table of a directory",
     "Checks every table of DIR: every byte (the whole file's CRC, each block's checksum), each WLD\n"
     "table against its DTW table, and every value by an independent forward pass (a position's\n"
     "value must be the best its moves lead to), each table's .stats file against its files, and\n"
@@ -20,6 +21,11 @@ const cli_command cli_verify = {
     "the damka gen command that makes it again, and the exit status is 1 (2: no tables in DIR).\n",
     "  --variant V            only that variant's tables (default: every variant DIR holds)\n"
     "  --threads T            threads, 1 to 64 (default: the processors online)\n"
+    "  --journal FILE         record each table that passes in FILE; run again with the same\n"
+    "                         FILE, verify does not check again the values of a table recorded\n"
+    "                         there whose files are unchanged (a stopped verify goes on). For a\n"
+    "                         finished set (DIR/manifest.json): a journal of another state of\n"
+    "                         the set is started again\n"
     "  --quiet                no line a table and no count: failures on stderr and the exit\n"
     "                         status only\n",
 };
@@ -35,12 +41,13 @@ static int cmd_verify(int argc, char **argv)
 {
     char q[DK_QUOTE_MAX];
     const dk_variant *v = NULL;
-    const char *dir = NULL, *threads = NULL;
+    const char *dir = NULL, *threads = NULL, *journal_path = NULL;
     bool quiet = false;
     int status = 0;
     for (int i = 1; i < argc; i++) {
         if (cli_variant_option(argc, argv, &i, &v, &status) ||
-            cli_option_value(argc, argv, &i, "--threads", &threads, &status)) {
+            cli_option_value(argc, argv, &i, "--threads", &threads, &status) ||
+            cli_option_value(argc, argv, &i, "--journal", &journal_path, &status)) {
             if (status)
                 return status;
         } else if (strcmp(argv[i], "--quiet") == 0) {
@@ -60,16 +67,35 @@ static int cmd_verify(int argc, char **argv)
         return cli_error("verify: --threads must be a whole number from 1 to 64");
     if (!cli_readable_dir("verify", dir))
         return CLI_BAD_INPUT;
-    int tables = 0, failed = 0;
+    dk_verify_journal *journal = NULL;
+    if (journal_path) {
+        char why[8192];
+        bool restarted;
+        dk_status st = dk_verify_journal_open(journal_path, dir, &journal, &restarted, why, sizeof why);
+        if (st == DK_REFUSED)
+            return cli_error("verify: %s", why);
+        if (st != DK_OK)
+            return cli_fail("verify: %s", why);
+        if (restarted && !quiet)
+            printf("note: %s was the journal of another state of %s (its manifest.json has changed): every "
+                   "table is checked again\n",
+                   journal_path, dir);
+    }
+    int tables = 0, failed = 0, before = 0;
+    bool journal_failed = false;
     for (int id = 0; id < DK_NVARIANTS; id++) {
         const dk_variant *var = dk_variant_get((dk_variant_id)id);
         if (v && v != var)
             continue;
         dk_verify_summary sum;
-        dk_verify_dir(dir, var, (int)nthreads, quiet ? NULL : stdout, print_failure, NULL, &sum);
+        dk_verify_dir(dir, var, (int)nthreads, journal_failed ? NULL : journal, quiet ? NULL : stdout,
+                      print_failure, NULL, &sum);
         tables += sum.tables;
         failed += sum.failed;
+        before += sum.passed_before;
+        journal_failed |= sum.journal_failed;
     }
+    dk_verify_journal_close(journal);
     if (!tables && !failed)
         return cli_error("verify: no tables in %s", dir);
     /* the manifest lists every table of the directory, whichever variants were asked for */
@@ -81,7 +107,12 @@ static int cmd_verify(int argc, char **argv)
         cli_fail("verify: %s", err);
         failed++;
     }
-    if (!quiet)
-        printf("%d tables, %d failed\n", tables, failed);
-    return failed ? 1 : 0;
+    if (!quiet) {
+        printf("%d tables, %d failed", tables, failed);
+        if (journal_path)
+            printf(" (%d passed before, by the journal%s)", before,
+                   journal_failed ? "; the journal could not be written" : "");
+        printf("\n");
+    }
+    return failed || journal_failed ? 1 : 0;
 }

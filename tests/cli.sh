@@ -471,6 +471,42 @@ expect_status 1 "manifest.json does not list the tables as their .stats files do
 "$DAMKA" gen --variant international --pieces 2 --out "$TMP/mixed" --quiet 2>"$TMP/err" || fail "gen rewriting the manifest: $(cat "$TMP/err")"
 "$DAMKA" verify --quiet "$TMP/mixed" 2>"$TMP/err" || fail "verify after the manifest was written again: $(cat "$TMP/err")"
 
+# verify --journal: a second run checks no table again; a journal cut where a kill leaves it
+# (it is replaced whole after each table) goes on from there; a table whose files are not the
+# journal's, or damaged, is checked again; another manifest starts the journal again; a file
+# that is no journal is refused and left alone; a set without manifest.json is refused; a journal
+# that cannot be written fails the run, every table checked all the same
+J=$TMP/journal
+"$DAMKA" verify --journal "$J" "$TMP/mixed" >"$TMP/out" 2>"$TMP/err" || fail "verify --journal: $(cat "$TMP/err")"
+[ "$(tail -n 1 "$TMP/out")" = "32 tables, 0 failed (0 passed before, by the journal)" ] || fail "verify --journal: $(tail -n 1 "$TMP/out")"
+[ "$(wc -l <"$J")" -eq 33 ] && head -n 1 "$J" | grep -q '^damka-verify-journal-1 manifest ' ||
+    fail "the journal of 32 tables: $(head -n 3 "$J")"
+expect_last "32 tables, 0 failed (32 passed before, by the journal)" verify --journal "$J" "$TMP/mixed"
+[ "$(grep -c 'ok (passed before: journal)' "$TMP/out")" -eq 0 ] || fail "the first run said tables passed before"
+head -n 6 "$J" >"$TMP/cut" && mv "$TMP/cut" "$J"
+expect_last "32 tables, 0 failed (5 passed before, by the journal)" verify --journal "$J" "$TMP/mixed"
+sed -i '2s/ \([0-9a-f]\{8\}\)$/ 00000000/' "$J"
+expect_last "32 tables, 0 failed (31 passed before, by the journal)" verify --journal "$J" "$TMP/mixed"
+cp "$TMP/mixed/brazilian-1m1k-1m0k.dtw" "$TMP/dtw.good"
+printf 'x' | dd of="$TMP/mixed/brazilian-1m1k-1m0k.dtw" bs=1 seek=100 conv=notrunc 2>/dev/null
+"$DAMKA" verify --journal "$J" "$TMP/mixed" >"$TMP/out" 2>"$TMP/err" && fail "verify --journal passed a damaged table"
+grep -q "^damka: verify: .*brazilian-1m1k-1m0k.dtw" "$TMP/err" || fail "a damaged table under the journal: $(cat "$TMP/err")"
+cp "$TMP/dtw.good" "$TMP/mixed/brazilian-1m1k-1m0k.dtw"
+cp "$TMP/mixed/manifest.json" "$TMP/manifest.good"
+printf ' ' >>"$TMP/mixed/manifest.json"
+"$DAMKA" verify --journal "$J" "$TMP/mixed" >"$TMP/out" 2>"$TMP/err"
+grep -q "^note: $J was the journal of another state of $TMP/mixed" "$TMP/out" && grep -q '(0 passed before' "$TMP/out" ||
+    fail "a journal of another manifest: $(head -n 1 "$TMP/out"); $(tail -n 1 "$TMP/out")"
+cp "$TMP/manifest.good" "$TMP/mixed/manifest.json"
+expect_status 2 "$TMP/mixed/manifest.json is not a journal of damka verify" verify --journal "$TMP/mixed/manifest.json" "$TMP/mixed"
+cmp -s "$TMP/manifest.good" "$TMP/mixed/manifest.json" || fail "verify --journal changed a file that is no journal"
+mkdir "$TMP/unfinished" && cp "$TMP/t3"/brazilian-* "$TMP/unfinished"
+expect_status 2 "--journal needs $TMP/unfinished/manifest.json" verify --journal "$J" "$TMP/unfinished"
+expect_status 1 "journal not written: cannot create $TMP/nodir/j" verify --quiet --journal "$TMP/nodir/j" "$TMP/mixed"
+"$DAMKA" verify --journal "$TMP/nodir/j" "$TMP/mixed" 2>/dev/null | tail -n 1 >"$TMP/out"
+[ "$(cat "$TMP/out")" = "32 tables, 0 failed (0 passed before, by the journal; the journal could not be written)" ] ||
+    fail "a journal that cannot be written: $(cat "$TMP/out")"
+
 # make figures draws into the build directory unless FIGURES says otherwise, never over the
 # committed docs/figures by default
 ROOT=$(dirname "$0")/..
