@@ -112,7 +112,7 @@ void answer_json(dk_json *w, const answer_src *s, const answer *a, const char *c
         json_value(w, a->values[i]);
         if (answer_moves_under_rule(s->limit, a->counter))
             json_rule(w, a->rules[i], s->limit, a->counter);
-        else if (s->limit)
+        else /* no rule tables, or the counter at the limit: the members are the same in every answer */
             dk_json_null(w, "rule");
         if (x && x->move)
             x->move(w, a, i, x->ctx);

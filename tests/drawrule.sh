@@ -102,6 +102,11 @@ gen "brazilian up to 3 pieces, --draw-rule 0" --pieces 3 --draw-rule 0 --out "$T
 out=$("$DAMKA" query --tables "$TMP/br0" W:WK29:B22 | head -n 1)
 [ "$out" = "W:WK29:B22  win in 1 ply (White to move)" ] || fail "query without rule tables: '$out'"
 "$DAMKA" query --tables "$TMP/br0" --counter 3 W:WK29:B22 >/dev/null 2>&1 && fail "--counter without rule tables accepted"
+# its JSON has the members it always has: "rule" null at the top and in every move
+json=$("$DAMKA" query --tables "$TMP/br0" --json W:WK29:B22)
+echo "$json" | grep -q '^{"fen": "W:WK29:B22", "result": "win", "dtw": 1, "rule": null, "moves": \[{.*"dtw": 1, "rule": null}' &&
+    [ "$(echo "$json" | grep -o '"rule": null' | wc -l)" -eq $(($(echo "$json" | grep -o '"notation"' | wc -l) + 1)) ] ||
+    fail "query --json without rule tables: $json"
 # verify checks DTC values one by one: an altered one (consistent checksums) is caught
 "$BIN/tests/tools/tamper" "$TMP/br3/brazilian-0m3k-0m1k.dtc" 20000 >"$TMP/fen" || fail "tamper .dtc failed"
 "$DAMKA" verify "$TMP/br3" >"$TMP/out" 2>"$TMP/err" && fail "verify accepted an altered DTC value"
