@@ -500,6 +500,8 @@ grep -q "^note: $J was the journal of another state of $TMP/mixed" "$TMP/out" &&
 cp "$TMP/manifest.good" "$TMP/mixed/manifest.json"
 expect_status 2 "$TMP/mixed/manifest.json is not a journal of damka verify" verify --journal "$TMP/mixed/manifest.json" "$TMP/mixed"
 cmp -s "$TMP/manifest.good" "$TMP/mixed/manifest.json" || fail "verify --journal changed a file that is no journal"
+expect_status 2 "--journal $TMP/t3: not a file" verify --journal "$TMP/t3" "$TMP/mixed"
+expect_status 2 "--journal needs a file name" verify --journal "" "$TMP/mixed"
 mkdir "$TMP/unfinished" && cp "$TMP/t3"/brazilian-* "$TMP/unfinished"
 expect_status 2 "--journal needs $TMP/unfinished/manifest.json" verify --journal "$J" "$TMP/unfinished"
 expect_status 1 "journal not written: cannot create $TMP/nodir/j" verify --quiet --journal "$TMP/nodir/j" "$TMP/mixed"

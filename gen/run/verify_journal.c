@@ -110,9 +110,13 @@ dk_status dk_verify_journal_open(const char *path, const char *dir, dk_verify_jo
     snprintf(j->path, sizeof j->path, "%s", path);
     int rc = manifest_head(dir, j->head, err, errlen);
     struct stat st;
-    if (rc == DK_OK && stat(path, &st) != 0) {
+    if (rc == DK_OK && !path[0]) {
+        rc = dk_statusf(DK_REFUSED, err, errlen, "--journal needs a file name");
+    } else if (rc == DK_OK && stat(path, &st) != 0) {
         if (errno != ENOENT) /* none yet: an empty journal */
             rc = dk_statusf(dk_status_of_errno(errno), err, errlen, "cannot read %.3000s: %s", path, strerror(errno));
+    } else if (rc == DK_OK && !S_ISREG(st.st_mode)) {
+        rc = dk_statusf(DK_REFUSED, err, errlen, "--journal %.3000s: not a file", path);
     } else if (rc == DK_OK && st.st_size > 0) { /* an empty file too is an empty journal */
         const uint8_t *map;
         size_t len;
