@@ -668,6 +668,14 @@ expect_bad compare "$TMP/missing.json" "$BR"
 expect_bad compare "$BR/brazilian-0m1k-0m1k.stats" "$BR"
 expect_bad compare "$PUB" "$TMP/missing"
 expect_bad compare --frobnicate "$PUB" "$BR"
+# a manifest padded with 5 MB of spaces, compressed so that a small input decodes to far more than
+# the decoder's buffer: read whole; a frame saying more than 256 MiB (300 MiB of spaces in 9 KB)
+# is refused, not read into memory
+{ head -c -2 "$PUB"; head -c 5000000 /dev/zero | tr '\0' ' '; tail -c 2 "$PUB"; } | zstd -q -19 -o "$TMP/padded.json.zst"
+expect_compare 0 '^41 tables the same, 0 differ, 0 absent' "$TMP/padded.json.zst" "$BR"
+head -c 300000000 /dev/zero | tr '\0' ' ' | zstd -q -3 -o "$TMP/bomb.zst"
+expect_bad compare "$TMP/bomb.zst" "$BR"
+grep -q 'more than 256 MiB: not a manifest' "$TMP/err" || fail "a manifest decoding to 300 MiB: $(cat "$TMP/err")"
 
 # ============================================================================================
 echo "-- three kings against one king, Brazilian and Russian; Russian endings"

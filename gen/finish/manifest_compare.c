@@ -14,6 +14,11 @@
 #include "../store/stats.h"
 #include "intact.h"
 
+/* The most bytes a manifest may hold, as read or decompressed: a published file can be anyone's,
+ * and a few bytes of zstd can say gigabytes. The largest set damka plans (10x10 up to 9 pieces)
+ * has a manifest of some tens of MB. */
+enum { MANIFEST_MAX = 256 << 20 };
+
 /* The bytes of the file at path, with a NUL after them; decompressed when they are a zstd
  * frame (a manifest kept compressed). Returns DK_OK, or DK_FAILED with one line in err. */
 static int read_manifest(const char *path, char **text, size_t *len, char *err, size_t errlen)
@@ -26,13 +31,16 @@ static int read_manifest(const char *path, char **text, size_t *len, char *err, 
     FILE *mem = open_memstream(&buf, &n);
     char chunk[65536];
     size_t got;
-    while (mem && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+    size_t total = 0;
+    while (mem && total <= MANIFEST_MAX && (got = fread(chunk, 1, sizeof chunk, f)) > 0) {
         fwrite(chunk, 1, got, mem);
+        total += got;
+    }
     bool bad = ferror(f), nomem = !mem || fclose(mem) != 0;
     fclose(f);
-    if (bad || nomem) {
+    if (bad || nomem || total > MANIFEST_MAX) {
         free(buf);
-        return dk_errorf(err, errlen, bad ? "cannot read %s" : "out of memory reading %s", path);
+        return dk_errorf(err, errlen, bad ? "cannot read %s" : nomem ? "out of memory reading %s" : "%s: more than 256 MiB: not a manifest", path);
     }
     static const unsigned char zstd_magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
     if (n < 4 || memcmp(buf, zstd_magic, 4) != 0) {
@@ -47,18 +55,25 @@ static int read_manifest(const char *path, char **text, size_t *len, char *err, 
     mem = open_memstream(&out, &outlen);
     ZSTD_inBuffer in = {buf, n, 0};
     size_t rc = 1;
-    while (z && mem && in.pos < in.size && !ZSTD_isError(rc)) {
+    total = 0;
+    /* on while input is left, or while the output came back full (the decoder may hold more) */
+    for (size_t filled = sizeof chunk; z && mem && (in.pos < in.size || filled == sizeof chunk) &&
+                                        !ZSTD_isError(rc) && total <= MANIFEST_MAX;) {
         ZSTD_outBuffer o = {chunk, sizeof chunk, 0};
         rc = ZSTD_decompressStream(z, &o, &in);
         fwrite(chunk, 1, o.pos, mem);
+        total += filled = o.pos;
     }
     ZSTD_freeDStream(z);
     free(buf);
     nomem = !z || !mem || fclose(mem) != 0;
-    if (nomem || ZSTD_isError(rc) || rc != 0) {
+    if (nomem || ZSTD_isError(rc) || rc != 0 || total > MANIFEST_MAX) {
         free(out);
         return dk_errorf(err, errlen, "cannot decompress %s: %s", path,
-                         nomem ? "out of memory" : ZSTD_isError(rc) ? ZSTD_getErrorName(rc) : "it ends inside a frame");
+                         nomem                 ? "out of memory"
+                         : total > MANIFEST_MAX ? "more than 256 MiB: not a manifest"
+                         : ZSTD_isError(rc)     ? ZSTD_getErrorName(rc)
+                                                : "it ends inside a frame");
     }
     *text = out;
     *len = outlen;

@@ -1,9 +1,8 @@
 /* The .stats reader (dk_stats_load) and what `damka stats` makes of the files: the input is a
  * .stats file. What loads must print as JSON (its FENs needing no escaping there), save, and
  * load back to the same JSON; the directory listing (dk_manifest_print, text or JSON) must list
- * the file when it loads, and else refuse the directory with one line naming it. manifest.json
- * itself is only written (gen/finish/manifest.c), never read back, so there is no manifest reader to
- * fuzz. */
+ * the file when it loads, and else refuse the directory with one line naming it (a published
+ * manifest.json, which `damka compare` reads, is the `manifest` harness's input). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
