@@ -24,6 +24,7 @@ import threading
 import time
 
 import serve_lidraughts as lidraughts
+from serve_support import restrict, start_server
 
 DAMKA, TABLES, SHORT, TMP = sys.argv[1:5]
 CAT = {"loss": -2, "blessed-loss": -1, "draw": 0, "cursed-win": 1, "win": 2}
@@ -43,20 +44,11 @@ def check(ok, what):
 def start(tables, name, *options):
     """Starts a server on a free loopback port; returns (process, port, log path)."""
     log_path = os.path.join(TMP, name + ".log")
-    log = open(log_path, "w")
-    p = subprocess.Popen([DAMKA, "serve", "--tables", tables, "--listen", "127.0.0.1:0", "--threads", "2"] + list(options),
-                         stderr=log, stdout=subprocess.DEVNULL)
+    p, port = start_server(DAMKA, tables, log_path, *options)
+    if p is None:
+        sys.exit("FAIL: damka serve did not start: " + port)
     servers.append(p)
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", open(log_path).read())
-        if m:
-            return p, int(m.group(1)), log_path
-        if p.poll() is not None:
-            break
-        time.sleep(0.05)
-    p.kill()
-    sys.exit("FAIL: damka serve did not start: " + open(log_path).read())
+    return p, port, log_path
 
 
 def request(port, method, path, body=None, headers=None):
@@ -89,15 +81,6 @@ def query(fen, counter=None, variant="brazilian"):
         (["--counter", str(counter)] if counter is not None else [])
     out = subprocess.run(args + [fen], capture_output=True, text=True)
     return json.loads(out.stdout) if out.returncode == 0 else None
-
-
-def restrict(obj, like):
-    """obj with only the members `like` has, recursively: what damka query prints."""
-    if isinstance(like, dict) and isinstance(obj, dict):
-        return {k: restrict(obj.get(k), v) for k, v in like.items()}
-    if isinstance(like, list) and isinstance(obj, list) and len(like) == len(obj):
-        return [restrict(a, b) for a, b in zip(obj, like)]
-    return obj
 
 
 def url(fen, counter=None, variant="brazilian", tail=""):
