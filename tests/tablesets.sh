@@ -88,6 +88,18 @@ grep -Eq "^\| wall time \| (.* \()?$wall s\)?, GNU time \|$" "$TMP/md" || fail "
 cpu=$(awk -F'\t' '{ s += $9 } END { printf "%.1f s in %d tasks", s, NR }' "$TASK_TIMES")
 grep -q "^| processor time of the tasks | $cpu of every run " "$TMP/md" ||
     fail "tasks: $cpu not in: $(grep 'processor time' "$TMP/md")"
+# scripts/task-costs on the same file: a line for each piece count, their seconds adding up to
+# the tasks' (each printed to 0.1 s)
+COSTS="$(dirname "$0")/../scripts/task-costs"
+if "$COSTS" "$TASK_TIMES" >"$TMP/costs" 2>"$TMP/err"; then
+    got=$(awk '/^  [0-9] pieces: / { s += $3; n++ } END { printf "%d %.1f", n, s }' "$TMP/costs")
+    want=$(awk -F'\t' '{ s += $9 } END { printf "3 %.1f", s }' "$TASK_TIMES")
+    awk -v g="$got" -v w="$want" 'BEGIN { split(g, a, " "); split(w, b, " "); d = a[2] - b[2]
+        exit !(a[1] == b[1] && d < 0.2 && d > -0.2) }' ||
+        fail "task-costs by pieces: '$got' (pieces, seconds), the file says '$want': $(cat "$TMP/costs")"
+else
+    fail "scripts/task-costs: $(cat "$TMP/err")"
+fi
 printf 'brazilian\tunit\t0m1k-0m1k\n' >"$TMP/short.tasks"
 "$REPORT" "$T" --task-times "$TMP/short.tasks" >/dev/null 2>"$TMP/err" && fail "a task file with short lines taken"
 grep -q "short.tasks:1: 3 columns" "$TMP/err" || fail "a task file with short lines: $(cat "$TMP/err")"
