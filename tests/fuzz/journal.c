@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../../gen/run/verify_journal.h"
 #include "support.h"
@@ -18,32 +17,10 @@ static char path[600], head[256];
 static const dk_material M = {1, 2, 0, 2};
 static const dk_table_files F = {{4096, 8192, 2048}, {0xdeadbeef, 0x01234567, 0x89abcdef}};
 
-static char *slurp(const char *p, size_t *len)
-{
-    FILE *f = fopen(p, "rb");
-    FUZZ_CHECK(f, "cannot read %s", p);
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *mem = open_memstream(&buf, &n);
-    FUZZ_CHECK(mem, "out of memory");
-    int c;
-    while ((c = fgetc(f)) != EOF)
-        fputc(c, mem);
-    fclose(f);
-    fclose(mem);
-    *len = n;
-    return buf;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    struct stat st;
-    dir = getenv("DAMKA_FUZZ_COMPARE");
-    if (!dir || !*dir)
-        dir = "tests/fuzz/compare";
-    FUZZ_CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode),
-               "no table directory %s (run from the repository, or set DAMKA_FUZZ_COMPARE)", dir);
+    dir = fuzz_data_dir("DAMKA_FUZZ_COMPARE", "tests/fuzz/compare");
     snprintf(path, sizeof path, "%s/journal", fuzz_tmpdir());
     /* the first line, as the journal writes it for this manifest */
     dk_verify_journal *j;
@@ -54,7 +31,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     FUZZ_CHECK(dk_verify_journal_add(j, dk_variant_get(DK_BRAZILIAN), M, &F, err, sizeof err) == DK_OK, "%s", err);
     dk_verify_journal_close(j);
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = fuzz_read_file(path, &len);
     char *nl = memchr(text, '\n', len);
     FUZZ_CHECK(nl && (size_t)(nl - text) < sizeof head, "the journal's first line");
     memcpy(head, text, (size_t)(nl - text) + 1);
@@ -74,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fwrite(data + 1, 1, size - 1, f);
     FUZZ_CHECK(fclose(f) == 0, "cannot write %s", path);
     size_t len;
-    char *before = slurp(path, &len);
+    char *before = fuzz_read_file(path, &len);
 
     const dk_variant *v = dk_variant_get(data[0] & 2 ? DK_INTERNATIONAL : DK_BRAZILIAN);
     dk_verify_journal *j;
@@ -85,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != DK_OK) {
         FUZZ_CHECK(err[0] && !strchr(err, '\n'), "a refusal that is not one line: '%s'", err);
         size_t after_len;
-        char *after = slurp(path, &after_len);
+        char *after = fuzz_read_file(path, &after_len);
         FUZZ_CHECK(after_len == len && memcmp(after, before, len) == 0, "a refused journal was changed");
         free(after);
         free(before);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../../gen/finish/manifest_compare.h"
 #include "../../rules/errors.h"
@@ -20,12 +19,7 @@ static char in_path[600];
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    struct stat st;
-    dir = getenv("DAMKA_FUZZ_COMPARE");
-    if (!dir || !*dir)
-        dir = "tests/fuzz/compare";
-    FUZZ_CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode),
-               "no table directory %s (run from the repository, or set DAMKA_FUZZ_COMPARE)", dir);
+    dir = fuzz_data_dir("DAMKA_FUZZ_COMPARE", "tests/fuzz/compare");
     snprintf(in_path, sizeof in_path, "%s/published.json", fuzz_tmpdir());
     return 0;
 }

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../cli/cli.h"
@@ -23,12 +22,7 @@ static char batch_path[600], out_path[600];
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    struct stat st;
-    tables = getenv("DAMKA_FUZZ_TABLES");
-    if (!tables || !*tables)
-        tables = "tests/fuzz/tables";
-    FUZZ_CHECK(stat(tables, &st) == 0 && S_ISDIR(st.st_mode),
-               "no table directory %s (run from the repository, or set DAMKA_FUZZ_TABLES)", tables);
+    tables = fuzz_data_dir("DAMKA_FUZZ_TABLES", "tests/fuzz/tables");
     snprintf(batch_path, sizeof batch_path, "%s/batch", fuzz_tmpdir());
     snprintf(out_path, sizeof out_path, "%s/out", fuzz_tmpdir());
     return 0;

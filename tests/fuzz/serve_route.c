@@ -19,8 +19,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
     char err[4300];
-    const char *dir = getenv("DAMKA_FUZZ_TABLES");
-    tables = serve_tables_open(dir && *dir ? dir : "tests/fuzz/tables", err, sizeof err);
+    tables = serve_tables_open(fuzz_data_dir("DAMKA_FUZZ_TABLES", "tests/fuzz/tables"), err, sizeof err);
     FUZZ_CHECK(tables != NULL, "%s (run from the repository, or set DAMKA_FUZZ_TABLES)", err);
     return 0;
 }

@@ -73,6 +73,35 @@ const char *fuzz_tmpdir(void)
     return tmpdir;
 }
 
+const char *fuzz_data_dir(const char *env, const char *fallback)
+{
+    struct stat st;
+    const char *dir = getenv(env);
+    if (!dir || !*dir)
+        dir = fallback;
+    FUZZ_CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode), "no table directory %s (run from the repository, or set %s)",
+               dir, env);
+    return dir;
+}
+
+char *fuzz_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    FUZZ_CHECK(f, "cannot read %s", path);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&buf, &n);
+    FUZZ_CHECK(mem, "out of memory");
+    char chunk[4096];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        fwrite(chunk, 1, got, mem);
+    FUZZ_CHECK(!ferror(f) && fclose(mem) == 0, "cannot read %s", path);
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
 void fuzz_write_file(const char *path, const void *data, size_t len)
 {
     FILE *f = fopen(path, "wb");

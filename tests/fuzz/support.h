@@ -22,6 +22,13 @@ const char *fuzz_string(const uint8_t *data, size_t size);
  * else /tmp) and removed with what is in it at exit. */
 const char *fuzz_tmpdir(void);
 
+/* The directory of test data named by environment variable env, else fallback (a path from
+ * the repository's top); aborts with a message when it is not a directory. */
+const char *fuzz_data_dir(const char *env, const char *fallback);
+
+/* The whole file at path in a malloc'd buffer (*len bytes, a NUL after them); aborts if it cannot. */
+char *fuzz_read_file(const char *path, size_t *len);
+
 /* Writes len bytes to path (created or truncated); aborts if it cannot. */
 void fuzz_write_file(const char *path, const void *data, size_t len);
 
