@@ -1,6 +1,6 @@
 """What the scripts reading damka gen's output share (scripts/task-costs, tableset-report,
-plot-stats): a material's name, and the file DAMKA_TASK_TIMES names (gen/run/tasktimes.h, one
-tab-separated line a task)."""
+plot-stats, lidraughts-check): a material's name, and the file DAMKA_TASK_TIMES names
+(gen/run/tasktimes.h, one tab-separated line a task)."""
 import re
 
 MATERIAL_RE = re.compile(r"^(\d+)m(\d+)k-(\d+)m(\d+)k$")
@@ -30,9 +30,16 @@ def read_tasks(paths):
     return rows
 
 
-def pieces_of(material):
-    """The pieces of a material name such as 1m2k-0m1k (4). Raises ValueError on another name."""
+def material_counts(material):
+    """A material name such as 1m2k-0m1k as ((white men, white kings), (black men, black kings)).
+    Raises ValueError on another name."""
     m = MATERIAL_RE.match(material)
     if not m:
         raise ValueError(f"unexpected material name '{material}'")
-    return sum(int(x) for x in m.groups())
+    wm, wk, bm, bk = map(int, m.groups())
+    return (wm, wk), (bm, bk)
+
+
+def pieces_of(material):
+    """The pieces of a material name such as 1m2k-0m1k (4). Raises ValueError on another name."""
+    return sum(map(sum, material_counts(material)))
