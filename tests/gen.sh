@@ -36,8 +36,8 @@ if [ "$SCALE" = small ]; then INTL_PIECES=3; else INTL_PIECES=4; fi
 IN=$TMP/intl
 timed "international up to $INTL_PIECES pieces, 2 ranks" \
     mpigen 2 --variant international --pieces "$INTL_PIECES" --out "$IN" --quiet
-if [ "$INTL_PIECES" = 4 ]; then want=41; else want=16; fi
-[ "$(ntables "$IN")" -eq "$want" ] || fail "international: $(ntables "$IN") tables, expected $want"
+if [ "$INTL_PIECES" = 4 ]; then INTL_TABLES=41; else INTL_TABLES=16; fi
+[ "$(ntables "$IN")" -eq "$INTL_TABLES" ] || fail "international: $(ntables "$IN") tables, expected $INTL_TABLES"
 t0=$(now)
 "$DAMKA" verify --quiet "$IN" 2>"$TMP/err" || fail "verify international: $(cat "$TMP/err")"
 echo "   verify international up to $INTL_PIECES pieces: $(since "$t0") s"
@@ -643,6 +643,13 @@ expect_compare() {
     [ "$rc" -eq "$want" ] || fail "damka compare $*: exit status $rc, expected $want: $(head -n 3 "$TMP/out")"
     grep -q "$pattern" "$TMP/out" || fail "damka compare $*: no line '$pattern': $(tail -n 3 "$TMP/out")"
 }
+# the published sets (docs/tablesets/): the tables this build makes are theirs, byte for byte
+DOCS=$(dirname "$0")/../docs/tablesets
+expect_compare 0 '^41 tables the same, 0 differ, 44 absent, 0 not in the manifest$' "$DOCS/brazilian-5.manifest.json" "$BR"
+expect_compare 0 '^41 tables the same, 0 differ, 114 absent, 0 not in the manifest$' "$DOCS/brazilian-6.manifest.json" "$BR"
+expect_compare 0 '^41 tables the same, 0 differ, 114 absent, 0 not in the manifest$' "$DOCS/russian-6.manifest.json" "$RU"
+expect_compare 0 "^$INTL_TABLES tables the same, 0 differ, $((155 - INTL_TABLES)) absent, 0 not in the manifest\$" \
+    "$DOCS/international-6.manifest.json" "$IN"
 PUB=$TMP/published.json
 cp "$BR/manifest.json" "$PUB"
 expect_compare 0 '^41 tables the same, 0 differ, 0 absent, 0 not in the manifest$' "$PUB" "$BR"
