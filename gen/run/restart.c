@@ -39,13 +39,14 @@ static bool pair_intact(const dk_workgraph *g, const char *dir, uint32_t p, unsi
 }
 
 /* Whether unit u's files are all present and intact (CRC checked, right size, the same draw
- * rule). gcache (of graph g) lists u's pair only when its first file is there. */
+ * rule). gcache (of graph g) makes u's groups only when its first file is there. */
 static bool unit_finished(const dk_workgraph *g, dk_groups_cache *gcache, const char *dir, uint32_t u,
                           unsigned limit)
 {
     /* The file's name needs no list of the unit's subslices: where it is missing (every unit of a
-     * new run) the pair is not listed, which walks all its men placements. A unit whose count of
-     * positions is only an upper bound may have fewer parts than its shape says: listed. */
+     * new run) its groups are not made, which lists its pair or walks its level. A unit whose
+     * count of positions is only an upper bound may have fewer parts than its shape says: its
+     * groups are made. */
     dk_groups ug;
     char path[4096];
     dk_groups_shape(&ug, g, u, g->units[u].positions);

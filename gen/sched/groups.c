@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "levelwalk.h"
 #include "subslice.h"
 
 /* The men_index of the flip of subslice men_index of material `from` in the other material of
@@ -30,8 +31,8 @@ enum { CACHED_PAIRS = 8 };
  * kept within this bound together, and beside them those of one larger pair, the one listed
  * last, up to DK_GROUPS_KEPT_LARGE subslices: a large pair whose units alternate with smaller
  * pairs' tasks (finishing, units the scheduler puts first) is then listed once, not once per
- * switch (12 times each for 5-man pairs at 5 pieces). A pair above that is kept only while in
- * use, as all pairs were before: its lists are not held beside other pairs' work. */
+ * switch (12 times each for 5-man pairs at 5 pieces). A pair above that is never listed: each
+ * unit walks its own level and range (levelwalk.h), so that no list grows with a pair. */
 static const uint64_t cached_subslices_max = DK_GROUPS_CACHED_SUBSLICES;
 
 typedef struct pair_lists {
@@ -42,12 +43,41 @@ typedef struct pair_lists {
     uint64_t last_use;
 } pair_lists;
 
+/* A unit's groups, shared by the cache and the builds that use them. */
+struct dk_groups_block {
+    uint32_t unit;
+    size_t refs;
+    size_t n, cap;
+    uint64_t npositions;
+    dk_group g[];
+};
+
+/* The units whose groups are kept: the solver keeps 16 units above it open and reopens them as
+ * its man moves go from one to another; a unit's own and a finishing's builds come beside. The
+ * least recently used are let go beyond KEPT_UNIT_BYTES (a unit of men only, one position a
+ * subslice, has 16 bytes of groups a position): a build holds its groups until it is freed. */
+enum { CACHED_UNITS = 24 };
+#define KEPT_UNIT_BYTES ((size_t)256 << 20)
+
+typedef struct unit_slot {
+    struct dk_groups_block *b; /* NULL: none */
+    uint64_t last_use;
+} unit_slot;
+
 struct dk_groups_cache {
     const dk_workgraph *g;
     pair_lists e[CACHED_PAIRS];
+    unit_slot units[CACHED_UNITS];
     uint64_t clock;
     uint64_t listed; /* pairs listed so far */
+    uint64_t made;   /* units' groups made so far */
 };
+
+static void release(struct dk_groups_block *b)
+{
+    if (b && --b->refs == 0)
+        free(b);
+}
 
 dk_groups_cache *dk_groups_cache_new(const dk_workgraph *g)
 {
@@ -72,12 +102,16 @@ static void drop_lists(pair_lists *e)
 
 uint64_t dk_groups_cache_listed(const dk_groups_cache *c) { return c->listed; }
 
+uint64_t dk_groups_cache_made(const dk_groups_cache *c) { return c->made; }
+
 void dk_groups_cache_free(dk_groups_cache *c)
 {
     if (!c)
         return;
     for (int i = 0; i < CACHED_PAIRS; i++)
         drop_lists(&c->e[i]);
+    for (int i = 0; i < CACHED_UNITS; i++)
+        release(c->units[i].b);
     free(c);
 }
 
@@ -136,10 +170,9 @@ static const pair_lists *list_pair(dk_groups_cache *c, uint32_t pi)
     }
     e->pair = pi;
     e->last_use = ++c->clock;
-    /* one larger pair, this one if it is large; one above DK_GROUPS_KEPT_LARGE only while in use */
-    const uint64_t larger = e->subslices > cached_subslices_max ? cached_subslices_max : DK_GROUPS_KEPT_LARGE;
+    /* one larger pair: this one if it is large */
     for (int i = 0; i < CACHED_PAIRS; i++)
-        if (&c->e[i] != e && c->e[i].subslices > larger)
+        if (&c->e[i] != e && e->subslices > cached_subslices_max && c->e[i].subslices > cached_subslices_max)
             drop_lists(&c->e[i]);
     for (;;) { /* the smaller pairs within the bound, dropping the least recently used */
         uint64_t held = 0;
@@ -186,37 +219,139 @@ void dk_groups_shape(dk_groups *ug, const dk_workgraph *g, uint32_t u, uint64_t 
 {
     const dk_unit *unit = &g->units[u];
     const dk_wpair *p = &g->pairs[unit->pair];
-    *ug = (dk_groups){g, u, p, unit->level, p->ix.kings_count, 0, NULL, npositions, 1, npositions};
+    *ug = (dk_groups){.g = g, .unit = u, .pair = p, .level = unit->level, .K = p->ix.kings_count,
+                      .npositions = npositions};
     cut_parts(ug);
+}
+
+uint64_t dk_groups_pair_subslices(const dk_wpair *p)
+{
+    return p->self_twin ? p->ix.men_count / 2 : p->ix.men_count;
+}
+
+/* A unit's groups being made: appended in ascending X. */
+typedef struct builder {
+    struct dk_groups_block *b;
+    const dk_workgraph *g;
+    const dk_wpair *p;
+} builder;
+
+static int add_group(builder *bd, uint64_t x, uint64_t fx)
+{
+    struct dk_groups_block *b = bd->b;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 1024;
+        if (!(b = realloc(b, sizeof *b + cap * sizeof *b->g)))
+            return -1;
+        b->cap = cap;
+        bd->b = b;
+    }
+    bool self = bd->p->self_twin && fx == x;
+    b->g[b->n++] = (dk_group){{x, fx}, b->npositions, self};
+    b->npositions += (self ? 1 : 2) * bd->p->ix.kings_count;
+    return 0;
+}
+
+static int walk_visit(void *ctx, uint64_t x, dk_bb w, dk_bb b)
+{
+    builder *bd = ctx;
+    dk_bb fw, fb;
+    dk_men_flip(bd->g->v, w, b, &fw, &fb);
+    uint64_t fx = dk_index_men_rank(&bd->p->ix_twin, fw, fb);
+    if (bd->p->self_twin && fx < x)
+        return 0; /* the group of fx holds x */
+    return add_group(bd, x, fx);
+}
+
+/* Unit u's groups: from its pair's lists, or, for a pair too large to list, by walking the unit's
+ * level and range. NULL if out of memory. */
+static struct dk_groups_block *make_groups(dk_groups_cache *c, uint32_t u)
+{
+    const dk_unit *unit = &c->g->units[u];
+    builder bd = {calloc(1, sizeof *bd.b), c->g, &c->g->pairs[unit->pair]};
+    if (!bd.b)
+        return NULL;
+    bd.b->unit = u;
+    int rc = 0;
+    if (dk_groups_pair_subslices(bd.p) > DK_GROUPS_KEPT_LARGE) {
+        rc = dk_level_walk(&bd.p->ix, unit->level, unit->men_lo, unit->men_hi, walk_visit, &bd);
+    } else {
+        const pair_lists *e = list_pair(c, unit->pair);
+        if (!e) {
+            free(bd.b);
+            return NULL;
+        }
+        const layer_list *l = &e->layers[unit->layer - bd.p->first_layer];
+        for (size_t i = lower_bound(l->men, l->n, unit->men_lo); i < l->n && l->men[i] < unit->men_hi && !rc; i++)
+            rc = add_group(&bd, l->men[i], l->flip[i]);
+    }
+    struct dk_groups_block *fit = rc ? NULL : realloc(bd.b, sizeof *fit + bd.b->n * sizeof *fit->g);
+    if (!fit) {
+        free(bd.b);
+        return NULL;
+    }
+    fit->cap = fit->n; /* without the doubling's spare room */
+    c->made++;
+    return fit;
+}
+
+/* Lets the least recently used units but `keep` go while those kept weigh more than
+ * KEPT_UNIT_BYTES. */
+static void let_go(dk_groups_cache *c, const unit_slot *keep)
+{
+    for (;;) {
+        size_t held = 0;
+        unit_slot *lru = NULL;
+        for (int i = 0; i < CACHED_UNITS; i++) {
+            unit_slot *s = &c->units[i];
+            if (!s->b)
+                continue;
+            held += sizeof *s->b + s->b->cap * sizeof *s->b->g;
+            if (s != keep && (!lru || s->last_use < lru->last_use))
+                lru = s;
+        }
+        if (held <= KEPT_UNIT_BYTES || !lru)
+            return;
+        release(lru->b);
+        lru->b = NULL;
+    }
 }
 
 int dk_groups_build(dk_groups *ug, dk_groups_cache *cache, uint32_t u)
 {
-    const dk_workgraph *g = cache->g;
-    const dk_unit *unit = &g->units[u];
-    const dk_wpair *p = &g->pairs[unit->pair];
-    dk_groups_shape(ug, g, u, 0);
-    const pair_lists *e = list_pair(cache, unit->pair);
-    if (!e)
-        return -1;
-    const layer_list *l = &e->layers[unit->layer - p->first_layer];
-    size_t first = lower_bound(l->men, l->n, unit->men_lo);
-    size_t last = lower_bound(l->men, l->n, unit->men_hi);
-    ug->groups = malloc((last > first ? last - first : 1) * sizeof *ug->groups);
-    if (!ug->groups)
-        return -1;
-    for (size_t i = first; i < last; i++) {
-        bool self = p->self_twin && l->flip[i] == l->men[i];
-        ug->groups[ug->ngroups++] = (dk_group){{l->men[i], l->flip[i]}, ug->npositions, self};
-        ug->npositions += self ? ug->K : 2 * ug->K;
+    dk_groups_shape(ug, cache->g, u, 0);
+    unit_slot *slot = &cache->units[0];
+    for (int i = 0; i < CACHED_UNITS; i++) {
+        if (cache->units[i].b && cache->units[i].b->unit == u) {
+            slot = &cache->units[i];
+            break;
+        }
+        if (!cache->units[i].b || (slot->b && cache->units[i].last_use < slot->last_use))
+            slot = &cache->units[i];
     }
+    if (!slot->b || slot->b->unit != u) {
+        struct dk_groups_block *b = make_groups(cache, u);
+        if (!b)
+            return -1;
+        release(slot->b);
+        b->refs = 1; /* the cache's */
+        slot->b = b;
+        let_go(cache, slot);
+    }
+    slot->last_use = ++cache->clock;
+    slot->b->refs++;
+    ug->block = slot->b;
+    ug->groups = slot->b->g;
+    ug->ngroups = slot->b->n;
+    ug->npositions = slot->b->npositions;
     cut_parts(ug);
     return 0;
 }
 
 void dk_groups_free(dk_groups *ug)
 {
-    free(ug->groups);
+    release(ug->block);
+    ug->block = NULL;
     ug->groups = NULL;
     ug->ngroups = 0;
 }

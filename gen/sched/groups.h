@@ -25,7 +25,8 @@ typedef struct dk_groups {
     int level;
     uint64_t K;        /* positions per subslice */
     size_t ngroups;
-    dk_group *groups;
+    const dk_group *groups;  /* shared with the cache and other builds of the unit: read only */
+    struct dk_groups_block *block; /* what holds them (NULL: none, a shape) */
     uint64_t npositions;
     /* A unit holding one subslice above the bound that the work graph marks split is: its positions
      * are cut into nparts parts of part_size positions (the last one shorter), which several
@@ -36,7 +37,10 @@ typedef struct dk_groups {
 } dk_groups;
 
 /* The canonical subslices of every layer of one pair, listed once and reused by every unit of
- * that pair (listing costs an unrank per placement of men). One per thread. */
+ * that pair (listing costs an unrank per placement of men), and the groups of the units built
+ * last, which builds of the same unit share instead of making them again (the solver reopens
+ * the units above it many times). One per thread: the groups built from a cache are freed on
+ * the thread that uses it. */
 typedef struct dk_groups_cache dk_groups_cache;
 
 dk_groups_cache *dk_groups_cache_new(const dk_workgraph *g);
@@ -44,14 +48,26 @@ void dk_groups_cache_free(dk_groups_cache *c);
 
 /* A cache keeps the lists of pairs of at most this many subslices within this bound together,
  * and beside them those of the larger pair listed last if it has at most DK_GROUPS_KEPT_LARGE
- * subslices (32 MiB of lists); a larger one only while it is the pair in use. */
+ * subslices (32 MiB of lists). A pair above that is never listed: a unit of it walks its own
+ * level within its range (levelwalk.h), at a cost in proportion to its subslices, so that what
+ * a rank holds for its groups is bounded by its units, not by the pairs. */
 #define DK_GROUPS_CACHED_SUBSLICES ((uint64_t)1 << 19)
 #define DK_GROUPS_KEPT_LARGE ((uint64_t)1 << 21)
+
+/* The canonical subslices of pair p as the cache's bounds count them (half the placements of a
+ * self-twin pair). Pure. */
+uint64_t dk_groups_pair_subslices(const dk_wpair *p);
 
 /* How many times the cache has listed a pair's subslices (walking all its men placements). */
 uint64_t dk_groups_cache_listed(const dk_groups_cache *c);
 
-/* Lists unit u's groups and cuts a split unit into parts. Returns 0, or -1 if out of memory. */
+/* How many times the cache has made a unit's groups (from a pair's lists or by walking the unit),
+ * not counting the builds that shared groups made before. */
+uint64_t dk_groups_cache_made(const dk_groups_cache *c);
+
+/* Lists unit u's groups and cuts a split unit into parts. The groups may be shared with the cache
+ * and other builds of u (free each build with dk_groups_free). Returns 0, or -1 if out of
+ * memory. */
 int dk_groups_build(dk_groups *ug, dk_groups_cache *cache, uint32_t u);
 
 /* Unit u without its groups, knowing it holds npositions (from its groups built): all
