@@ -131,7 +131,8 @@ static void test_counts_add_up(void **state)
 }
 
 /* The groups of unit u are the canonical subslices of its level in its range, ascending, each
- * with its flip: what unranking every men_index of the range finds. */
+ * with its flip: what unranking every men_index of the range finds; each is found in u from
+ * either of its placements (dk_workgraph_unit_of_placement, dk_groups_find_canonical). */
 static void check_unit_plainly(const dk_workgraph *g, dk_groups_cache *cache, uint32_t u)
 {
     const dk_unit *un = &g->units[u];
@@ -152,6 +153,17 @@ static void check_unit_plainly(const dk_workgraph *g, dk_groups_cache *cache, ui
         assert_true(i < ug.ngroups);
         assert_int_equal(ug.groups[i].men[0], x);
         assert_int_equal(ug.groups[i].men[1], fx);
+        assert_int_equal(dk_groups_find_canonical(&ug, x), (int64_t)i);
+        /* found from either placement in hand, as the solver's exits find it */
+        uint64_t c;
+        int flipped;
+        assert_int_equal(dk_workgraph_unit_of_placement(g, p, 0, w, b, &c, &flipped), (int64_t)u);
+        assert_int_equal(c, x);
+        assert_int_equal(flipped, 0);
+        dk_index_men_unrank(&p->ix_twin, fx, &fw, &fb);
+        assert_int_equal(dk_workgraph_unit_of_placement(g, p, !p->self_twin, fw, fb, &c, &flipped), (int64_t)u);
+        assert_int_equal(c, x);
+        assert_int_equal(flipped, !(p->self_twin && fx == x));
         assert_int_equal(ug.groups[i].offset, at);
         assert_int_equal(ug.groups[i].self_flip, p->self_twin && fx == x);
         at += ug.groups[i++].self_flip ? ug.K : 2 * ug.K;

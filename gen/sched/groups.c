@@ -356,7 +356,7 @@ void dk_groups_free(dk_groups *ug)
     ug->ngroups = 0;
 }
 
-static int64_t find_canonical(const dk_groups *ug, uint64_t x)
+int64_t dk_groups_find_canonical(const dk_groups *ug, uint64_t x)
 {
     size_t lo = 0, hi = ug->ngroups;
     while (lo < hi) {
@@ -374,13 +374,13 @@ int64_t dk_groups_find(const dk_groups *ug, dk_material m, uint64_t men_index, i
     const dk_wpair *p = ug->pair;
     if (!p->self_twin && dk_material_equal(m, p->twin)) {
         *member = 1;
-        return find_canonical(ug, flip_men(ug->g->v, &p->ix_twin, &p->ix, men_index));
+        return dk_groups_find_canonical(ug, flip_men(ug->g->v, &p->ix_twin, &p->ix, men_index));
     }
-    int64_t gi = find_canonical(ug, men_index);
+    int64_t gi = dk_groups_find_canonical(ug, men_index);
     *member = 0;
     if (gi < 0 && p->self_twin) {
         *member = 1;
-        gi = find_canonical(ug, flip_men(ug->g->v, &p->ix, &p->ix, men_index));
+        gi = dk_groups_find_canonical(ug, flip_men(ug->g->v, &p->ix, &p->ix, men_index));
     }
     return gi;
 }

@@ -81,6 +81,10 @@ void dk_groups_free(dk_groups *ug);
  * is: returns the group and sets *member (0: X, 1: X'), or -1 if the unit does not hold it. */
 int64_t dk_groups_find(const dk_groups *ug, dk_material m, uint64_t men_index, int *member);
 
+/* The group whose X is canonical subslice x (dk_workgraph_unit_of_placement), or -1 if the unit
+ * does not hold it. A binary search; pure. */
+int64_t dk_groups_find_canonical(const dk_groups *ug, uint64_t x);
+
 /* The file that holds a finished unit: "<dir>/work/<variant>-<material>.L<level>.<lo>-<hi>". */
 int dk_groups_path(const dk_groups *ug, const char *dir, char *buf, size_t len);
 

@@ -113,15 +113,10 @@ static uint64_t canonical_men(const dk_workgraph *g, const dk_wpair *p, dk_mater
     return twin_side || f < men_index ? f : men_index;
 }
 
-int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_index)
+/* The unit of pair p's layer at `level` whose range holds canonical men_index c, or -1 if the
+ * level has no layer. */
+static int64_t unit_in_layer(const dk_workgraph *g, const dk_wpair *p, int level, uint64_t c)
 {
-    int pi = dk_workgraph_pair_of(g, m);
-    if (pi < 0)
-        return -1;
-    const dk_wpair *p = &g->pairs[pi];
-    int level;
-    bool self_flip;
-    uint64_t c = canonical_men(g, p, m, men_index, &level, &self_flip);
     if (level < p->min_level || level > p->max_level || p->layer_of_level[level - p->min_level] < 0)
         return -1;
     const dk_layer *l = &g->layers[p->layer_of_level[level - p->min_level]];
@@ -134,6 +129,37 @@ int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_
             hi = mid;
     }
     return lo;
+}
+
+int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_index)
+{
+    int pi = dk_workgraph_pair_of(g, m);
+    if (pi < 0)
+        return -1;
+    const dk_wpair *p = &g->pairs[pi];
+    int level;
+    bool self_flip;
+    uint64_t c = canonical_men(g, p, m, men_index, &level, &self_flip);
+    return unit_in_layer(g, p, level, c);
+}
+
+int64_t dk_workgraph_unit_of_placement(const dk_workgraph *g, const dk_wpair *p, int member, dk_bb wmen,
+                                       dk_bb bmen, uint64_t *canonical, int *flipped)
+{
+    *flipped = member;
+    if (member || p->self_twin) {
+        dk_bb fw, fb;
+        dk_men_flip(g->v, wmen, bmen, &fw, &fb);
+        *canonical = dk_index_men_rank(&p->ix, fw, fb);
+        if (!member) { /* a self-twin pair: X is the smaller of the two */
+            uint64_t x = dk_index_men_rank(&p->ix, wmen, bmen);
+            *flipped = *canonical < x;
+            *canonical = *flipped ? *canonical : x;
+        }
+    } else {
+        *canonical = dk_index_men_rank(&p->ix, wmen, bmen);
+    }
+    return unit_in_layer(g, p, dk_men_level(g->v, wmen, bmen), *canonical);
 }
 
 /* Positions (table entries) a canonical subslice produces: both sides to move, which is one

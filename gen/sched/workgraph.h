@@ -164,6 +164,14 @@ int dk_workgraph_pair_of(const dk_workgraph *g, dk_material m);
  * not in the graph. Costs an unrank and a rank for the non-canonical side. Thread-safe. */
 int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_index);
 
+/* The unit of pair p holding the placement of men wmen, bmen of its member `member` (0: p->m, 1:
+ * p->twin; 0 in a self-twin pair), from the placement in hand (dk_workgraph_unit_of unranks it
+ * again): *canonical is the men_index of its group's X (groups.h) and *flipped whether the
+ * placement is X' rather than X. Returns the unit, or -1 if the placement's level has no layer.
+ * Pure; thread-safe. */
+int64_t dk_workgraph_unit_of_placement(const dk_workgraph *g, const dk_wpair *p, int member, dk_bb wmen,
+                                       dk_bb bmen, uint64_t *canonical, int *flipped);
+
 /* Sets the scheduling state from what is already done, e.g. by an earlier run: units_done and
  * pairs_finished are bitsets by id (bit i % 64 of word i / 64; NULL = none). Every unit of a
  * finished pair counts as done. Whatever this leaves ready (dk_workgraph_take) is ready; nothing

@@ -141,17 +141,18 @@ static int solver_value(dk_solver *s, dk_material m, const dk_pos *p, dk_value o
         uint64_t h = ((wmen * 0x9E3779B97F4A7C15ull) ^ (bmen * 0xC2B2AE3D27D4EB4Full)) + (uint64_t)member;
         exit_slot *c = &s->cache[(h >> 32) % EXIT_CACHE];
         if (c->member != member || c->wmen != wmen || c->bmen != bmen) {
-            uint64_t men = dk_index_men_rank(ix, wmen, bmen);
-            int64_t u = dk_workgraph_unit_of(s->g, m, men);
-            above_unit *a = u < 0 ? NULL : open_above(s, (uint32_t)u, err, errlen);
+            uint64_t x;
+            int flipped;
+            int64_t u = dk_workgraph_unit_of_placement(s->g, pair, member, wmen, bmen, &x, &flipped);
+            if (u < 0)
+                return dk_errorf(err, errlen, "internal error: a man move leads to no unit");
+            above_unit *a = open_above(s, (uint32_t)u, err, errlen);
             if (!a)
                 return -1;
-            int in_group;
-            int64_t gi = dk_groups_find(&a->ug, m, men, &in_group);
+            int64_t gi = dk_groups_find_canonical(&a->ug, x);
             if (gi < 0)
                 return dk_errorf(err, errlen, "internal error: subslice not in its unit");
-            *c = (exit_slot){wmen, bmen, member, a->file,
-                             a->ug.groups[gi].offset + (uint64_t)in_group * a->ug.K};
+            *c = (exit_slot){wmen, bmen, member, a->file, a->ug.groups[gi].offset + (uint64_t)flipped * a->ug.K};
         }
         uint64_t k = dk_index_kings_rank(ix, wmen | bmen, dk_kings(p, DK_WHITE), dk_kings(p, DK_BLACK));
         uint64_t at = (c->base + k) * s->stride;
