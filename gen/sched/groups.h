@@ -65,9 +65,9 @@ uint64_t dk_groups_cache_listed(const dk_groups_cache *c);
  * not counting the builds that shared groups made before. */
 uint64_t dk_groups_cache_made(const dk_groups_cache *c);
 
-/* Lists unit u's groups and cuts a split unit into parts. The groups may be shared with the cache
- * and other builds of u (free each build with dk_groups_free). Returns 0, or -1 if out of
- * memory. */
+/* Unit u's groups into *ug, made (from its pair's lists or by walking its level) or shared with
+ * the cache and other builds of u, and a split unit cut into parts. Free each build with
+ * dk_groups_free. Returns 0, or -1 if out of memory. Not thread-safe (the cache is one thread's). */
 int dk_groups_build(dk_groups *ug, dk_groups_cache *cache, uint32_t u);
 
 /* Unit u without its groups, knowing it holds npositions (from its groups built): all
