@@ -6,15 +6,22 @@
 #include "levelwalk.h"
 #include "subslice.h"
 
-/* The men_index of the flip of subslice men_index of material `from` in the other material of
- * the pair, whose index is `to`. Pure. */
+/* The men_index, in the other material of the pair (whose index is `to`), of the flip of the
+ * placement w, b. Pure. */
+static uint64_t flip_rank(const dk_variant *v, const dk_index *to, dk_bb w, dk_bb b)
+{
+    dk_bb fw, fb;
+    dk_men_flip(v, w, b, &fw, &fb);
+    return dk_index_men_rank(to, fw, fb);
+}
+
+/* The same for subslice men_index of the material whose index is `from`. Pure. */
 static uint64_t flip_men(const dk_variant *v, const dk_index *from, const dk_index *to,
                          uint64_t men_index)
 {
-    dk_bb w, b, fw, fb;
+    dk_bb w, b;
     dk_index_men_unrank(from, men_index, &w, &b);
-    dk_men_flip(v, w, b, &fw, &fb);
-    return dk_index_men_rank(to, fw, fb);
+    return flip_rank(v, to, w, b);
 }
 
 typedef struct layer_list {
@@ -154,11 +161,10 @@ static const pair_lists *list_pair(dk_groups_cache *c, uint32_t pi)
         return NULL;
     e->nlayers = p->nlayers;
     for (uint64_t x = 0; x < p->ix.men_count; x++) {
-        dk_bb w, b, fw, fb;
+        dk_bb w, b;
         dk_index_men_unrank(&p->ix, x, &w, &b);
         int level = dk_men_level(c->g->v, w, b);
-        dk_men_flip(c->g->v, w, b, &fw, &fb);
-        uint64_t fx = dk_index_men_rank(&p->ix_twin, fw, fb);
+        uint64_t fx = flip_rank(c->g->v, &p->ix_twin, w, b);
         if (p->self_twin && fx < x)
             continue; /* the group of fx holds x */
         int32_t layer = p->layer_of_level[level - p->min_level];
@@ -255,9 +261,7 @@ static int add_group(builder *bd, uint64_t x, uint64_t fx)
 static int walk_visit(void *ctx, uint64_t x, dk_bb w, dk_bb b)
 {
     builder *bd = ctx;
-    dk_bb fw, fb;
-    dk_men_flip(bd->g->v, w, b, &fw, &fb);
-    uint64_t fx = dk_index_men_rank(&bd->p->ix_twin, fw, fb);
+    uint64_t fx = flip_rank(bd->g->v, &bd->p->ix_twin, w, b);
     if (bd->p->self_twin && fx < x)
         return 0; /* the group of fx holds x */
     return add_group(bd, x, fx);

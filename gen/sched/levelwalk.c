@@ -7,7 +7,7 @@
 typedef struct black_walk {
     int n;                           /* squares black men may use here */
     int sq[DK_MAX_SQ];               /* compressed position -> square */
-    int w[DK_MAX_SQ];                /* its weight (row) */
+    int w[DK_MAX_SQ];                /* its weight (dk_man_weight: its row) */
     int sum[DK_MAX_SQ + 1];          /* sum[j]: weights of positions 0..j-1 */
     uint64_t base, lo, hi;           /* men_index of black rank 0; the range asked for */
     dk_bb wmen;
@@ -72,8 +72,8 @@ int dk_level_walk(const dk_index *ix, int level, uint64_t lo, uint64_t hi, dk_le
             for (int s = 0; s < black_end; s++)
                 if (!((b.wmen >> s) & 1)) {
                     b.sq[b.n] = s;
-                    b.w[b.n] = v->row[s];
-                    b.sum[b.n + 1] = b.sum[b.n] + v->row[s];
+                    b.w[b.n] = dk_man_weight(v, DK_BLACK, s);
+                    b.sum[b.n + 1] = b.sum[b.n] + b.w[b.n];
                     b.n++;
                 }
             if (need < b.sum[bm] || need > b.sum[b.n] - b.sum[b.n - bm])

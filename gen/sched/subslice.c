@@ -2,16 +2,14 @@
 
 #include <stdlib.h>
 
-static int white_weight(const dk_variant *v, int s) { return v->size - 1 - v->row[s]; }
-static int black_weight(const dk_variant *v, int s) { return v->row[s]; }
 
 int dk_men_level(const dk_variant *v, dk_bb wmen, dk_bb bmen)
 {
     int level = 0;
     for (; wmen; wmen &= wmen - 1)
-        level += white_weight(v, dk_lsb(wmen));
+        level += dk_man_weight(v, DK_WHITE, dk_lsb(wmen));
     for (; bmen; bmen &= bmen - 1)
-        level += black_weight(v, dk_lsb(bmen));
+        level += dk_man_weight(v, DK_BLACK, dk_lsb(bmen));
     return level;
 }
 
@@ -28,7 +26,7 @@ int dk_level_counts(const dk_variant *v, dk_material m, uint64_t *counts)
     DP(0, 0, 0) = 1;
     for (int s = 0; s < v->nsq; s++) {
         bool w_ok = (v->man_ok[DK_WHITE] >> s) & 1, b_ok = (v->man_ok[DK_BLACK] >> s) & 1;
-        int ww = white_weight(v, s), bw = black_weight(v, s);
+        int ww = dk_man_weight(v, DK_WHITE, s), bw = dk_man_weight(v, DK_BLACK, s);
         /* Downwards in i, j so that each square is used at most once. */
         for (int i = wm; i >= 0; i--)
             for (int j = bm; j >= 0; j--)

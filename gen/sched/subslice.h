@@ -13,6 +13,12 @@
 #include <stdint.h>
 #include "../../index/material.h"
 
+/* What a man of `colour` on square s adds to the level: the rows it has advanced. Pure. */
+static inline int dk_man_weight(const dk_variant *v, int colour, int s)
+{
+    return colour == DK_WHITE ? v->size - 1 - v->row[s] : v->row[s];
+}
+
 /* The advancement level of a placement of men. Pure; thread-safe. */
 int dk_men_level(const dk_variant *v, dk_bb wmen, dk_bb bmen);
 

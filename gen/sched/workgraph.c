@@ -94,23 +94,39 @@ int dk_workgraph_pair_of(const dk_workgraph *g, dk_material m)
     return -1;
 }
 
+/* The canonical men_index of the group holding the placement (w, b) of member `member` of pair p
+ * (0: p->m, 1: p->twin; 0 in a self-twin pair), x its men_index there if known (else UINT64_MAX):
+ * *flipped whether the placement is X' rather than X, *self_flip whether it is its own flip. */
+static uint64_t canonical_placement(const dk_workgraph *g, const dk_wpair *p, int member, dk_bb w, dk_bb b,
+                                    uint64_t x, int *flipped, bool *self_flip)
+{
+    *flipped = member;
+    *self_flip = false;
+    if (!member && !p->self_twin)
+        return x != UINT64_MAX ? x : dk_index_men_rank(&p->ix, w, b);
+    dk_bb fw, fb;
+    dk_men_flip(g->v, w, b, &fw, &fb);
+    *self_flip = fw == w && fb == b;
+    uint64_t f = dk_index_men_rank(&p->ix, fw, fb);
+    if (member)
+        return f;
+    if (x == UINT64_MAX) /* a self-twin pair: X is the smaller of the two */
+        x = dk_index_men_rank(&p->ix, w, b);
+    *flipped = f < x;
+    return *flipped ? f : x;
+}
+
 /* The canonical men_index standing for subslice men_index of material m of pair p, its
  * placement's level, and whether the placement is its own flip (false when m's pair is not
  * self-twin and m is its canonical member: not looked at). */
 static uint64_t canonical_men(const dk_workgraph *g, const dk_wpair *p, dk_material m, uint64_t men_index,
                               int *level, bool *self_flip)
 {
-    dk_bb w, b, fw, fb;
-    bool twin_side = !p->self_twin && dk_material_equal(m, p->twin);
-    dk_index_men_unrank(twin_side ? &p->ix_twin : &p->ix, men_index, &w, &b);
+    dk_bb w, b;
+    int member = !p->self_twin && dk_material_equal(m, p->twin), flipped;
+    dk_index_men_unrank(member ? &p->ix_twin : &p->ix, men_index, &w, &b);
     *level = dk_men_level(g->v, w, b);
-    *self_flip = false;
-    if (!twin_side && !p->self_twin)
-        return men_index;
-    dk_men_flip(g->v, w, b, &fw, &fb);
-    *self_flip = fw == w && fb == b;
-    uint64_t f = dk_index_men_rank(&p->ix, fw, fb);
-    return twin_side || f < men_index ? f : men_index;
+    return canonical_placement(g, p, member, w, b, men_index, &flipped, self_flip);
 }
 
 /* The unit of pair p's layer at `level` whose range holds canonical men_index c, or -1 if the
@@ -146,19 +162,8 @@ int64_t dk_workgraph_unit_of(const dk_workgraph *g, dk_material m, uint64_t men_
 int64_t dk_workgraph_unit_of_placement(const dk_workgraph *g, const dk_wpair *p, int member, dk_bb wmen,
                                        dk_bb bmen, uint64_t *canonical, int *flipped)
 {
-    *flipped = member;
-    if (member || p->self_twin) {
-        dk_bb fw, fb;
-        dk_men_flip(g->v, wmen, bmen, &fw, &fb);
-        *canonical = dk_index_men_rank(&p->ix, fw, fb);
-        if (!member) { /* a self-twin pair: X is the smaller of the two */
-            uint64_t x = dk_index_men_rank(&p->ix, wmen, bmen);
-            *flipped = *canonical < x;
-            *canonical = *flipped ? *canonical : x;
-        }
-    } else {
-        *canonical = dk_index_men_rank(&p->ix, wmen, bmen);
-    }
+    bool self_flip;
+    *canonical = canonical_placement(g, p, member, wmen, bmen, UINT64_MAX, flipped, &self_flip);
     return unit_in_layer(g, p, dk_men_level(g->v, wmen, bmen), *canonical);
 }
 
